@@ -1,0 +1,59 @@
+# PolyForge — two commands: `make start` serves everything on http://localhost:8080,
+# `make test` runs every test. Both install what is missing first; re-running is cheap.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+STAMP_NODE := node_modules/.stamp-npm-ci
+STAMP_VENV := $(VENV)/.stamp-engine
+WEB_DIST := apps/web/dist/index.html
+
+.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium clean
+
+start: bootstrap web
+	node --import tsx apps/server/src/main.ts
+
+bootstrap: $(STAMP_NODE) $(STAMP_VENV)
+
+# npm ci only when the lockfile changed since the last install.
+$(STAMP_NODE): package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — rebuilt when its
+# pyproject changes.
+$(STAMP_VENV): engine/pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e './engine[test]'
+	$(VENV)/bin/python -m polyforge_engine version
+	touch $@
+
+web: $(WEB_DIST)
+
+$(WEB_DIST): $(STAMP_NODE) $(shell find apps/web/src apps/web/public apps/web/index.html packages/contracts/src -type f 2>/dev/null)
+	npm run build -w apps/web
+
+# Debian's Chromium for the browser tests (needs root, as on CI).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+lint: $(STAMP_NODE)
+	npx biome check .
+
+typecheck: $(STAMP_NODE)
+	npm run typecheck --workspaces --if-present
+
+test-unit: $(STAMP_NODE) $(STAMP_VENV)
+	npx vitest run
+
+test-engine: $(STAMP_VENV)
+	cd engine && ../$(VENV)/bin/python -m pytest -q
+
+test-e2e: bootstrap web chromium
+	npm run test -w e2e
+
+test: bootstrap lint typecheck test-unit test-engine test-e2e
+
+clean:
+	rm -rf node_modules apps/*/node_modules packages/*/node_modules apps/web/dist $(VENV)

@@ -1,0 +1,3 @@
+from polyforge_engine.cli import main
+
+raise SystemExit(main())

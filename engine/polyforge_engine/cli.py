@@ -1,0 +1,55 @@
+"""Command line: `python -m polyforge_engine <command> --input job.json --workdir DIR`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from polyforge_engine import protocol
+from polyforge_engine.versions import tool_versions
+
+# command name -> function(job: dict, workdir: Path) -> result payload (dict).
+# Commands register themselves here as they are implemented.
+COMMANDS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="polyforge_engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    version = sub.add_parser("version", help="print engine and tool versions")
+    version.add_argument("--json", action="store_true")
+    for name in sorted(COMMANDS):
+        p = sub.add_parser(name)
+        p.add_argument("--input", required=True, type=Path)
+        p.add_argument("--workdir", required=True, type=Path)
+    args = parser.parse_args(argv)
+
+    if args.command == "version":
+        versions = tool_versions()
+        if args.json:
+            print(json.dumps(versions))
+        else:
+            for name, value in versions.items():
+                print(f"{name} {value or 'not found'}")
+        return 0
+
+    try:
+        job = json.loads(args.input.read_text())
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        payload = COMMANDS[args.command](job, args.workdir)
+    except protocol.EngineError as exc:
+        protocol.error(exc.code, exc.message)
+        return 1
+    except json.JSONDecodeError as exc:
+        protocol.error("INVALID_INPUT", f"The job file is not valid JSON: {exc.msg} at line {exc.lineno}.")
+        return 1
+    except Exception as exc:  # noqa: BLE001 — last resort: report, never a bare trace
+        protocol.error("INTERNAL_ERROR", f"The engine failed unexpectedly ({type(exc).__name__}: {exc}).")
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    protocol.result(**payload)
+    return 0

@@ -1,0 +1,34 @@
+"""The engine's output protocol (ARCHITECTURE §6): JSON lines on stdout, progress events, then
+exactly one result or error event. Exit code 0 only with a result."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+class EngineError(Exception):
+    """A failure a chemist can act on: a stable code and a plain sentence, never a trace."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def emit(event: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(event, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def progress(stage: str, percent: float, **extra: Any) -> None:
+    emit({"event": "progress", "stage": stage, "percent": round(float(percent), 1), **extra})
+
+
+def result(**payload: Any) -> None:
+    emit({"event": "result", **payload})
+
+
+def error(code: str, message: str) -> None:
+    emit({"event": "error", "code": code, "message": message})

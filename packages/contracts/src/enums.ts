@@ -1,0 +1,38 @@
+/** Enumerations of SPEC §3 and §4 shared by web, server and the engine's job schema. */
+export const BLOCK_TYPES = ["linear", "dendrimer", "aminoacid"] as const;
+export type BlockType = (typeof BLOCK_TYPES)[number];
+export const CREATABLE_BLOCK_TYPES = ["linear", "dendrimer"] as const;
+
+export const SYSTEM_ORIGINS = ["polymer_builder", "upload", "smiles"] as const;
+export type SystemOrigin = (typeof SYSTEM_ORIGINS)[number];
+
+export const SYSTEM_TYPES = ["molecule", "system", "mixed", "not_defined"] as const;
+export type SystemType = (typeof SYSTEM_TYPES)[number];
+
+export const SEGMENT_TYPES = [
+  "linear_block",
+  "linear_random",
+  "linear_peptide",
+  "dendrimer_from_central_unit",
+  "dendrimer_from_rep_unit",
+] as const;
+export type SegmentType = (typeof SEGMENT_TYPES)[number];
+
+export const FORCE_FIELDS = ["gaff", "gaff2", "glycam_06j", "extended_glycam_06j"] as const;
+export type ForceField = (typeof FORCE_FIELDS)[number];
+
+export const ENSEMBLES = ["NVE", "NVT"] as const;
+export const CONSTRUCTION_ORDERS = ["as_listed_in_components", "random"] as const;
+export const CELL_DIMENSION_SELECTORS = ["cell_sides", "density"] as const;
+
+export const EXECUTION_STATUSES = [
+  "not_submitted",
+  "waiting_for_resources",
+  "processing",
+  "running",
+  "completed",
+  "failed",
+  "cancelled",
+  "error",
+] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { ORGANIZATIONS, PRODUCT_NAME } from "./organizations";
+
+/** Password rules of SPEC §5, each with its own message, checked in this order. */
+export const PASSWORD_RULES: ReadonlyArray<{ test: (p: string) => boolean; message: string }> = [
+  { test: (p) => p.length >= 8, message: "Password must be at least 8 characters long" },
+  { test: (p) => /[A-Z]/.test(p), message: "Password must have at least one uppercase letter" },
+  { test: (p) => /[a-z]/.test(p), message: "Password must have at least one lowercase letter" },
+  { test: (p) => /[0-9]/.test(p), message: "Password must have at least one digit" },
+  { test: (p) => /[^A-Za-z0-9]/.test(p), message: "Password must have at least one special character" },
+  {
+    test: (p) => !p.toLowerCase().includes(PRODUCT_NAME.toLowerCase()),
+    message: `Password cannot contain "${PRODUCT_NAME}"`,
+  },
+];
+
+/** Every rule the password breaks, in order (empty when it is acceptable). */
+export function passwordProblems(password: string): string[] {
+  return PASSWORD_RULES.filter((r) => !r.test(password)).map((r) => r.message);
+}
+
+export const passwordSchema = z.string().superRefine((p, ctx) => {
+  for (const message of passwordProblems(p)) ctx.addIssue({ code: "custom", message });
+});
+
+export const REQUIRED_FIELD = "Required field";
+
+export const signUpSchema = z.object({
+  email: z.string().trim().toLowerCase().email("Enter a valid email address").max(254),
+  first_name: z.string().trim().min(1, "You must enter a first name").max(100),
+  last_name: z.string().trim().min(1, "You must enter a last name").max(100),
+  organization: z.enum(ORGANIZATIONS),
+  password: passwordSchema,
+});
+export type SignUpInput = z.infer<typeof signUpSchema>;
+
+export const accountUpdateSchema = z.object({
+  first_name: z.string().trim().min(1, "You must enter a first name").max(100),
+  last_name: z.string().trim().min(1, "You must enter a last name").max(100),
+  allow_impersonation: z.boolean(),
+});
+
+export const passwordChangeSchema = z
+  .object({ new_password: passwordSchema, confirm_new_password: z.string() })
+  .refine((v) => v.new_password === v.confirm_new_password, {
+    message: "Passwords do not match",
+    path: ["confirm_new_password"],
+  });
+
+export const userAccount = z.object({
+  id: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  organization: z.enum(ORGANIZATIONS),
+  allow_impersonation: z.boolean(),
+  identity_provider: z.string().nullable(),
+});
+export type UserAccount = z.infer<typeof userAccount>;
