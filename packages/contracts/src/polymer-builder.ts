@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES } from "./enums";
+import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
+import { orderedItemsProblem } from "./polymers";
+import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
+import { REQUIRED_FIELD } from "./users";
+
+/** System setup and simulation protocol drafts (SPEC §3/§5, /v2/polymer_builder_systems). */
+
+export const DEFAULT_DENSITY = 0.1;
+export const DEFAULT_CELL_SIDE = 100;
+/** SPEC §5: an unparseable density is sent as 1. */
+export const UNPARSEABLE_DENSITY = 1;
+export const RANDOM_SEED_MESSAGE = "Random seed must be -1 or greater";
+export const SIMULATIONS = ["MD"] as const;
+
+/** The input patterns of SPEC §5, each also accepting the empty string. */
+export const INPUT_PATTERNS = {
+  /** digits only, no leading zero */
+  digits: /^(?:[1-9]\d*)?$/,
+  /** a signed integer */
+  signedInteger: /^(?:-?\d*)$/,
+  /** a non-negative decimal with an optional fraction and no leading zeros */
+  decimal: /^(?:(?:0|[1-9]\d*)(?:\.\d*)?)?$/,
+} as const;
+
+/** Density text to the number sent: unparseable → 1. */
+export function densityFromText(text: string): number {
+  const value = Number.parseFloat(text);
+  return Number.isFinite(value) ? value : UNPARSEABLE_DENSITY;
+}
+
+// ---------------------------------------------------------------------------------------------
+// System setup
+
+export const setupPolymerInput = z.object({ polymer_id: z.guid(), order: z.int(), occurrence: z.int() });
+
+export const systemSetupBody = z.object({
+  polymers: z.array(setupPolymerInput).min(1).max(1000),
+  cell_dimension_selector: z.enum(CELL_DIMENSION_SELECTORS),
+  potential_wall_z: z.boolean(),
+  density: z.number().positive().nullish(),
+  // Length is a coded rule (CELL_SIZE_MISMATCH), so only the element shape is checked here.
+  cell_sides: z.array(z.number().positive()).nullish(),
+  construction_order: z.enum(CONSTRUCTION_ORDERS),
+});
+export type SystemSetupBody = z.infer<typeof systemSetupBody>;
+
+/** The first system setup rule a body breaks, or null. */
+export function systemSetupProblem(body: SystemSetupBody): RuleProblem | null {
+  if (body.cell_dimension_selector === "cell_sides" && body.cell_sides?.length !== 3) {
+    return {
+      code: PolymerBuilderSystemErrors.VALIDATE_CELL_SIZE_MISMATCH,
+      args: { expected: 3, actual: body.cell_sides?.length ?? 0 },
+    };
+  }
+  if (body.cell_dimension_selector === "density" && (body.density === undefined || body.density === null)) {
+    return { code: CommonErrors.VALIDATION_ERROR, args: { field: "density", message: REQUIRED_FIELD } };
+  }
+  return orderedItemsProblem(body.polymers, {
+    orderPositive: PolymerErrors.VALIDATE_POLYMER_ORDER_POSITIVE,
+    orderDuplicate: PolymerErrors.VALIDATE_POLYMER_ORDER_DUPLICATE,
+    occurrence: PolymerErrors.VALIDATE_OCCURRENCE_POSITIVE,
+  });
+}
+
+export const systemSetupResponse = z.object({
+  id: z.string(),
+  polymers: z.array(z.object({ polymer_id: z.string(), name: z.string(), order: z.int(), occurrence: z.int() })),
+  cell_dimension_selector: z.enum(CELL_DIMENSION_SELECTORS),
+  density: z.number().nullable(),
+  cell_sides: z.array(z.number()).nullable(),
+  potential_wall_z: z.boolean(),
+  construction_order: z.enum(CONSTRUCTION_ORDERS),
+  /** True once the user has saved it (step 4 of the builder). */
+  saved: z.boolean(),
+});
+export type SystemSetupResponse = z.infer<typeof systemSetupResponse>;
+
+/** The form while typing; numbers are text. */
+export const systemSetupForm = z
+  .object({
+    cell_dimension_selector: z.enum(CELL_DIMENSION_SELECTORS, { error: REQUIRED_FIELD }),
+    density: z.string(),
+    cell_sides: z.tuple([z.string(), z.string(), z.string()]),
+    potential_wall_z: z.boolean(),
+    construction_order: z.enum(CONSTRUCTION_ORDERS, { error: REQUIRED_FIELD }),
+    polymers: z
+      .array(z.object({ polymer_id: z.string(), occurrence: atLeastOneText(SEGMENT_MESSAGES.OCCURRENCE_MIN) }))
+      .min(1),
+  })
+  .superRefine((form, ctx) => {
+    if (form.cell_dimension_selector === "density" && !form.density.trim()) {
+      ctx.addIssue({ code: "custom", path: ["density"], message: REQUIRED_FIELD });
+    }
+    if (form.cell_dimension_selector === "cell_sides") {
+      form.cell_sides.forEach((side, index) => {
+        if (!side.trim()) ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: REQUIRED_FIELD });
+      });
+    }
+  });
+export type SystemSetupFormValues = z.input<typeof systemSetupForm>;
+
+// ---------------------------------------------------------------------------------------------
+// Simulation protocol
+
+export const simulationProtocolBody = z.object({
+  simulation: z.enum(SIMULATIONS),
+  random_seed: z.int().min(-1, RANDOM_SEED_MESSAGE),
+  minimization: z.boolean(),
+  minimization_steps: z.int().min(1).nullish(),
+  dynamics: z.boolean(),
+  dynamics_steps: z.int().min(1).nullish(),
+  temperature: z.number().positive().nullish(),
+  ensemble: z.enum(ENSEMBLES).nullish(),
+});
+export type SimulationProtocolBody = z.infer<typeof simulationProtocolBody>;
+
+/** The first protocol rule a body breaks, or null: a toggle that is on needs its values. */
+export function simulationProtocolProblem(body: SimulationProtocolBody): RuleProblem | null {
+  if (body.minimization && body.minimization_steps == null) {
+    return { code: PolymerBuilderSystemErrors.VALIDATE_MINIMIZATION_STEPS_MISSING };
+  }
+  if (body.dynamics) {
+    const missing = (["dynamics_steps", "temperature", "ensemble"] as const).filter((f) => body[f] == null);
+    if (missing.length) {
+      return { code: PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS, args: { fields: missing } };
+    }
+  }
+  return null;
+}
+
+export const simulationProtocolResponse = z.object({
+  id: z.string(),
+  simulation: z.enum(SIMULATIONS),
+  random_seed: z.int(),
+  minimization: z.boolean(),
+  minimization_steps: z.int().nullable(),
+  dynamics: z.boolean(),
+  dynamics_steps: z.int().nullable(),
+  temperature: z.number().nullable(),
+  ensemble: z.enum(ENSEMBLES).nullable(),
+});
+export type SimulationProtocolResponse = z.infer<typeof simulationProtocolResponse>;
+
+/** Protocol defaults of a new draft: a short minimisation and NVT dynamics at room temperature. */
+export const DEFAULT_SIMULATION_PROTOCOL: Omit<SimulationProtocolResponse, "id"> = {
+  simulation: "MD",
+  random_seed: -1,
+  minimization: true,
+  minimization_steps: 1000,
+  dynamics: true,
+  dynamics_steps: 5000,
+  temperature: 300,
+  ensemble: "NVT",
+};
+
+/** The protocol form while typing; a field behind a toggle that is off is not checked. */
+export const simulationProtocolForm = z
+  .object({
+    simulation: z.enum(SIMULATIONS, { error: REQUIRED_FIELD }),
+    random_seed: z
+      .string()
+      .trim()
+      .min(1, REQUIRED_FIELD)
+      .refine((v) => Number.parseInt(v, 10) >= -1, RANDOM_SEED_MESSAGE),
+    minimization: z.boolean(),
+    minimization_steps: z.string(),
+    dynamics: z.boolean(),
+    dynamics_steps: z.string(),
+    temperature: z.string(),
+    ensemble: z.string(),
+  })
+  .superRefine((form, ctx) => {
+    const required = (field: keyof typeof form) =>
+      String(form[field]).trim() || ctx.addIssue({ code: "custom", path: [field], message: REQUIRED_FIELD });
+    if (form.minimization) required("minimization_steps");
+    if (form.dynamics) {
+      required("dynamics_steps");
+      required("temperature");
+      if (!(ENSEMBLES as readonly string[]).includes(form.ensemble)) {
+        ctx.addIssue({ code: "custom", path: ["ensemble"], message: REQUIRED_FIELD });
+      }
+    }
+  });
+export type SimulationProtocolFormValues = z.input<typeof simulationProtocolForm>;

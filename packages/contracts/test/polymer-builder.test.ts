@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "../src/errors";
+import {
+  densityFromText,
+  INPUT_PATTERNS,
+  type SimulationProtocolBody,
+  type SystemSetupBody,
+  simulationProtocolBody,
+  simulationProtocolForm,
+  simulationProtocolProblem,
+  systemSetupForm,
+  systemSetupProblem,
+} from "../src/polymer-builder";
+
+const P1 = "11111111-1111-4111-8111-111111111111";
+const P2 = "22222222-2222-4222-8222-222222222222";
+
+function setup(overrides: Partial<SystemSetupBody> = {}): SystemSetupBody {
+  return {
+    polymers: [
+      { polymer_id: P1, order: 1, occurrence: 3 },
+      { polymer_id: P2, order: 2, occurrence: 1 },
+    ],
+    cell_dimension_selector: "density",
+    potential_wall_z: false,
+    density: 0.1,
+    cell_sides: null,
+    construction_order: "as_listed_in_components",
+    ...overrides,
+  };
+}
+
+describe("system setup rules", () => {
+  it("accepts a density setup and a three-sided cell", () => {
+    expect(systemSetupProblem(setup())).toBeNull();
+    expect(systemSetupProblem(setup({ cell_dimension_selector: "cell_sides", cell_sides: [10, 20, 30] }))).toBeNull();
+  });
+
+  it("answers CELL_SIZE_MISMATCH unless there are exactly three sides", () => {
+    expect(systemSetupProblem(setup({ cell_dimension_selector: "cell_sides", cell_sides: [10, 20] }))?.code).toBe(
+      PolymerBuilderSystemErrors.VALIDATE_CELL_SIZE_MISMATCH,
+    );
+    expect(systemSetupProblem(setup({ cell_dimension_selector: "cell_sides", cell_sides: null }))?.code).toBe(
+      PolymerBuilderSystemErrors.VALIDATE_CELL_SIZE_MISMATCH,
+    );
+  });
+
+  it("requires a density when the selector says density", () => {
+    expect(systemSetupProblem(setup({ density: null }))).toEqual({
+      code: CommonErrors.VALIDATION_ERROR,
+      args: { field: "density", message: "Required field" },
+    });
+  });
+
+  it("checks polymer order and occurrence with the polymer codes", () => {
+    const polymers = (o1: number, o2: number, occ = 1) => [
+      { polymer_id: P1, order: o1, occurrence: occ },
+      { polymer_id: P2, order: o2, occurrence: 1 },
+    ];
+    expect(systemSetupProblem(setup({ polymers: polymers(0, 1) }))?.code).toBe(
+      PolymerErrors.VALIDATE_POLYMER_ORDER_POSITIVE,
+    );
+    expect(systemSetupProblem(setup({ polymers: polymers(2, 2) }))?.code).toBe(
+      PolymerErrors.VALIDATE_POLYMER_ORDER_DUPLICATE,
+    );
+    expect(systemSetupProblem(setup({ polymers: polymers(1, 2, 0) }))?.code).toBe(
+      PolymerErrors.VALIDATE_OCCURRENCE_POSITIVE,
+    );
+  });
+
+  it("validates the form with 'Required field' and the occurrence message", () => {
+    const result = systemSetupForm.safeParse({
+      cell_dimension_selector: "cell_sides",
+      density: "",
+      cell_sides: ["100", "", "100"],
+      potential_wall_z: false,
+      construction_order: "random",
+      polymers: [{ polymer_id: P1, occurrence: "0" }],
+    });
+    expect(result.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["polymers.0.occurrence", "Occurrence must be 1 or greater"],
+      ["cell_sides.1", "Required field"],
+    ]);
+  });
+
+  it("sends 1 for an unparseable density", () => {
+    expect(densityFromText("0.25")).toBe(0.25);
+    expect(densityFromText("abc")).toBe(1);
+  });
+});
+
+function protocol(overrides: Partial<SimulationProtocolBody> = {}): SimulationProtocolBody {
+  return {
+    simulation: "MD",
+    random_seed: -1,
+    minimization: true,
+    minimization_steps: 100,
+    dynamics: true,
+    dynamics_steps: 1000,
+    temperature: 300,
+    ensemble: "NVT",
+    ...overrides,
+  };
+}
+
+describe("simulation protocol rules", () => {
+  it("accepts MD with seed -1 and rejects -2 with the spec's message", () => {
+    expect(simulationProtocolBody.safeParse(protocol()).success).toBe(true);
+    const bad = simulationProtocolBody.safeParse(protocol({ random_seed: -2 }));
+    expect(bad.error?.issues[0]?.message).toBe("Random seed must be -1 or greater");
+    expect(simulationProtocolBody.safeParse({ ...protocol(), simulation: "MC" }).success).toBe(false);
+  });
+
+  it("requires minimization steps when minimization is on", () => {
+    expect(simulationProtocolProblem(protocol({ minimization_steps: null }))?.code).toBe(
+      PolymerBuilderSystemErrors.VALIDATE_MINIMIZATION_STEPS_MISSING,
+    );
+    expect(simulationProtocolProblem(protocol({ minimization: false, minimization_steps: null }))).toBeNull();
+  });
+
+  it("requires steps, temperature and ensemble when dynamics is on", () => {
+    expect(simulationProtocolProblem(protocol({ temperature: null, ensemble: null }))).toEqual({
+      code: PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS,
+      args: { fields: ["temperature", "ensemble"] },
+    });
+    expect(
+      simulationProtocolProblem(protocol({ dynamics: false, dynamics_steps: null, temperature: null })),
+    ).toBeNull();
+  });
+
+  it("checks the form only behind toggles that are on", () => {
+    const form = {
+      simulation: "MD" as const,
+      random_seed: "-3",
+      minimization: false,
+      minimization_steps: "",
+      dynamics: true,
+      dynamics_steps: "",
+      temperature: "300",
+      ensemble: "",
+    };
+    expect(simulationProtocolForm.safeParse(form).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["random_seed", "Random seed must be -1 or greater"],
+      ["dynamics_steps", "Required field"],
+      ["ensemble", "Required field"],
+    ]);
+  });
+});
+
+describe("input patterns", () => {
+  it("matches digits without a leading zero, signed integers and decimals", () => {
+    expect(["", "1", "120"].every((v) => INPUT_PATTERNS.digits.test(v))).toBe(true);
+    expect(["0", "01", "1a", "-1"].some((v) => INPUT_PATTERNS.digits.test(v))).toBe(false);
+    expect(["", "-", "-1", "42"].every((v) => INPUT_PATTERNS.signedInteger.test(v))).toBe(true);
+    expect(INPUT_PATTERNS.signedInteger.test("1.5")).toBe(false);
+    expect(["", "0", "0.1", "12.", "3.25"].every((v) => INPUT_PATTERNS.decimal.test(v))).toBe(true);
+    expect(["00.1", "01", "-1", ".5"].some((v) => INPUT_PATTERNS.decimal.test(v))).toBe(false);
+  });
+});
