@@ -1,0 +1,29 @@
+import { ERROR_AREAS } from "@polyforge/contracts/errors";
+import i18next from "i18next";
+import LanguageDetector from "i18next-browser-languagedetector";
+import HttpBackend from "i18next-http-backend";
+import { initReactI18next } from "react-i18next";
+
+/** SPEC §7: `common` plus one `errors/<area>` namespace per error area, loaded up front. */
+const NAMESPACES = ["common", ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`)];
+
+export function initI18n(): Promise<unknown> {
+  return i18next
+    .use(HttpBackend)
+    .use(LanguageDetector)
+    .use(initReactI18next)
+    .init({
+      fallbackLng: "en",
+      ns: NAMESPACES,
+      defaultNS: "common",
+      backend: { loadPath: "/locales/{{lng}}/{{ns}}.json" },
+      detection: {
+        order: ["querystring", "cookie", "localStorage", "sessionStorage", "navigator", "htmlTag"],
+        lookupQuerystring: "lng",
+      },
+      // Only English is shipped: asking for "en-GB" would fetch files that do not exist.
+      load: "languageOnly",
+      interpolation: { escapeValue: false }, // React escapes already
+      showSupportNotice: false,
+    });
+}

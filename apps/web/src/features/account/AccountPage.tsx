@@ -1,0 +1,161 @@
+import {
+  Alert,
+  Button,
+  Card,
+  Group,
+  Loader,
+  PasswordInput,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { accountUpdateSchema, passwordChangeSchema, type UserAccount } from "@polyforge/contracts/users";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { zod4Resolver } from "mantine-form-zod-resolver";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { useIdentity } from "../../lib/auth/useIdentity";
+import {
+  ACCOUNT_QUERY_KEY,
+  type AccountUpdate,
+  changePassword,
+  fetchAccount,
+  type PasswordChange,
+  updateAccount,
+} from "./accountApi";
+
+/** /account (SPEC §2, §5): names, remote-support toggle and password; SSO users only toggle support. */
+export function AccountPage() {
+  const { t } = useTranslation();
+  const identity = useIdentity();
+  const account = useQuery({ queryKey: ACCOUNT_QUERY_KEY, queryFn: () => fetchAccount(identity) });
+  const isSsoUser = identity.identityProvider !== null;
+
+  return (
+    <Stack gap="lg" maw={640}>
+      <Title order={2}>{t("account.title")}</Title>
+      {account.isPending ? (
+        <Loader aria-label={t("loading")} />
+      ) : account.isError ? (
+        <Alert color="red" title={t("errors.title")}>
+          {account.error.message}
+        </Alert>
+      ) : (
+        <>
+          <AccountInfoForm account={account.data} isSsoUser={isSsoUser} />
+          {isSsoUser ? null : <PasswordForm />}
+        </>
+      )}
+    </Stack>
+  );
+}
+
+function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUser: boolean }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const form = useForm<AccountUpdate>({
+    mode: "controlled",
+    initialValues: {
+      first_name: account.first_name,
+      last_name: account.last_name,
+      allow_impersonation: account.allow_impersonation,
+    },
+    validate: zod4Resolver(accountUpdateSchema),
+  });
+  const save = useMutation({
+    mutationFn: (values: AccountUpdate) => updateAccount(accountUpdateSchema.parse(values)),
+    onSuccess: (_, values) => {
+      toast.success(t("account.infoUpdated"));
+      form.resetDirty(values);
+      void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY_KEY });
+    },
+    onError: () => toast.error(t("account.infoUpdateFailed")),
+  });
+
+  return (
+    <Card withBorder radius="md" padding="lg">
+      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+        <Stack>
+          <Title order={4}>{t("account.infoHeading")}</Title>
+          <TextInput label={t("account.email")} value={account.email} readOnly disabled />
+          <Group grow align="flex-start">
+            <TextInput
+              label={t("account.firstName")}
+              withAsterisk={!isSsoUser}
+              disabled={isSsoUser}
+              {...form.getInputProps("first_name")}
+            />
+            <TextInput
+              label={t("account.lastName")}
+              withAsterisk={!isSsoUser}
+              disabled={isSsoUser}
+              {...form.getInputProps("last_name")}
+            />
+          </Group>
+          {isSsoUser ? (
+            <Text size="sm" c="dimmed">
+              {t("account.ssoNamesNote")}
+            </Text>
+          ) : null}
+          <Switch
+            label={t("account.remoteSupport")}
+            description={t("account.remoteSupportDescription")}
+            {...form.getInputProps("allow_impersonation", { type: "checkbox" })}
+          />
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending} disabled={!form.isDirty()}>
+              {t("actions.save")}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function PasswordForm() {
+  const { t } = useTranslation();
+  const form = useForm<PasswordChange>({
+    mode: "controlled",
+    initialValues: { new_password: "", confirm_new_password: "" },
+    validate: zod4Resolver(passwordChangeSchema),
+  });
+  const save = useMutation({
+    mutationFn: changePassword,
+    onSuccess: () => {
+      toast.success(t("account.passwordChanged"));
+      form.reset();
+    },
+    onError: () => toast.error(t("account.passwordChangeFailed")),
+  });
+
+  return (
+    <Card withBorder radius="md" padding="lg">
+      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+        <Stack>
+          <Title order={4}>{t("account.passwordHeading")}</Title>
+          <PasswordInput
+            label={t("account.newPassword")}
+            withAsterisk
+            autoComplete="new-password"
+            {...form.getInputProps("new_password")}
+          />
+          <PasswordInput
+            label={t("account.confirmNewPassword")}
+            withAsterisk
+            autoComplete="new-password"
+            {...form.getInputProps("confirm_new_password")}
+          />
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              {t("account.changePassword")}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}

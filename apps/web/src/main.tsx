@@ -1,0 +1,39 @@
+import "@mantine/core/styles.css";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./app/App";
+import { loadFlags } from "./app/providers/flags";
+import { initI18n } from "./app/providers/i18n";
+import { createQueryClient } from "./app/providers/queryClient";
+import { createAppRouter } from "./app/router";
+import { StartupError } from "./app/StartupError";
+import { identityFromClaims } from "./lib/auth/identity";
+import { signIn } from "./lib/auth/session";
+import { DEFAULT_DOCS_URL, loadAppConfig } from "./lib/config/appConfig";
+import { startLiveUpdates } from "./lib/notifications/liveUpdates";
+
+/** Configuration and translations, then sign-in, then flags for this user; only then the app renders. */
+async function start(root: ReturnType<typeof createRoot>) {
+  const [config] = await Promise.all([loadAppConfig(), initI18n()]);
+  const keycloak = await signIn(config.identity);
+  const identity = identityFromClaims(keycloak.tokenParsed ?? {});
+  const growthbook = await loadFlags(config, identity);
+  const queryClient = createQueryClient();
+  const router = createAppRouter({
+    queryClient,
+    flags: { isOn: (flag) => growthbook.isOn(flag) },
+    docsUrl: config.docsUrl || DEFAULT_DOCS_URL,
+  });
+  startLiveUpdates(queryClient);
+  root.render(
+    <StrictMode>
+      <App router={router} queryClient={queryClient} growthbook={growthbook} identity={identity} />
+    </StrictMode>,
+  );
+}
+
+const root = createRoot(document.getElementById("root")!);
+start(root).catch((error: unknown) => {
+  console.error("PolyForge could not start", error);
+  root.render(<StartupError />);
+});

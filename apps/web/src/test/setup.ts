@@ -1,0 +1,46 @@
+import "@testing-library/jest-dom/vitest";
+import { cleanup } from "@testing-library/react";
+import i18next from "i18next";
+import { initReactI18next } from "react-i18next";
+
+// Tests read the real English locale files the app serves from public/locales.
+const localeFiles = import.meta.glob<{ default: Record<string, unknown> }>("../../public/locales/en/**/*.json", {
+  eager: true,
+});
+const english: Record<string, Record<string, unknown>> = {};
+for (const [path, module] of Object.entries(localeFiles)) {
+  const namespace = path.replace(/^.*\/locales\/en\//, "").replace(/\.json$/, "");
+  english[namespace] = module.default;
+}
+
+await i18next.use(initReactI18next).init({
+  lng: "en",
+  resources: { en: english },
+  ns: Object.keys(english),
+  defaultNS: "common",
+  interpolation: { escapeValue: false },
+  showSupportNotice: false,
+});
+
+// jsdom lacks the layout APIs Mantine asks for.
+Object.defineProperty(window, "matchMedia", {
+  writable: true,
+  value: (query: string) => ({
+    matches: false,
+    media: query,
+    onchange: null,
+    addListener: () => {},
+    removeListener: () => {},
+    addEventListener: () => {},
+    removeEventListener: () => {},
+    dispatchEvent: () => false,
+  }),
+});
+window.ResizeObserver = class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+};
+window.HTMLElement.prototype.scrollIntoView = () => {};
+
+afterEach(() => cleanup());
