@@ -14,12 +14,12 @@ export const users = pgTable(
     passwordHash: text("password_hash"),
     identityProvider: text("identity_provider"),
     allowImpersonation: boolean("allow_impersonation").notNull().default(false),
-    roles: text("roles")
-      .array()
-      .notNull()
-      .default(sql`ARRAY['user']::text[]`),
+    roles: text("roles").array().notNull().default(sql`ARRAY['user']::text[]`),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Set when the API first saw the user and ran the provisioning hooks (sample data). The row
+     * itself may exist earlier: the embedded provider creates it at sign-up. */
+    provisionedAt: timestamp("provisioned_at", { withTimezone: true }),
   },
   (t) => [uniqueIndex("users_email_key").on(t.email)],
 );

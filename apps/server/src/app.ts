@@ -1,0 +1,106 @@
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
+import fastifyWebsocket from "@fastify/websocket";
+import Fastify, { type FastifyInstance } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import { clientConfigRoutes } from "./modules/client-config/routes";
+import { featuresRoutes } from "./modules/features/routes";
+import { feedbackRoutes } from "./modules/feedback/routes";
+import { healthRoutes } from "./modules/health/routes";
+import { notificationRoutes } from "./modules/notifications/routes";
+import { usersRoutes } from "./modules/users/routes";
+import { resolveUser } from "./modules/users/service";
+import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
+import { type IssuerKeys, localTokenVerifier, remoteTokenVerifier, type TokenVerifier } from "./platform/auth/tokens";
+import type { Config } from "./platform/config";
+import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
+import { installErrorHandling } from "./platform/errors";
+import { NotificationHub } from "./platform/events/notifications";
+import { registerWebApp } from "./platform/web";
+
+export interface AppOptions {
+  config: Config;
+  /** Defaults to the config's database (PGlite under the data directory, or DATABASE_URL). */
+  database?: DatabaseTarget;
+  /** Tests sign their own tokens: trust these keys instead of mounting an identity provider. */
+  issuerKeys?: IssuerKeys;
+}
+
+export type App = FastifyInstance;
+
+/** Everything a resource module needs from the platform. */
+export interface ModuleContext {
+  config: Config;
+  database: Database;
+  notifications: NotificationHub;
+}
+
+/** Builds the whole server: database (migrated), identity, API routes, docs and the web app. */
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    trustProxy: true,
+    // `/api/v2/systems/` and `/api/v2/systems` are the same resource.
+    routerOptions: { ignoreTrailingSlash: true },
+    // Graceful shutdown waits for requests in flight, but not forever.
+    forceCloseConnections: "idle",
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest("user", null);
+  installErrorHandling(app);
+
+  const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
+  app.addHook("onClose", () => database.close());
+  const notifications = await NotificationHub.start(database, app.log);
+  app.addHook("onClose", () => notifications.close());
+  const context: ModuleContext = { config, database, notifications };
+
+  await app.register(fastifySwagger, {
+    openapi: { info: { title: "PolyForge API", version: "2" } },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
+  app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  const verifier = await tokenVerifier(app, context, options.issuerKeys);
+  const authenticate = createAuthenticator(verifier, (claims) => resolveUser(database.db, claims));
+
+  await app.register(fastifyWebsocket);
+  await app.register(healthRoutes(database));
+  await app.register(clientConfigRoutes(config, verifier.issuer));
+  await app.register(featuresRoutes(config));
+  await app.register(notificationRoutes(context, authenticate));
+  // Every /api/v2 resource requires a signed-in caller.
+  await app.register(
+    async (api) => {
+      api.addHook("onRequest", authenticationHook(authenticate));
+      await api.register(feedbackRoutes(context));
+      await api.register(usersRoutes(context));
+    },
+    { prefix: "/api/v2" },
+  );
+
+  await registerWebApp(app, config.webDistDir);
+  return app;
+}
+
+/** Whose tokens we trust: injected test keys, an external provider (OIDC_ISSUER), or the embedded
+ * provider, which is mounted on this app under /auth/realms/polyforge. */
+async function tokenVerifier(
+  app: FastifyInstance,
+  context: ModuleContext,
+  issuerKeys?: IssuerKeys,
+): Promise<TokenVerifier> {
+  const { config } = context;
+  if (issuerKeys) return localTokenVerifier(issuerKeys, config.oidcAudience);
+  if (config.oidcIssuer) return remoteTokenVerifier(config.oidcIssuer, config.oidcAudience);
+  void app;
+  throw new Error("The embedded identity provider is not available yet: set OIDC_ISSUER");
+}

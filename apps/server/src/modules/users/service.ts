@@ -1,0 +1,126 @@
+import { CommonErrors, UserErrors } from "@polyforge/contracts/errors";
+import { normalizeOrganization } from "@polyforge/contracts/organizations";
+import type { UserAccount } from "@polyforge/contracts/users";
+import type { AccessClaims } from "../../platform/auth/tokens";
+import type { AuthenticatedUser } from "../../platform/auth/user";
+import type { Db } from "../../platform/db/database";
+import { AppError } from "../../platform/errors";
+import { hashPassword } from "../../platform/identity/passwords";
+import { userProvisionedHooks } from "./provisioning";
+import {
+  findUserById,
+  insertUserIfAbsent,
+  markProvisioned,
+  updateUserAccount,
+  updateUserPasswordHash,
+} from "./repository";
+import type { UserRow } from "./schema";
+
+/** The caller of a verified token: creates the user row on first sight (an external provider's
+ * users), runs the provisioning hooks once, and enforces SPEC §6's impersonation rule. */
+export async function resolveUser(db: Db, claims: AccessClaims): Promise<AuthenticatedUser> {
+  let row = await findUserById(db, claims.sub);
+  if (!row?.provisionedAt) row = await provisionUser(db, claims);
+
+  const impersonator = impersonatorOf(claims);
+  if (impersonator && !row.allowImpersonation) {
+    throw new AppError(401, CommonErrors.UNAUTHORIZED_IMPERSONATION_NOT_ALLOWED);
+  }
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    organization: normalizeOrganization(claims.organization ?? row.organization),
+    roles: claims.realm_access?.roles ?? row.roles,
+    allowImpersonation: row.allowImpersonation,
+    impersonator,
+    identityProvider: claims.identity_provider ?? row.identityProvider,
+  };
+}
+
+async function provisionUser(db: Db, claims: AccessClaims): Promise<UserRow> {
+  let created: boolean;
+  try {
+    created = await insertUserIfAbsent(db, {
+      id: claims.sub,
+      email: claims.email.toLowerCase(),
+      firstName: claims.given_name ?? "",
+      lastName: claims.family_name ?? "",
+      organization: normalizeOrganization(claims.organization),
+      roles: claims.realm_access?.roles ?? ["user"],
+      identityProvider: claims.identity_provider ?? null,
+      allowImpersonation: claims.allow_impersonation === true,
+    });
+  } catch (err) {
+    throw new AppError(500, CommonErrors.CREATE_USER_CREATION_ERROR, {}, { cause: err });
+  }
+  // The email is already taken by a user with another id (e.g. the account was recreated upstream).
+  if (!created) throw new AppError(409, CommonErrors.CREATE_USER_CREATION_ERROR);
+
+  try {
+    await db.transaction(async (tx) => {
+      const newlyProvisioned = await markProvisioned(tx, claims.sub);
+      if (!newlyProvisioned) return; // a concurrent request got there first
+      for (const hook of userProvisionedHooks()) await hook(tx, newlyProvisioned);
+    });
+  } catch (err) {
+    throw new AppError(500, CommonErrors.CREATE_USER_SAMPLE_DATA_ERROR, {}, { cause: err });
+  }
+  const row = await findUserById(db, claims.sub);
+  if (!row) throw new AppError(500, CommonErrors.CREATE_USER_CREATION_ERROR);
+  return row;
+}
+
+/** Keycloak sends `impersonator` as `{id, username}`; the embedded provider as the staff email. */
+function impersonatorOf(claims: AccessClaims): string | null {
+  const value = claims.impersonator;
+  if (typeof value === "string" && value) return value;
+  if (value && typeof value === "object") {
+    const { username, id } = value as { username?: unknown; id?: unknown };
+    if (typeof username === "string" && username) return username;
+    if (typeof id === "string" && id) return id;
+  }
+  return null;
+}
+
+export async function getAccount(db: Db, user: AuthenticatedUser): Promise<UserAccount> {
+  const row = await findUserById(db, user.id);
+  if (!row) throw new AppError(404, UserErrors.GET_NOT_FOUND);
+  return toAccount(row);
+}
+
+/** SPEC §6: users of a federated provider keep the names it gives them; only the remote-support
+ * toggle is theirs to change. */
+export async function updateAccount(
+  db: Db,
+  user: AuthenticatedUser,
+  changes: { first_name: string; last_name: string; allow_impersonation: boolean },
+): Promise<UserAccount> {
+  const sso = user.identityProvider !== null;
+  const row = await updateUserAccount(db, user.id, {
+    allowImpersonation: changes.allow_impersonation,
+    ...(sso ? {} : { firstName: changes.first_name, lastName: changes.last_name }),
+  });
+  if (!row) throw new AppError(400, UserErrors.UPDATE_USER_INFO_FAILED);
+  return toAccount(row);
+}
+
+/** Sets a new password (already checked against SPEC §5's rules); SSO users have none to change. */
+export async function changePassword(db: Db, user: AuthenticatedUser, newPassword: string): Promise<void> {
+  if (user.identityProvider !== null) throw new AppError(403, UserErrors.UPDATE_PASSWORD_FAILED);
+  const updated = await updateUserPasswordHash(db, user.id, await hashPassword(newPassword));
+  if (!updated) throw new AppError(400, UserErrors.UPDATE_PASSWORD_FAILED);
+}
+
+function toAccount(row: UserRow): UserAccount {
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    organization: normalizeOrganization(row.organization),
+    allow_impersonation: row.allowImpersonation,
+    identity_provider: row.identityProvider,
+  };
+}

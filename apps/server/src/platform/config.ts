@@ -1,0 +1,110 @@
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { REPO_ROOT } from "./paths";
+
+/** Empty strings count as unset, so `FOO= make start` behaves like no FOO at all. */
+const optionalText = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
+const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
+
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65_535).default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PUBLIC_URL: optionalUrl,
+  POLYFORGE_DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  OIDC_ISSUER: optionalUrl,
+  OIDC_AUDIENCE: optionalText,
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: optionalText,
+  S3_BUCKET: optionalText,
+  S3_ACCESS_KEY_ID: optionalText,
+  S3_SECRET_ACCESS_KEY: optionalText,
+  FLAGS_API_HOST: optionalUrl,
+  FLAGS_CLIENT_KEY: optionalText,
+  DOCS_URL: optionalUrl,
+  POLYFORGE_DEMO_PASSWORD: optionalText,
+  POLYFORGE_MAX_JOBS: z.coerce.number().int().min(1).max(64).default(1),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
+});
+
+/** The client key our own feature file answers to when no GrowthBook server is configured. */
+export const DEFAULT_FLAGS_CLIENT_KEY = "sdk-polyforge";
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Where browsers reach this server; token issuer and redirect URIs derive from it. */
+  publicUrl: string;
+  dataDir: string;
+  /** node-postgres connection string; unset = embedded PGlite under `dataDir/pg`. */
+  databaseUrl: string | undefined;
+  /** External OpenID provider (e.g. a Keycloak realm URL); unset = the embedded provider. */
+  oidcIssuer: string | undefined;
+  oidcAudience: string | undefined;
+  s3: {
+    endpoint: string | undefined;
+    region: string | undefined;
+    bucket: string | undefined;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+  };
+  flags: { apiHost: string; clientKey: string };
+  docsUrl: string | undefined;
+  demoPassword: string | undefined;
+  maxJobs: number;
+  logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
+  webDistDir: string;
+}
+
+/** A setting that stops the start; its message is the one line printed. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads and validates the settings (ARCHITECTURE §1). Relative directories resolve against the
+ * repository root, so the server behaves the same whatever directory it was started from. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+    throw new ConfigError(`Invalid setting: ${problems.join("; ")}`);
+  }
+  const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    dataDir: fromRepoRoot(e.POLYFORGE_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    oidcIssuer: e.OIDC_ISSUER?.replace(/\/+$/, ""),
+    oidcAudience: e.OIDC_AUDIENCE,
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      bucket: e.S3_BUCKET,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+    },
+    flags: {
+      apiHost: (e.FLAGS_API_HOST ?? publicUrl).replace(/\/+$/, ""),
+      clientKey: e.FLAGS_CLIENT_KEY ?? DEFAULT_FLAGS_CLIENT_KEY,
+    },
+    docsUrl: e.DOCS_URL,
+    demoPassword: e.POLYFORGE_DEMO_PASSWORD,
+    maxJobs: e.POLYFORGE_MAX_JOBS,
+    logLevel: e.LOG_LEVEL,
+    webDistDir: fromRepoRoot(e.WEB_DIST_DIR),
+  };
+}
+
+function fromRepoRoot(path: string): string {
+  return isAbsolute(path) ? path : resolve(REPO_ROOT, path);
+}
