@@ -1,0 +1,35 @@
+import { BLOCK_TYPES } from "@polyforge/contracts/enums";
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { users } from "../users/schema";
+
+/**
+ * Building blocks (SPEC §3). A user's linear and dendrimer blocks carry `owner_id`; the natural
+ * amino acids are global (no owner) and read-only. Archive is soft: `archived_at` is set.
+ * `data` holds the SMILES fields of the type (aminoacids: codes and repeating unit).
+ */
+export const buildingBlocks = pgTable(
+  "building_blocks",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    ownerId: uuid("owner_id").references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    type: text("type", { enum: BLOCK_TYPES }).notNull(),
+    description: text("description"),
+    version: integer("version").notNull().default(0),
+    draft: boolean("draft").notNull().default(false),
+    data: jsonb("data").$type<Record<string, string>>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("building_blocks_owner_idx").on(t.ownerId, t.updatedAt),
+    check("building_blocks_type_check", sql`${t.type} IN ('linear', 'dendrimer', 'aminoacid')`),
+    // Exactly the amino acids are global.
+    check("building_blocks_owner_check", sql`(${t.type} = 'aminoacid') = (${t.ownerId} IS NULL)`),
+  ],
+);
+
+export type BuildingBlockRow = typeof buildingBlocks.$inferSelect;
+export type NewBuildingBlockRow = typeof buildingBlocks.$inferInsert;
