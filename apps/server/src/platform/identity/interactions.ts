@@ -1,0 +1,212 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { REQUIRED_FIELD, signUpSchema } from "@polyforge/contracts/users";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type Provider from "oidc-provider";
+import type { Db } from "../db/database";
+import { authenticate, createUser } from "./accounts";
+import { contentSecurityPolicy, messagePage, type SignUpField, signInPage, signUpPage } from "./pages";
+import type { SignInLimiter } from "./rate-limit";
+
+export const INVALID_CREDENTIALS = "Invalid email or password.";
+export const EMAIL_TAKEN = "An account with this email already exists. Sign in instead.";
+const FORM_EXPIRED = "This form has expired. Please try again.";
+
+export function tooManyAttemptsMessage(retryAfterMs: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
+  return `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+}
+
+export interface InteractionOptions {
+  provider: Provider;
+  db: Db;
+  limiter: SignInLimiter;
+  logger: FastifyBaseLogger;
+  /** The issuer's path, e.g. /auth/realms/polyforge. */
+  mountPath: string;
+  /** Where to send people whose sign-in request is gone: the web app, which starts a new one. */
+  appUrl: string;
+  /** Secret for the forms' CSRF tokens. */
+  csrfSecret: string;
+}
+
+type FormBody = Record<string, string | undefined>;
+type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: FormBody }>;
+
+/** The sign-in and sign-up pages oidc-provider sends the browser to when it needs a user. Each
+ * page belongs to one interaction (uid in the path, matched against the interaction cookie), and
+ * each form carries a token derived from that uid, so another site cannot post it. */
+export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOptions): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: 64 * 1024 },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+
+  const base = `${o.mountPath}/interaction/:uid`;
+  const paths = (uid: string) => ({
+    signIn: `${o.mountPath}/interaction/${uid}`,
+    login: `${o.mountPath}/interaction/${uid}/login`,
+    signUp: `${o.mountPath}/interaction/${uid}/signup`,
+  });
+  const csrfToken = (uid: string) =>
+    createHmac("sha256", o.csrfSecret).update(`interaction:${uid}`).digest("base64url");
+  const csrfValid = (uid: string, token: string | undefined) => {
+    const expected = Buffer.from(csrfToken(uid));
+    const given = Buffer.from(token ?? "");
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  /** The interaction this request belongs to, or undefined after answering with an explanation. */
+  const interactionFor = async (request: UidRequest, reply: FastifyReply) => {
+    try {
+      const details = await o.provider.interactionDetails(request.raw, reply.raw);
+      if (details.uid === request.params.uid) return details;
+    } catch (err) {
+      request.log.debug({ err }, "sign-in interaction not found");
+    }
+    sendPage(
+      reply,
+      400,
+      messagePage("Sign-in expired", "This sign-in request has expired or is not valid any more.", o.appUrl),
+    );
+    return undefined;
+  };
+
+  const finishWithLogin = async (request: UidRequest, reply: FastifyReply, accountId: string) => {
+    // oidc-provider writes the redirect back to the authorization endpoint itself.
+    reply.hijack();
+    try {
+      await o.provider.interactionFinished(
+        request.raw,
+        reply.raw,
+        { login: { accountId } },
+        { mergeWithLastSubmission: false },
+      );
+    } catch (err) {
+      o.logger.error({ err }, "could not finish the sign-in interaction");
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { "content-type": "text/html; charset=utf-8" });
+        reply.raw.end(messagePage("Something went wrong", "The sign-in could not be completed.", o.appUrl));
+      }
+    }
+  };
+
+  app.get(base, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    const loginHint = typeof details.params.login_hint === "string" ? details.params.login_hint : undefined;
+    return sendPage(
+      reply,
+      200,
+      signInPage({
+        action: paths(uid).login,
+        signUpHref: paths(uid).signUp,
+        csrfToken: csrfToken(uid),
+        email: loginHint,
+      }),
+    );
+  });
+
+  app.post(`${base}/login`, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    const body = request.body ?? {};
+    const email = (body.email ?? "").trim();
+    const password = body.password ?? "";
+    const page = (status: number, error: string) =>
+      sendPage(
+        reply,
+        status,
+        signInPage({
+          action: paths(uid).login,
+          signUpHref: paths(uid).signUp,
+          csrfToken: csrfToken(uid),
+          email,
+          error,
+        }),
+      );
+
+    if (!csrfValid(uid, body.csrf)) return page(403, FORM_EXPIRED);
+    const retryAfterMs = await o.limiter.retryAfterMs(request.ip, email);
+    if (retryAfterMs > 0) {
+      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
+      return page(429, tooManyAttemptsMessage(retryAfterMs));
+    }
+    const user = email && password ? await authenticate(o.db, email, password) : undefined;
+    if (!user) {
+      await o.limiter.recordFailure(request.ip, email);
+      return page(401, INVALID_CREDENTIALS);
+    }
+    await o.limiter.clear(request.ip, email);
+    return finishWithLogin(request, reply, user.id);
+  });
+
+  app.get(`${base}/signup`, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    return sendPage(
+      reply,
+      200,
+      signUpPage({ action: paths(uid).signUp, signInHref: paths(uid).signIn, csrfToken: csrfToken(uid) }),
+    );
+  });
+
+  app.post(`${base}/signup`, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    const body = request.body ?? {};
+    const values = {
+      email: body.email ?? "",
+      first_name: body.first_name ?? "",
+      last_name: body.last_name ?? "",
+      organization: body.organization ?? "",
+    };
+    const page = (status: number, errors: Partial<Record<SignUpField, string[]>>) =>
+      sendPage(
+        reply,
+        status,
+        signUpPage({
+          action: paths(uid).signUp,
+          signInHref: paths(uid).signIn,
+          csrfToken: csrfToken(uid),
+          values,
+          errors,
+        }),
+      );
+
+    if (!csrfValid(uid, body.csrf)) return page(403, { email: [FORM_EXPIRED] });
+    const password = body.password ?? "";
+    const errors: Partial<Record<SignUpField, string[]>> = {};
+    const parsed = signUpSchema.safeParse({ ...values, password });
+    for (const issue of parsed.error?.issues ?? []) {
+      const field = issue.path[0] as SignUpField;
+      // An empty email or no organization chosen is a missing field, not a malformed one.
+      const missing = field === "organization" || (field === "email" && values.email.trim() === "");
+      const message = missing ? REQUIRED_FIELD : issue.message;
+      errors[field] = [...new Set([...(errors[field] ?? []), message])];
+    }
+    if (password !== (body.confirm_password ?? "")) errors.confirm_password = ["Passwords do not match"];
+    if (!parsed.success || Object.keys(errors).length) return page(400, errors);
+
+    const user = await createUser(o.db, parsed.data);
+    if (!user) return page(409, { email: [EMAIL_TAKEN] });
+    request.log.info({ userId: user.id }, "new account signed up");
+    return finishWithLogin(request, reply, user.id);
+  });
+}
+
+/** Answers with one of our pages: never cached, never framed, no script of its own. */
+export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .header("content-security-policy", contentSecurityPolicy())
+    .header("referrer-policy", "no-referrer")
+    .send(html);
+}

@@ -1,0 +1,47 @@
+import { index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/** Everything the embedded OpenID provider remembers between requests (sessions, grants,
+ * interactions, authorization codes, refresh tokens), one row per oidc-provider model instance.
+ * Keeping it in the database means a restart does not sign anybody out. */
+export const oidcPayloads = pgTable(
+  "oidc_payloads",
+  {
+    /** oidc-provider's model name: Session, Grant, Interaction, AuthorizationCode, RefreshToken… */
+    model: text("model").notNull(),
+    id: text("id").notNull(),
+    payload: jsonb("payload").$type<Record<string, unknown>>().notNull(),
+    grantId: text("grant_id"),
+    userCode: text("user_code"),
+    /** Sessions are also looked up by their uid. */
+    uid: text("uid"),
+    /** Null = never expires (oidc-provider passes no lifetime). */
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    consumedAt: timestamp("consumed_at", { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.model, t.id] }),
+    index("oidc_payloads_grant_id_idx").on(t.grantId),
+    index("oidc_payloads_uid_idx").on(t.uid),
+    index("oidc_payloads_expires_at_idx").on(t.expiresAt),
+  ],
+);
+
+/** Secrets generated once on first start and kept, so tokens and cookies stay valid across
+ * restarts: the token signing key (a private JWK) and the cookie signing keys. */
+export const identitySecrets = pgTable("identity_secrets", {
+  name: text("name").primaryKey(),
+  value: jsonb("value").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** One row per failed sign-in, keyed by a hash of the client address and the email typed, for the
+ * sign-in rate limit. Rows older than the limit's window are swept. */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    attemptKey: text("attempt_key").notNull(),
+    failedAt: timestamp("failed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("sign_in_failures_key_idx").on(t.attemptKey, t.failedAt)],
+);
