@@ -65,11 +65,12 @@ export const dendrimerBlockData = z.object({
 });
 export type DendrimerBlockData = z.infer<typeof dendrimerBlockData>;
 
-export const aminoacidBlockData = z.object({
-  one_letter_code: z.string().length(1),
-  three_letter_code: z.string().length(3),
-});
-export type AminoacidBlockData = z.infer<typeof aminoacidBlockData>;
+/** Data of the global aminoacid blocks (seeded, read-only). */
+export interface AminoacidBlockData {
+  one_letter_code: string;
+  three_letter_code: string;
+  repeating_unit: string;
+}
 
 /** The data schema of each creatable type, for the server to parse merged patches with. */
 export const BLOCK_DATA_SCHEMAS = { linear: linearBlockData, dendrimer: dendrimerBlockData } as const;

@@ -1,0 +1,119 @@
+import type { BlockType } from "@polyforge/contracts/enums";
+import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { type BuildingBlockRow, buildingBlocks, type NewBuildingBlockRow } from "./schema";
+
+export interface BlockListFilter {
+  types?: BlockType[];
+  /** Case-insensitive part of the name. */
+  name?: string;
+  archived: boolean;
+  version?: number;
+  /** Only blocks marked for the polymer builder's draft. */
+  draftOnly?: boolean;
+}
+
+export interface Page {
+  pageNum: number;
+  pageSize: number;
+}
+
+/** The caller's own blocks and the global (aminoacid) ones. */
+function visibleTo(userId: string): SQL {
+  return or(eq(buildingBlocks.ownerId, userId), isNull(buildingBlocks.ownerId)) as SQL;
+}
+
+/** `%` and `_` in a search are literal characters, not patterns. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function listConditions(userId: string, filter: BlockListFilter): SQL {
+  const conditions: SQL[] = [
+    visibleTo(userId),
+    filter.archived ? isNotNull(buildingBlocks.archivedAt) : isNull(buildingBlocks.archivedAt),
+  ];
+  if (filter.types?.length) conditions.push(inArray(buildingBlocks.type, filter.types));
+  if (filter.name) conditions.push(ilike(buildingBlocks.name, containsPattern(filter.name)));
+  if (filter.version !== undefined) conditions.push(eq(buildingBlocks.version, filter.version));
+  if (filter.draftOnly) conditions.push(eq(buildingBlocks.draft, true));
+  return and(...conditions) as SQL;
+}
+
+/** One page of the blocks the user can see, most recently modified first, and the total count. */
+export async function listBlocks(
+  db: Db,
+  userId: string,
+  filter: BlockListFilter,
+  page: Page,
+): Promise<{ rows: BuildingBlockRow[]; total: number }> {
+  const where = listConditions(userId, filter);
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(buildingBlocks)
+      .where(where)
+      .orderBy(desc(buildingBlocks.updatedAt), asc(buildingBlocks.name), asc(buildingBlocks.id))
+      .limit(page.pageSize)
+      .offset((page.pageNum - 1) * page.pageSize),
+    db.select({ total: count() }).from(buildingBlocks).where(where),
+  ]);
+  return { rows, total: totals?.total ?? 0 };
+}
+
+/** A block the user can see (their own or a global one), archived or not. */
+export async function findVisibleBlock(db: Db, userId: string, id: string): Promise<BuildingBlockRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(buildingBlocks)
+    .where(and(eq(buildingBlocks.id, id), visibleTo(userId)));
+  return row;
+}
+
+export async function insertBlocks(db: Db, blocks: NewBuildingBlockRow[]): Promise<BuildingBlockRow[]> {
+  return db.insert(buildingBlocks).values(blocks).returning();
+}
+
+export type BlockChanges = Partial<Pick<BuildingBlockRow, "name" | "description" | "data" | "version" | "draft">> & {
+  archived?: boolean;
+};
+
+/** Updates one of the user's own blocks (never a global one) and bumps updated_at. */
+export async function updateOwnBlock(
+  db: Db,
+  userId: string,
+  id: string,
+  changes: BlockChanges,
+): Promise<BuildingBlockRow | undefined> {
+  const { archived, ...columns } = changes;
+  const [row] = await db
+    .update(buildingBlocks)
+    .set({
+      ...columns,
+      ...(archived === undefined ? {} : { archivedAt: archived ? sql`now()` : null }),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(buildingBlocks.id, id), eq(buildingBlocks.ownerId, userId)))
+    .returning();
+  return row;
+}
+
+/**
+ * Answers whether something built from a block (a segment) uses it. Modules that reference blocks
+ * register a check; a block whose chemistry changes under them would corrupt what they built.
+ */
+export type BlockUsageCheck = (db: Db, blockId: string) => Promise<boolean>;
+
+const blockUsageChecks = new Set<BlockUsageCheck>();
+
+/** Registers a usage check (the segments module registers one for its segment blocks). */
+export function onBlockUsageCheck(check: BlockUsageCheck): void {
+  blockUsageChecks.add(check);
+}
+
+export async function isBlockInUse(db: Db, blockId: string): Promise<boolean> {
+  for (const check of blockUsageChecks) {
+    if (await check(db, blockId)) return true;
+  }
+  return false;
+}
