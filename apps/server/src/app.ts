@@ -8,6 +8,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
+import { buildingBlocksRoutes } from "./modules/building-blocks/routes";
 import { clientConfigRoutes } from "./modules/client-config/routes";
 import { featuresRoutes } from "./modules/features/routes";
 import { feedbackRoutes } from "./modules/feedback/routes";
@@ -83,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       api.addHook("onRequest", authenticationHook(authenticate));
       await api.register(feedbackRoutes(context));
       await api.register(usersRoutes(context));
+      await api.register(buildingBlocksRoutes(context));
     },
     { prefix: "/api/v2" },
   );
