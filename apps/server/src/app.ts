@@ -22,6 +22,8 @@ import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
+import { createEmbeddedIdentity } from "./platform/identity/embedded";
+import { API_AUDIENCE } from "./platform/identity/provider";
 import { registerWebApp } from "./platform/web";
 
 export interface AppOptions {
@@ -30,6 +32,13 @@ export interface AppOptions {
   database?: DatabaseTarget;
   /** Tests sign their own tokens: trust these keys instead of mounting an identity provider. */
   issuerKeys?: IssuerKeys;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The app's database (tests reach it to publish notifications or inspect rows). */
+    database: Database;
+  }
 }
 
 export type App = FastifyInstance;
@@ -58,11 +67,25 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installErrorHandling(app);
 
   const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
-  app.addHook("onClose", () => database.close());
-  const notifications = await NotificationHub.start(database, app.log);
-  app.addHook("onClose", () => notifications.close());
-  const context: ModuleContext = { config, database, notifications };
+  app.decorate("database", database);
+  let notifications: NotificationHub | undefined;
+  const closeResources = async () => {
+    await notifications?.close();
+    await database.close();
+  };
+  try {
+    notifications = await NotificationHub.start(database, app.log);
+    await registerRoutes(app, { config, database, notifications }, options.issuerKeys);
+  } catch (err) {
+    await closeResources();
+    throw err;
+  }
+  app.addHook("onClose", closeResources);
+  return app;
+}
 
+async function registerRoutes(app: App, context: ModuleContext, issuerKeys: IssuerKeys | undefined): Promise<void> {
+  const { config, database } = context;
   await app.register(fastifySwagger, {
     openapi: { info: { title: "PolyForge API", version: "2" } },
     transform: jsonSchemaTransform,
@@ -70,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
   app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  const verifier = await tokenVerifier(app, context, options.issuerKeys);
+  const verifier = await tokenVerifier(app, context, issuerKeys);
   const authenticate = createAuthenticator(verifier, (claims) => resolveUser(database.db, claims));
 
   await app.register(fastifyWebsocket);
@@ -90,7 +113,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   );
 
   await registerWebApp(app, config.webDistDir);
-  return app;
 }
 
 /** Whose tokens we trust: injected test keys, an external provider (OIDC_ISSUER), or the embedded
@@ -103,6 +125,7 @@ async function tokenVerifier(
   const { config } = context;
   if (issuerKeys) return localTokenVerifier(issuerKeys, config.oidcAudience);
   if (config.oidcIssuer) return remoteTokenVerifier(config.oidcIssuer, config.oidcAudience);
-  void app;
-  throw new Error("The embedded identity provider is not available yet: set OIDC_ISSUER");
+  const identity = await createEmbeddedIdentity({ db: context.database.db, config, logger: app.log });
+  await identity.register(app);
+  return localTokenVerifier(identity, API_AUDIENCE);
 }

@@ -60,6 +60,12 @@ export function toErrorResponse(error: unknown): { statusCode: number; body: Api
   if (fastifyError.statusCode === 429) {
     return { statusCode: 429, body: errorBody(CommonErrors.TOO_MANY_REQUESTS) };
   }
+  // Other client errors raised by Fastify or a plugin (a forbidden path, an unsupported method…).
+  const status = fastifyError.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const code = status === 404 ? CommonErrors.NOT_FOUND : CommonErrors.VALIDATION_ERROR;
+    return { statusCode: status, body: errorBody(code, { message: fastifyError.message ?? "" }) };
+  }
   return { statusCode: 500, body: errorBody(CommonErrors.INTERNAL_SERVER_ERROR) };
 }
 

@@ -14,7 +14,9 @@ export async function registerWebApp(app: FastifyInstance, webDistDir: string): 
   if (hasWebApp) {
     await app.register(fastifyStatic, {
       root: webDistDir,
-      index: false,
+      index: ["index.html"],
+      // Cache-Control is ours (below), not the plugin's default `max-age=0`.
+      cacheControl: false,
       setHeaders: (res, path) => {
         // Vite fingerprints everything under assets/; anything else may change with the next build.
         const cacheControl = path.includes(`${join(webDistDir, "assets")}/`)

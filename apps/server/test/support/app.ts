@@ -1,0 +1,37 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type App, buildApp } from "../../src/app";
+import { type Config, loadConfig } from "../../src/platform/config";
+import { createTestDatabase, type DatabaseKind } from "./database";
+import { TestIssuer } from "./tokens";
+
+export interface TestApp {
+  app: App;
+  issuer: TestIssuer;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh database, trusting a test issuer's keys instead of mounting the
+ * embedded identity provider. `env` adds settings. */
+export async function startTestApp(kind: DatabaseKind, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const database = await createTestDatabase(kind);
+  const issuer = await TestIssuer.create();
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    POLYFORGE_DATA_DIR: mkdtempSync(join(tmpdir(), "polyforge-test-")),
+    WEB_DIST_DIR: join(tmpdir(), "polyforge-test-no-web"),
+    ...env,
+  });
+  const app = await buildApp({ config, database: database.target, issuerKeys: issuer.keys() });
+  return {
+    app,
+    issuer,
+    config,
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
