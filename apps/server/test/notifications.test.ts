@@ -1,0 +1,103 @@
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { CommonErrors } from "@polyforge/contracts/errors";
+import type { NotificationMessage } from "@polyforge/contracts/notifications";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { publishNotification } from "../src/platform/events/notifications";
+import { startTestApp, type TestApp } from "./support/app";
+import { databaseKinds } from "./support/database";
+import { type TestUserClaims, userClaims } from "./support/tokens";
+
+describe.each(databaseKinds())("notifications socket on %s", (kind) => {
+  let t: TestApp;
+  let baseUrl: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    baseUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api/v2/notifications/`;
+  });
+  afterAll(() => t?.close());
+
+  /** Opens a socket; resolves once open, or with the HTTP status the upgrade was refused with. */
+  const connect = (query: string) =>
+    new Promise<{ socket: WebSocket; received: NotificationMessage[] } | { refused: number; body: string }>(
+      (resolve, reject) => {
+        const socket = new WebSocket(`${baseUrl}${query}`);
+        const received: NotificationMessage[] = [];
+        socket.on("message", (data) => received.push(JSON.parse(data.toString())));
+        socket.once("open", () => resolve({ socket, received }));
+        socket.once("unexpected-response", (_request, response) => {
+          let body = "";
+          response.on("data", (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          response.on("end", () => resolve({ refused: response.statusCode ?? 0, body }));
+        });
+        socket.once("error", reject);
+      },
+    );
+  const connectAs = async (claims: TestUserClaims) => {
+    const result = await connect(`?token=${await t.issuer.sign(claims)}`);
+    if (!("socket" in result)) throw new Error(`socket refused with ${result.refused}`);
+    return result;
+  };
+  const until = async (condition: () => boolean) => {
+    for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  };
+
+  it("refuses a missing, malformed or foreign token with the 401 envelope", async () => {
+    const foreign = await t.issuer.sign(userClaims(), { issuer: "https://evil.example/realms/polyforge" });
+    const cases: [string, string][] = [
+      ["", CommonErrors.UNAUTHORIZED_MISSING_TOKEN],
+      ["?token=garbage", CommonErrors.UNAUTHORIZED_TOKEN_DECODE_ERROR],
+      [`?token=${foreign}`, CommonErrors.UNAUTHORIZED_INVALID_TOKEN],
+    ];
+    for (const [query, code] of cases) {
+      const result = await connect(query);
+      expect(result).toMatchObject({ refused: 401 });
+      if ("body" in result) expect(JSON.parse(result.body).errors[0].error_code).toBe(code);
+    }
+  });
+
+  it("delivers a NOTIFY-published message to that user's sockets only", async () => {
+    const ada = userClaims();
+    const bob = userClaims();
+    const adaTab1 = await connectAs(ada);
+    const adaTab2 = await connectAs(ada);
+    const bobTab = await connectAs(bob);
+
+    const message: NotificationMessage = { message_type: "system_execution_status_updated", system_id: "s-1" };
+    await publishNotification(t.app.database.db, ada.sub, message);
+    await until(() => adaTab1.received.length > 0 && adaTab2.received.length > 0);
+    expect(adaTab1.received).toEqual([message]);
+    expect(adaTab2.received).toEqual([message]);
+
+    // Bob's own message arrives; Ada's never did.
+    const forBob: NotificationMessage = { message_type: "uploaded_system_status_updated" };
+    await publishNotification(t.app.database.db, bob.sub, forBob);
+    await until(() => bobTab.received.length > 0);
+    expect(bobTab.received).toEqual([forBob]);
+    expect(adaTab1.received).toHaveLength(1);
+
+    for (const tab of [adaTab1, adaTab2, bobTab]) {
+      tab.socket.close();
+      await once(tab.socket, "close");
+    }
+  });
+
+  it("sends a message published in a transaction only when it commits", async () => {
+    const ada = userClaims();
+    const tab = await connectAs(ada);
+    const rolledBack = t.app.database.db.transaction(async (tx) => {
+      await publishNotification(tx, ada.sub, { message_type: "uploaded_potential_status_updated" });
+      tx.rollback();
+    });
+    await expect(rolledBack).rejects.toThrow();
+    await publishNotification(t.app.database.db, ada.sub, { message_type: "system_conversion_status_updated" });
+    await until(() => tab.received.length > 0);
+    expect(tab.received).toEqual([{ message_type: "system_conversion_status_updated" }]);
+    tab.socket.close();
+    await once(tab.socket, "close");
+  });
+});
