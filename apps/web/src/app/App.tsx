@@ -13,11 +13,13 @@ export interface AppProps {
   queryClient: QueryClient;
   growthbook: GrowthBook;
   identity: Identity;
+  /** "test" turns off Mantine's transitions and portals, which jsdom cannot run. */
+  mantineEnv?: "default" | "test";
 }
 
-export function App({ router, queryClient, growthbook, identity }: AppProps) {
+export function App({ router, queryClient, growthbook, identity, mantineEnv = "default" }: AppProps) {
   return (
-    <MantineProvider theme={theme}>
+    <MantineProvider theme={theme} env={mantineEnv}>
       <GrowthBookProvider growthbook={growthbook}>
         <QueryClientProvider client={queryClient}>
           <IdentityContext.Provider value={identity}>

@@ -13,7 +13,10 @@ export function AppLayout() {
   const [navbarOpened, navbar] = useDisclosure(false);
   const [feedbackOpened, feedback] = useDisclosure(false);
   const { docsUrl } = useRouteContext({ from: "__root__" });
-  const path = useRouterState({ select: (state) => state.location.pathname });
+  // The path of the page actually rendered: state.location moves ahead while the next page loads.
+  const path = useRouterState({
+    select: (state) => (state.resolvedLocation ?? state.location).pathname,
+  });
 
   return (
     <AppShell

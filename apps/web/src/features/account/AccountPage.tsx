@@ -121,7 +121,8 @@ function PasswordForm() {
   const form = useForm<PasswordChange>({
     mode: "controlled",
     initialValues: { new_password: "", confirm_new_password: "" },
-    validate: zod4Resolver(passwordChangeSchema),
+    // A weak password breaks several rules; show them in SPEC §5's order, first one first.
+    validate: zod4Resolver(passwordChangeSchema, { errorPriority: "first" }),
   });
   const save = useMutation({
     mutationFn: changePassword,
