@@ -1,12 +1,11 @@
 import { createRoute } from "@tanstack/react-router";
-import { useTranslation } from "react-i18next";
-import { TitleOnlyPage } from "../../components/TitleOnlyPage";
+import { BlockDetailPage } from "../../features/building-blocks/BlockDetailPage";
 import { rootRoute } from "./root";
 import { buildingBlockDetailSearchSchema } from "./searchSchemas";
 
 function BuildingBlockDetail() {
-  const { t } = useTranslation();
-  return <TitleOnlyPage title={t("pages.buildingBlockDetail")} />;
+  const { blockId } = buildingBlockDetailRoute.useParams();
+  return <BlockDetailPage blockId={blockId} />;
 }
 
 export const buildingBlockDetailRoute = createRoute({

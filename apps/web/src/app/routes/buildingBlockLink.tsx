@@ -1,12 +1,11 @@
 import { createRoute } from "@tanstack/react-router";
-import { useTranslation } from "react-i18next";
-import { TitleOnlyPage } from "../../components/TitleOnlyPage";
+import { BlockDetailPage } from "../../features/building-blocks/BlockDetailPage";
 import { rootRoute } from "./root";
 
 /** The link form used from the system summary: block id and type in the path. */
 function BuildingBlockLink() {
-  const { t } = useTranslation();
-  return <TitleOnlyPage title={t("pages.buildingBlockDetail")} />;
+  const { id } = buildingBlockLinkRoute.useParams();
+  return <BlockDetailPage blockId={id} />;
 }
 
 export const buildingBlockLinkRoute = createRoute({

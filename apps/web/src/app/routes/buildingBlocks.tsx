@@ -1,12 +1,12 @@
 import { createRoute } from "@tanstack/react-router";
-import { useTranslation } from "react-i18next";
-import { TitleOnlyPage } from "../../components/TitleOnlyPage";
+import { BuildingBlocksCatalogue } from "../../features/building-blocks/BuildingBlocksCatalogue";
 import { rootRoute } from "./root";
 import { buildingBlocksSearchSchema } from "./searchSchemas";
 
 function BuildingBlocks() {
-  const { t } = useTranslation();
-  return <TitleOnlyPage title={t("pages.buildingBlocks")} />;
+  const search = buildingBlocksRoute.useSearch();
+  const navigate = buildingBlocksRoute.useNavigate();
+  return <BuildingBlocksCatalogue search={search} onSearchChange={(next) => void navigate({ search: next })} />;
 }
 
 export const buildingBlocksRoute = createRoute({

@@ -1,0 +1,271 @@
+import { useFeatureIsOn } from "@growthbook/growthbook-react";
+import {
+  ActionIcon,
+  Button,
+  Group,
+  Menu,
+  Pagination,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
+import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
+import { FLAGS } from "@polyforge/contracts/flags";
+import { IconArchive, IconChevronDown, IconRestore, IconSearch } from "@tabler/icons-react";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { formatDate } from "../../lib/formatting/date";
+import { BlockDetailLink } from "./BlockDetailLink";
+import { BlockTypeBadge } from "./BlockTypeBadge";
+import {
+  archiveBlock,
+  type BlockListParams,
+  BUILDING_BLOCKS_QUERY_KEY,
+  blockListQueryKey,
+  fetchBlocks,
+  recoverBlock,
+} from "./buildingBlocksApi";
+
+export const CATALOGUE_PAGE_SIZE = 10;
+/** How long the name search waits after the last keystroke. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+export type CatalogueFilter = "active" | "archived" | "aminoacids";
+
+export interface CatalogueSearch {
+  archived: boolean;
+  type: BlockType[];
+}
+
+/** The search params of each filter button. */
+const FILTER_SEARCH: Record<CatalogueFilter, CatalogueSearch> = {
+  active: { archived: false, type: [...CREATABLE_BLOCK_TYPES] },
+  archived: { archived: true, type: [...CREATABLE_BLOCK_TYPES] },
+  aminoacids: { archived: false, type: ["aminoacid"] },
+};
+
+/** Which filter the search params select; aminoacids only while peptide-builder is on. */
+function selectedFilter(search: CatalogueSearch, aminoacidsAllowed: boolean): CatalogueFilter {
+  const onlyAminoacids = search.type.length === 1 && search.type[0] === "aminoacid";
+  if (onlyAminoacids && aminoacidsAllowed) return "aminoacids";
+  return search.archived ? "archived" : "active";
+}
+
+/** The block types a filter lists: aminoacids alone, or the user's own types the search asks for. */
+function listedTypes(filter: CatalogueFilter, search: CatalogueSearch): BlockType[] {
+  if (filter === "aminoacids") return ["aminoacid"];
+  const own = search.type.filter((type) => type !== "aminoacid");
+  return own.length ? own : [...CREATABLE_BLOCK_TYPES];
+}
+
+export interface BuildingBlocksCatalogueProps {
+  search: CatalogueSearch;
+  onSearchChange: (search: CatalogueSearch) => void;
+}
+
+/** /building-blocks (SPEC §2): filters, name search, Create block menu, table and pagination. */
+export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBlocksCatalogueProps) {
+  const { t } = useTranslation("buildingBlocks");
+  const aminoacidsAllowed = useFeatureIsOn(FLAGS.PEPTIDE_BUILDER);
+  const filter = selectedFilter(search, aminoacidsAllowed);
+  const [nameSearch, setNameSearch] = useState("");
+  const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const [page, setPage] = useState(1);
+
+  const params: BlockListParams = {
+    page_num: page,
+    page_size: CATALOGUE_PAGE_SIZE,
+    type: listedTypes(filter, search),
+    name: debouncedName || undefined,
+    show_archived: filter === "archived",
+  };
+  const blocks = useQuery({
+    queryKey: blockListQueryKey(params),
+    queryFn: () => fetchBlocks(params),
+    placeholderData: keepPreviousData,
+  });
+  const total = blocks.data?.metadata.num_records ?? 0;
+  const pageCount = Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));
+
+  // When the last row of the last page goes (archive, recover), show the page that now is last.
+  useEffect(() => {
+    if (blocks.data && !blocks.isPlaceholderData && blocks.data.data.length === 0 && page > pageCount) {
+      setPage(pageCount);
+    }
+  }, [blocks.data, blocks.isPlaceholderData, page, pageCount]);
+
+  function changeFilter(next: CatalogueFilter) {
+    setPage(1);
+    setNameSearch("");
+    onSearchChange(FILTER_SEARCH[next]);
+  }
+
+  const filterOptions = [
+    { value: "active", label: t("filters.active") },
+    { value: "archived", label: t("filters.archived") },
+    ...(aminoacidsAllowed ? [{ value: "aminoacids", label: t("filters.aminoacids") }] : []),
+  ];
+
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between">
+        <Title order={2}>{t("catalogue.title")}</Title>
+        <Menu position="bottom-end">
+          <Menu.Target>
+            <Button rightSection={<IconChevronDown size={16} />}>{t("catalogue.createBlock")}</Button>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item component={Link} to="/building-blocks/create/linear">
+              {t("types.linear")}
+            </Menu.Item>
+            <Menu.Item component={Link} to="/building-blocks/create/dendrimer">
+              {t("types.dendrimer")}
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+      <Group justify="space-between">
+        <SegmentedControl
+          value={filter}
+          data={filterOptions}
+          onChange={(value) => changeFilter(value as CatalogueFilter)}
+          aria-label={t("filters.label")}
+        />
+        <TextInput
+          w={320}
+          placeholder={t("catalogue.searchPlaceholder")}
+          aria-label={t("catalogue.searchPlaceholder")}
+          leftSection={<IconSearch size={16} />}
+          value={nameSearch}
+          onChange={(event) => {
+            setNameSearch(event.currentTarget.value);
+            setPage(1);
+          }}
+        />
+      </Group>
+      <BlocksTable
+        filter={filter}
+        blocks={blocks.data?.data ?? []}
+        loading={blocks.isPending}
+        failed={blocks.isError}
+      />
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed">
+          {t("pagination.range", {
+            start: total === 0 ? 0 : (page - 1) * CATALOGUE_PAGE_SIZE + 1,
+            end: Math.min(page * CATALOGUE_PAGE_SIZE, total),
+            total,
+          })}
+        </Text>
+        <Pagination total={pageCount} value={page} onChange={setPage} size="sm" />
+        <Text size="sm" c="dimmed">
+          {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
+        </Text>
+      </Group>
+    </Stack>
+  );
+}
+
+function BlocksTable({
+  filter,
+  blocks,
+  loading,
+  failed,
+}: {
+  filter: CatalogueFilter;
+  blocks: BuildingBlock[];
+  loading: boolean;
+  failed: boolean;
+}) {
+  const { t } = useTranslation("buildingBlocks");
+  const aminoacids = filter === "aminoacids";
+  const columns = aminoacids
+    ? [t("columns.name"), t("columns.type"), t("columns.threeLetterCode"), t("columns.oneLetterCode")]
+    : [t("columns.name"), t("columns.type"), t("columns.lastModified"), t("columns.actions")];
+
+  let emptyText: string | null = null;
+  if (failed) emptyText = t("catalogue.loadFailed");
+  else if (loading) emptyText = t("loading");
+  else if (blocks.length === 0) emptyText = t("catalogue.empty");
+
+  return (
+    <Table striped highlightOnHover verticalSpacing="sm">
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((column, index) => (
+            <Table.Th key={column} w={index === 0 ? "40%" : "20%"}>
+              {column}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {emptyText ? (
+          <Table.Tr>
+            <Table.Td colSpan={columns.length}>
+              <Text c={failed ? "red" : "dimmed"} ta="center">
+                {emptyText}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ) : (
+          blocks.map((block) => (
+            <Table.Tr key={block.id}>
+              <Table.Td>
+                <BlockDetailLink block={block} />
+              </Table.Td>
+              <Table.Td>
+                <BlockTypeBadge type={block.type} />
+              </Table.Td>
+              {aminoacids ? (
+                <>
+                  <Table.Td>{block.data.three_letter_code}</Table.Td>
+                  <Table.Td>{block.data.one_letter_code}</Table.Td>
+                </>
+              ) : (
+                <>
+                  <Table.Td>{formatDate(block.updated_at)}</Table.Td>
+                  <Table.Td>
+                    <ArchiveAction block={block} />
+                  </Table.Td>
+                </>
+              )}
+            </Table.Tr>
+          ))
+        )}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** Archive for an active block, recover for an archived one; the lists refresh afterwards. */
+function ArchiveAction({ block }: { block: BuildingBlock }) {
+  const { t } = useTranslation("buildingBlocks");
+  const queryClient = useQueryClient();
+  const recovering = block.archived;
+  const action = useMutation({
+    mutationFn: () => (recovering ? recoverBlock(block.id) : archiveBlock(block.id)),
+    onSuccess: () => {
+      toast.success(t(recovering ? "actions.recovered" : "actions.archived"));
+      void queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
+    },
+    onError: () => toast.error(t(recovering ? "actions.recoverFailed" : "actions.archiveFailed")),
+  });
+  const label = t(recovering ? "actions.recover" : "actions.archive", { name: block.name });
+  return (
+    <Tooltip label={label}>
+      <ActionIcon variant="subtle" aria-label={label} loading={action.isPending} onClick={() => action.mutate()}>
+        {recovering ? <IconRestore size={18} /> : <IconArchive size={18} />}
+      </ActionIcon>
+    </Tooltip>
+  );
+}

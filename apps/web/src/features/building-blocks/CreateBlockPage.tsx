@@ -1,0 +1,69 @@
+import { Anchor, Stack, Title } from "@mantine/core";
+import {
+  type BlockSmilesField,
+  type CreatableBlockType,
+  DEFAULT_CAPPING_CENTRAL_UNIT,
+  DEFAULT_HEAD_REPEATING_UNIT,
+  DEFAULT_TAIL_REPEATING_UNIT,
+} from "@polyforge/contracts/building-blocks";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { type BlockData, BlockForm, type BlockFormValues } from "./BlockForm";
+import { BUILDING_BLOCKS_QUERY_KEY, createBlock } from "./buildingBlocksApi";
+
+/** Empty required units and the default caps of SPEC §5. */
+const INITIAL_DATA: Record<CreatableBlockType, BlockData> = {
+  linear: {
+    repeating_unit: "",
+    head_repeating_unit: DEFAULT_HEAD_REPEATING_UNIT,
+    tail_repeating_unit: DEFAULT_TAIL_REPEATING_UNIT,
+  },
+  dendrimer: {
+    central_unit: "",
+    repeating_unit: "",
+    capping_central_unit: DEFAULT_CAPPING_CENTRAL_UNIT,
+    head_repeating_unit: DEFAULT_HEAD_REPEATING_UNIT,
+    tail_repeating_unit: DEFAULT_TAIL_REPEATING_UNIT,
+  },
+};
+
+const FIRST_FIELD: Record<CreatableBlockType, BlockSmilesField> = {
+  linear: "repeating_unit",
+  dendrimer: "central_unit",
+};
+
+/** /building-blocks/create/linear and /building-blocks/create/dendrimer. */
+export function CreateBlockPage({ type }: { type: CreatableBlockType }) {
+  const { t } = useTranslation("buildingBlocks");
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: ({ name, description, data }: BlockFormValues) =>
+      createBlock({ type, name, description: description || undefined, data } as Parameters<typeof createBlock>[0]),
+    onSuccess: async () => {
+      toast.success(t(`create.${type}.success`));
+      await queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
+      await navigate({ to: "/building-blocks" });
+    },
+    onError: () => toast.error(t(`create.${type}.failed`)),
+  });
+
+  return (
+    <Stack gap="lg" maw={900}>
+      <Anchor component={Link} to="/building-blocks" size="sm">
+        {t("backToCatalogue")}
+      </Anchor>
+      <Title order={2}>{t(`create.${type}.title`)}</Title>
+      <BlockForm
+        type={type}
+        initialValues={{ name: "", description: "", data: INITIAL_DATA[type] }}
+        initialEditingField={FIRST_FIELD[type]}
+        submitLabel={t("create.submit")}
+        submitting={create.isPending}
+        onSubmit={(values) => create.mutateAsync(values)}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,32 @@
+import type {
+  BuildingBlock,
+  CreateBuildingBlockBody,
+  PatchBuildingBlockBody,
+} from "@polyforge/contracts/building-blocks";
+import type { BlockType } from "@polyforge/contracts/enums";
+import type { ListResponse } from "@polyforge/contracts/pagination";
+import { api } from "../../lib/api/client";
+
+export interface BlockListParams {
+  page_num: number;
+  page_size: number;
+  type: BlockType[];
+  name?: string;
+  show_archived: boolean;
+}
+
+/** Every building-block query starts with this key, so one invalidation refreshes lists and details. */
+export const BUILDING_BLOCKS_QUERY_KEY = ["building-blocks"] as const;
+
+export const blockListQueryKey = (params: BlockListParams) => [...BUILDING_BLOCKS_QUERY_KEY, "list", params] as const;
+export const blockQueryKey = (id: string) => [...BUILDING_BLOCKS_QUERY_KEY, "detail", id] as const;
+
+export const fetchBlocks = (params: BlockListParams) =>
+  api.get<ListResponse<BuildingBlock>>("/building_blocks", { query: { ...params } });
+export const fetchBlock = (id: string) => api.get<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);
+export const createBlock = (body: CreateBuildingBlockBody) => api.post<BuildingBlock>("/building_blocks", body);
+export const patchBlock = (id: string, body: PatchBuildingBlockBody) =>
+  api.patch<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`, body);
+export const archiveBlock = (id: string) => api.delete<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);
+export const recoverBlock = (id: string) =>
+  api.patch<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}/recover`);
