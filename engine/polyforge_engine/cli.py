@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from polyforge_engine import protocol
+from polyforge_engine.build.structure import run_build_structure
 from polyforge_engine.versions import tool_versions
 
 # command name -> function(job: dict, workdir: Path) -> result payload (dict).
 # Commands register themselves here as they are implemented.
 COMMANDS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {}
+COMMANDS["build-structure"] = run_build_structure
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,103 @@
+"""A periodic cell list for building: atoms are binned into cells at least as wide as the longest
+distance we test, so finding an atom's neighbours costs the same whatever the system size.
+
+Storage is a padded table (cell -> slots of atom indices) so inserting and querying are numpy
+operations. Removal is last-in-first-out (the builder only ever takes back what it placed last),
+which keeps every cell's occupied slots contiguous. With walls, z is not periodic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class CellGrid:
+    def __init__(self, box: np.ndarray, periodic_z: bool, cell_side: float, capacity: int):
+        self.box = np.asarray(box, dtype=float)
+        self.periodic = np.array([True, True, periodic_z])
+        self.shape = np.maximum(1, np.floor(self.box / cell_side).astype(np.int64))
+        self.side = self.box / self.shape
+        cell_count = int(np.prod(self.shape))
+        self.empty_cell = cell_count  # an always-empty row that stands for "beyond a wall"
+        self.slots = 8
+        self.table = np.full((cell_count + 1, self.slots), -1, dtype=np.int64)
+        self.count = np.zeros(cell_count + 1, dtype=np.int64)
+        self.positions = np.zeros((capacity, 3))  # wrapped into the box
+        self.molecule = np.full(capacity, -1, dtype=np.int64)
+        self.cell_of = np.zeros(capacity, dtype=np.int64)
+
+    def wrap(self, positions: np.ndarray) -> np.ndarray:
+        wrapped = positions - np.floor(positions / self.box) * self.box
+        return np.where(self.periodic, wrapped, positions)
+
+    def minimum_image(self, delta: np.ndarray) -> np.ndarray:
+        return np.where(self.periodic, delta - np.round(delta / self.box) * self.box, delta)
+
+    def _cells(self, wrapped: np.ndarray) -> np.ndarray:
+        coords = np.clip(np.floor(wrapped / self.side).astype(np.int64), 0, self.shape - 1)
+        return (coords[:, 0] * self.shape[1] + coords[:, 1]) * self.shape[2] + coords[:, 2]
+
+    @staticmethod
+    def _rank_within_cell(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Order that sorts atoms by cell, and each sorted atom's rank among atoms of its cell."""
+        order = np.argsort(cells, kind="stable")
+        sorted_cells = cells[order]
+        first = np.searchsorted(sorted_cells, sorted_cells, side="left")
+        return order, np.arange(len(cells)) - first
+
+    def insert(self, atoms: np.ndarray, positions: np.ndarray, molecule: int) -> None:
+        wrapped = self.wrap(positions)
+        cells = self._cells(wrapped)
+        order, rank = self._rank_within_cell(cells)
+        slot = self.count[cells[order]] + rank
+        if len(slot) and slot.max() >= self.slots:
+            grown = max(self.slots * 2, int(slot.max()) + 1)
+            table = np.full((len(self.table), grown), -1, dtype=np.int64)
+            table[:, : self.slots] = self.table
+            self.table, self.slots = table, grown
+        self.table[cells[order], slot] = atoms[order]
+        np.add.at(self.count, cells, 1)
+        self.positions[atoms] = wrapped
+        self.molecule[atoms] = molecule
+        self.cell_of[atoms] = cells
+
+    def remove(self, atoms: np.ndarray) -> None:
+        """Take back atoms that were the last ones inserted (last in, first out)."""
+        cells = self.cell_of[atoms]
+        np.subtract.at(self.count, cells, 1)
+        order, rank = self._rank_within_cell(cells)
+        self.table[cells[order], self.count[cells[order]] + rank] = -1
+        self.molecule[atoms] = -1
+
+    def _axis_range(self, axis: int, centre: int, reach: int) -> np.ndarray:
+        size = int(self.shape[axis])
+        if self.periodic[axis]:
+            if 2 * reach + 1 >= size:
+                return np.arange(size)
+            return (centre + np.arange(-reach, reach + 1)) % size
+        return np.arange(max(0, centre - reach), min(size, centre + reach + 1))
+
+    def atoms_near(self, centre: np.ndarray, radius: float) -> np.ndarray:
+        """Indices of stored atoms in the block of cells that covers a sphere (a superset of it)."""
+        cell = np.clip(np.floor(self.wrap(centre[None, :])[0] / self.side).astype(np.int64), 0, self.shape - 1)
+        reach = np.ceil(radius / self.side).astype(np.int64)
+        x, y, z = (self._axis_range(axis, int(cell[axis]), int(reach[axis])) for axis in range(3))
+        flat = ((x[:, None, None] * self.shape[1] + y[None, :, None]) * self.shape[2] + z[None, None, :]).ravel()
+        found = self.table[flat].ravel()
+        return found[found >= 0]
+
+    def neighbour_cells(self, cells: np.ndarray) -> np.ndarray:
+        """For each given cell, its 27 neighbouring cells (the empty cell beyond a wall): (len, 27)."""
+        coords = np.stack(np.unravel_index(cells, tuple(self.shape)), axis=1)
+        offsets = np.stack(np.meshgrid(*([np.arange(-1, 2)] * 3), indexing="ij"), axis=-1).reshape(-1, 3)
+        shifted = coords[:, None, :] + offsets[None, :, :]
+        outside = np.zeros(shifted.shape[:2], dtype=bool)
+        for axis in range(3):
+            if self.periodic[axis]:
+                shifted[..., axis] %= self.shape[axis]
+            else:
+                outside |= (shifted[..., axis] < 0) | (shifted[..., axis] >= self.shape[axis])
+                shifted[..., axis] = np.clip(shifted[..., axis], 0, self.shape[axis] - 1)
+        flat = (shifted[..., 0] * self.shape[1] + shifted[..., 1]) * self.shape[2] + shifted[..., 2]
+        flat[outside] = self.empty_cell
+        return flat

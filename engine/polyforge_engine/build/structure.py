@@ -1,0 +1,173 @@
+"""`build-structure`: a polymer-builder job snapshot in, an all-atom 3D system in a periodic cell out.
+
+In-process API (used by build-system): `build_structure(job, workdir, on_progress)` returns a
+`BuildResult` with one RDKit molecule per polymer kind (explicit hydrogens, PDB residue info set),
+the kind of every molecule in file order, all coordinates (Å, molecules whole), the cell, the seed
+used and the report; it has written system.pdb, system.gro and report.json into `workdir`.
+Stages: expand sequences -> unit templates (ETKDG + MMFF, once per distinct SMILES) -> assemble
+molecules -> cell -> grow and pack -> measure -> write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rdkit import Chem
+from rdkit.Geometry import Point3D
+
+from polyforge_engine import protocol
+from polyforge_engine.build.assembly import AssembledPolymer, assemble
+from polyforge_engine.build.growth import SystemGrower, Tolerances
+from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report
+from polyforge_engine.build.sequence import plan_polymers
+from polyforge_engine.build.templates import UnitTemplate, build_template
+from polyforge_engine.build.writers import write_gro, write_pdb
+from polyforge_engine.job import BuildJob, parse_build_job
+from polyforge_engine.protocol import EngineError
+
+ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
+
+# Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
+# packing (74 %). Below that no arrangement can keep the atoms apart.
+MIN_VOLUME_PER_ATOM = (np.pi / 6) * 1.5**3 / 0.74
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    kinds: list[AssembledPolymer]  # one per distinct polymer; kinds[k].mol is its RDKit molecule
+    molecule_kinds: list[int]  # kind index of every molecule, in file order
+    molecule_offsets: np.ndarray  # first atom of every molecule
+    positions: np.ndarray  # (atoms, 3) Å
+    box: np.ndarray  # (3,) Å, orthorhombic
+    walls: bool
+    seed: int
+    report: dict[str, Any]
+    files: dict[str, Path]
+
+    def molecule(self, index: int) -> Chem.Mol:
+        """A copy of molecule `index` as an RDKit molecule with its built coordinates."""
+        kind = self.kinds[self.molecule_kinds[index]]
+        mol = Chem.Mol(kind.mol)
+        conformer = Chem.Conformer(kind.atom_count)
+        start = int(self.molecule_offsets[index])
+        for atom, (x, y, z) in enumerate(self.positions[start : start + kind.atom_count].tolist()):
+            conformer.SetAtomPosition(atom, Point3D(x, y, z))
+        mol.RemoveAllConformers()
+        mol.AddConformer(conformer, assignId=True)
+        return mol
+
+
+def draw_seed(requested: int) -> int:
+    """The job's seed, or a fresh one when it asks for -1."""
+    if requested >= 0:
+        return requested
+    return int(np.random.SeedSequence().entropy % (2**31 - 1))
+
+
+def _cell(job: BuildJob, total_mass: float) -> np.ndarray:
+    setup = job.system_setup
+    if setup.cell_dimension_selector == "density":
+        side = (total_mass * AMU_A3_TO_G_CM3 / setup.density) ** (1 / 3)
+        return np.array([side, side, side])
+    return np.array(setup.cell_sides, dtype=float)
+
+
+def build_structure(
+    job: BuildJob,
+    workdir: Path,
+    on_progress: ProgressCallback | None = None,
+    tolerances: Tolerances | None = None,
+) -> BuildResult:
+    progress = on_progress or (lambda stage, percent: None)
+    tolerances = tolerances or Tolerances()
+    seed = draw_seed(job.simulation_protocol.random_seed)
+    rng = np.random.default_rng(seed)
+
+    progress("expanding sequences", 0)
+    templates: dict[str, UnitTemplate] = {}
+
+    def template(smiles: str, where: str) -> UnitTemplate:
+        if smiles not in templates:
+            templates[smiles] = build_template(smiles, where)
+        return templates[smiles]
+
+    plans = plan_polymers(job, template, rng)
+    progress("assembling molecules", 10)
+    kind_index = {polymer_id: index for index, polymer_id in enumerate(plans)}
+    kinds = [assemble(plan, templates) for plan in plans.values()]
+
+    order: list[int] = []
+    for ref in sorted(job.system_setup.polymers, key=lambda p: p.order):
+        order += [kind_index[ref.polymer_id]] * ref.occurrence
+    if job.system_setup.construction_order == "random":
+        order = [order[i] for i in rng.permutation(len(order))]
+    total_atoms = sum(kinds[k].atom_count for k in order)
+    total_mass = float(sum(kinds[k].masses.sum() for k in order))
+    box = _cell(job, total_mass)
+    if float(np.prod(box)) < total_atoms * MIN_VOLUME_PER_ATOM:
+        raise EngineError(
+            "DENSITY_TOO_HIGH",
+            f"The cell ({box[0]:.1f} × {box[1]:.1f} × {box[2]:.1f} Å) is too small to hold {total_atoms} atoms "
+            f"at {tolerances.intra} Å from each other ({total_mass * AMU_A3_TO_G_CM3 / float(np.prod(box)):.2f} g/cm³). "
+            "Lower the density or enlarge the cell.",
+        )
+
+    progress("packing", 15)
+    grower = SystemGrower(kinds, templates, box, job.system_setup.potential_wall_z, rng, tolerances, total_atoms)
+    positions = grower.grow(order, lambda fraction: progress("packing", 15 + 75 * fraction))
+
+    progress("measuring", 90)
+    offsets = np.array(grower.molecule_offsets, dtype=np.int64)
+    report = build_report(
+        kinds=kinds,
+        molecule_kinds=order,
+        molecule_offsets=offsets,
+        positions=positions,
+        box=box,
+        walls=job.system_setup.potential_wall_z,
+        grid=grower.grid,
+        seed=seed,
+        tolerances=asdict(tolerances),
+    )
+
+    progress("writing files", 95)
+    workdir.mkdir(parents=True, exist_ok=True)
+    files = {name: workdir / name for name in ("system.pdb", "system.gro", "report.json")}
+    # Written under temporary names and renamed at the end: a failed run leaves no result files behind.
+    partial = {name: path.with_name(path.name + ".partial") for name, path in files.items()}
+    write_pdb(partial["system.pdb"], kinds, order, positions, box)
+    write_gro(partial["system.gro"], job.system.name, kinds, order, positions, box)
+    partial["report.json"].write_text(json.dumps(report, indent=2) + "\n")
+    for name, path in files.items():
+        os.replace(partial[name], path)
+    progress("done", 100)
+    return BuildResult(kinds, order, offsets, positions, box, job.system_setup.potential_wall_z, seed, report, files)
+
+
+def run_build_structure(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
+    """CLI command `build-structure`: progress lines while building, then the result payload."""
+    job = parse_build_job(raw_job)
+    result = build_structure(job, workdir, lambda stage, percent: protocol.progress(stage, percent))
+    report = result.report
+    return {
+        "files": {name: path.name for name, path in result.files.items()},
+        "summary": {
+            key: report[key]
+            for key in (
+                "atoms",
+                "molecules",
+                "residues",
+                "box",
+                "density",
+                "min_intermolecular_distance",
+                "min_intramolecular_nonbonded_distance",
+                "seed",
+            )
+        },
+    }

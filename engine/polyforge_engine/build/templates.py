@@ -1,0 +1,144 @@
+"""One building unit (a SMILES with connection markers) turned into a reusable 3D template.
+
+Each distinct SMILES is parsed and conformer-generated once (ETKDG, then MMFF) and reused for every
+copy. Markers `[*:1]`/`[*:2]` are kept as *sites*: the atom that will bond (anchor) and, per
+conformer, a proxy position where the partner atom should sit. The proxy is obtained by turning the
+dummy into a methyl carbon before embedding, so bond lengths and angles at a junction come from a
+real force-field geometry instead of a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from rdkit import Chem, RDLogger
+from rdkit.Chem import AllChem
+
+from polyforge_engine.protocol import EngineError
+
+RDLogger.DisableLog("rdApp.*")
+
+# Conformer generation is seeded independently of the job: a unit always gets the same templates.
+CONFORMER_SEED = 0x5EED
+MAX_CONFORMERS = 4
+
+
+@dataclass(frozen=True)
+class Site:
+    label: int  # 1 = head side ([*:1]), 2 = tail side ([*:2])
+    anchor: int  # index (in the template's atoms) of the atom that bonds to the partner unit
+
+
+@dataclass(frozen=True)
+class UnitTemplate:
+    smiles: str
+    mol: Chem.Mol  # explicit hydrogens, markers removed, every atom marked "no implicit H"
+    sites: tuple[Site, ...]  # markers in SMILES order
+    coordinates: np.ndarray  # (conformers, atoms, 3) Å
+    proxies: np.ndarray  # (conformers, sites, 3) Å: where each site's partner atom sits
+    masses: np.ndarray  # (atoms,) amu
+    elements: tuple[str, ...]
+
+    @property
+    def atom_count(self) -> int:
+        return self.mol.GetNumAtoms()
+
+    def sites_with_label(self, label: int) -> list[int]:
+        return [index for index, site in enumerate(self.sites) if site.label == label]
+
+
+def _parse(smiles: str, where: str) -> Chem.Mol:
+    params = Chem.SmilesParserParams()
+    params.removeHs = False
+    mol = Chem.MolFromSmiles(smiles, params)
+    if mol is None:
+        raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid SMILES.")
+    for atom in mol.GetAtoms():
+        if atom.GetAtomicNum() != 0:
+            continue
+        if atom.GetAtomMapNum() not in (1, 2):
+            raise EngineError(
+                "INVALID_SMILES",
+                f"The {where} '{smiles}' has a connection point that is not [*:1] or [*:2].",
+            )
+        bonds = atom.GetBonds()
+        if len(bonds) != 1 or bonds[0].GetBondType() != Chem.BondType.SINGLE:
+            raise EngineError(
+                "INVALID_SMILES",
+                f"The {where} '{smiles}' has a connection point that is not joined by exactly one single bond.",
+            )
+    return mol
+
+
+def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
+    rotatable = Chem.rdMolDescriptors.CalcNumRotatableBonds(mol)
+    count = 1 if rotatable == 0 else MAX_CONFORMERS
+    params = AllChem.ETKDGv3()
+    params.randomSeed = CONFORMER_SEED
+    params.numThreads = 1
+    conformer_ids = list(AllChem.EmbedMultipleConfs(mol, numConfs=count, params=params))
+    if not conformer_ids:
+        params.useRandomCoords = True
+        conformer_ids = list(AllChem.EmbedMultipleConfs(mol, numConfs=count, params=params))
+    if not conformer_ids:
+        raise EngineError("INVALID_SMILES", f"No 3D structure could be generated for the {where} '{smiles}'.")
+    if AllChem.MMFFHasAllMoleculeParams(mol):
+        AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
+    elif AllChem.UFFHasAllMoleculeParams(mol):
+        AllChem.UFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
+    return conformer_ids
+
+
+def build_template(smiles: str, where: str) -> UnitTemplate:
+    """Parse, check and embed one unit; `where` names it in error messages ("repeating unit of block X")."""
+    mol = _parse(smiles, where)
+    try:
+        with_h = Chem.AddHs(mol)
+    except Exception as exc:  # noqa: BLE001 — RDKit raises several types for chemistry problems
+        raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' cannot be completed with hydrogens ({exc}).") from exc
+    dummies = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() == 0]
+
+    # Proxy molecule: each marker becomes a methyl carbon; its new hydrogens are appended at the end,
+    # so the unit's own atoms keep their indices.
+    proxy = Chem.RWMol(with_h)
+    for index in dummies:
+        atom = proxy.GetAtomWithIdx(index)
+        atom.SetAtomicNum(6)
+        atom.SetAtomMapNum(0)
+        atom.SetIsotope(0)
+        atom.SetNoImplicit(False)
+    try:
+        Chem.SanitizeMol(proxy)
+        proxy_h = Chem.AddHs(proxy, onlyOnAtoms=tuple(dummies)) if dummies else Chem.Mol(proxy)
+    except Exception as exc:  # noqa: BLE001
+        raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid structure ({exc}).") from exc
+    conformer_ids = _embed(proxy_h, where, smiles)
+    all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])
+
+    kept = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() != 0]
+    new_index = {old: new for new, old in enumerate(kept)}
+    sites = []
+    for index in dummies:
+        dummy = with_h.GetAtomWithIdx(index)
+        anchor = dummy.GetNeighbors()[0]
+        if anchor.GetAtomicNum() == 0:
+            raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' joins two connection points directly.")
+        sites.append(Site(label=dummy.GetAtomMapNum(), anchor=new_index[anchor.GetIdx()]))
+
+    unit = Chem.RWMol(with_h)
+    for atom in unit.GetAtoms():
+        atom.SetNoImplicit(True)  # every hydrogen is explicit; a free marker valence must not gain one
+    for index in sorted(dummies, reverse=True):
+        unit.RemoveAtom(index)
+    unit_mol = unit.GetMol()
+    unit_mol.UpdatePropertyCache(strict=False)
+    return UnitTemplate(
+        smiles=smiles,
+        mol=unit_mol,
+        sites=tuple(sites),
+        coordinates=all_positions[:, kept, :],
+        proxies=all_positions[:, dummies, :],
+        masses=np.array([atom.GetMass() for atom in unit_mol.GetAtoms()]),
+        elements=tuple(atom.GetSymbol() for atom in unit_mol.GetAtoms()),
+    )
