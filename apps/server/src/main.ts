@@ -1,4 +1,3 @@
-import { buildApp } from "./app";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 
 /** Starts the server: `node --import tsx apps/server/src/main.ts` (what `make start` runs). */
@@ -12,6 +11,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // Imported only once the settings are valid, so a bad setting prints its one line and nothing
+  // else (loading the app loads libraries that may print warnings of their own).
+  const { buildApp } = await import("./app");
   const app = await buildApp({ config });
 
   // Graceful shutdown: stop accepting, finish requests in flight, close sockets and the database.

@@ -47,8 +47,10 @@ describe("loadConfig", () => {
 
 describe("starting with a bad setting", () => {
   it("prints one clear line on stderr and exits 1", () => {
+    // As a user starts it: without vitest's NODE_ENV=test, which silences some libraries' warnings.
+    const { NODE_ENV: _testEnv, ...env } = process.env;
     const run = spawnSync(process.execPath, ["--import", "tsx", resolve(REPO_ROOT, "apps/server/src/main.ts")], {
-      env: { ...process.env, PORT: "not-a-port", DATABASE_URL: "" },
+      env: { ...env, PORT: "not-a-port", DATABASE_URL: "" },
       encoding: "utf8",
       timeout: 30_000,
     });

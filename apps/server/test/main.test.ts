@@ -53,13 +53,13 @@ describe("the server process", () => {
       if (!health) await new Promise((r) => setTimeout(r, 500));
     }
     expect(health?.status, output).toBe(200);
-    expect((await health!.json()).database.reachable).toBe(true);
+    expect(((await health!.json()) as { database: { reachable: boolean } }).database.reachable).toBe(true);
 
-    const clientConfig = await (await fetch(`${baseUrl}/config.json`)).json();
+    const clientConfig = (await (await fetch(`${baseUrl}/config.json`)).json()) as { oidcProvider: string };
     expect(clientConfig).toMatchObject({ oidcProvider: `${baseUrl}/auth/realms/polyforge`, clientId: "polyforge-web" });
     const discovery = await fetch(`${baseUrl}/auth/realms/polyforge/.well-known/openid-configuration`);
     expect(discovery.status).toBe(200);
-    expect((await discovery.json()).issuer).toBe(clientConfig.oidcProvider);
+    expect(((await discovery.json()) as { issuer: string }).issuer).toBe(clientConfig.oidcProvider);
 
     const exited = once(server, "exit");
     server.kill("SIGTERM");
