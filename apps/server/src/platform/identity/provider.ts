@@ -70,6 +70,10 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
       },
     ],
     routes: ROUTES,
+    // Authorization code flow only, for public clients only, always with PKCE (S256 is the one
+    // method oidc-provider implements).
+    responseTypes: ["code"],
+    clientAuthMethods: ["none"],
     pkce: { required: () => true },
     scopes: ["openid", "profile", "email"],
     claims: {
