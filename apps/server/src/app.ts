@@ -14,6 +14,10 @@ import { featuresRoutes } from "./modules/features/routes";
 import { feedbackRoutes } from "./modules/feedback/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
+import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
+import { polymersRoutes } from "./modules/polymers/routes";
+import { segmentsRoutes } from "./modules/segments/routes";
+import { systemDraftRoutes } from "./modules/systems/routes";
 import { usersRoutes } from "./modules/users/routes";
 import { resolveUser } from "./modules/users/service";
 import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
@@ -108,6 +112,10 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(feedbackRoutes(context));
       await api.register(usersRoutes(context));
       await api.register(buildingBlocksRoutes(context));
+      await api.register(systemDraftRoutes(context));
+      await api.register(segmentsRoutes(context));
+      await api.register(polymersRoutes(context));
+      await api.register(polymerBuilderSystemsRoutes(context));
     },
     { prefix: "/api/v2" },
   );

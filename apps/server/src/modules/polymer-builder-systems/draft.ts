@@ -1,0 +1,66 @@
+import { CommonErrors, type ErrorCode, SystemErrors } from "@polyforge/contracts/errors";
+import type { RuleProblem } from "@polyforge/contracts/segments";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { AppError } from "../../platform/errors";
+import { type SystemRow, systems } from "../systems/schema";
+
+/**
+ * Helpers shared by the polymer-builder resources (segments, polymers, setup, protocol), which all
+ * belong to the caller's one draft system.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id must be a uuid; otherwise the resource's own INVALID_ID code answers 400. */
+export function requireUuid(id: string, code: ErrorCode): string {
+  if (!UUID.test(id)) throw new AppError(400, code, { id });
+  return id;
+}
+
+/** A broken SPEC §5 rule as the client sees it: 400 with its code and args. */
+export function ruleError(problem: RuleProblem): AppError {
+  return new AppError(400, problem.code, problem.args ?? {});
+}
+
+export function validationError(field: string, message: string): AppError {
+  return new AppError(400, CommonErrors.VALIDATION_ERROR, { field, message });
+}
+
+/**
+ * The caller's draft system, row-locked for the rest of the transaction when `lock` is set so
+ * that writes to the draft from two tabs run one after the other (last write wins, no mix).
+ */
+export async function findDraftSystem(db: Db, ownerId: string, lock = false): Promise<SystemRow | undefined> {
+  const query = db
+    .select()
+    .from(systems)
+    .where(and(eq(systems.ownerId, ownerId), eq(systems.isDraft, true)));
+  const [row] = lock ? await query.for("update") : await query;
+  return row;
+}
+
+/** Like findDraftSystem, but a missing draft answers 404 with `notFoundCode`. */
+export async function requireDraftSystem(
+  db: Db,
+  ownerId: string,
+  notFoundCode: ErrorCode = SystemErrors.GET_NOT_FOUND,
+  lock = false,
+): Promise<SystemRow> {
+  const draft = await findDraftSystem(db, ownerId, lock);
+  if (!draft) throw new AppError(404, notFoundCode, { draft: true });
+  return draft;
+}
+
+/** PostgreSQL's unique_violation, as thrown by node-postgres or PGlite (possibly wrapped by Drizzle). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}
+
+/** A list page's rows and the metadata of ARCHITECTURE §3. */
+export function listPage<T>(data: T[], query: { page_num: number; page_size: number }, numRecords: number) {
+  return { data, metadata: { page_num: query.page_num, page_size: query.page_size, num_records: numRecords } };
+}

@@ -1,0 +1,138 @@
+import type { ForceField } from "@polyforge/contracts/enums";
+import type { PolymerResponse } from "@polyforge/contracts/polymers";
+import { and, asc, count, eq, ilike, inArray, type SQL } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { segments } from "../segments/schema";
+import { type PolymerRow, polymerSegments, polymers } from "./schema";
+
+export interface NewPolymer {
+  name: string;
+  forceField: ForceField;
+  segments: Array<{ segment_id: string; occurrence: number; order: number }>;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export async function listPolymers(
+  db: Db,
+  filter: { ownerId: string; systemId?: string; name?: string },
+  page: { page_num: number; page_size: number },
+) {
+  const where: SQL | undefined = and(
+    eq(polymers.ownerId, filter.ownerId),
+    filter.systemId ? eq(polymers.systemId, filter.systemId) : undefined,
+    filter.name ? ilike(polymers.name, `%${escapeLike(filter.name)}%`) : undefined,
+  );
+  const rows = await db
+    .select()
+    .from(polymers)
+    .where(where)
+    .orderBy(asc(polymers.createdAt), asc(polymers.id))
+    .limit(page.page_size)
+    .offset((page.page_num - 1) * page.page_size);
+  const [total] = await db.select({ n: count() }).from(polymers).where(where);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function findPolymer(db: Db, ownerId: string, id: string, lock = false): Promise<PolymerRow | undefined> {
+  const query = db
+    .select()
+    .from(polymers)
+    .where(and(eq(polymers.id, id), eq(polymers.ownerId, ownerId)));
+  const [row] = lock ? await query.for("update") : await query;
+  return row;
+}
+
+/** The polymers with their segments in order (and each segment's name and type). */
+export async function polymerResponses(db: Db, rows: PolymerRow[]): Promise<PolymerResponse[]> {
+  if (rows.length === 0) return [];
+  const links = await db
+    .select({
+      polymerId: polymerSegments.polymerId,
+      segment_id: polymerSegments.segmentId,
+      occurrence: polymerSegments.occurrence,
+      order: polymerSegments.segmentOrder,
+      segmentName: segments.name,
+      segmentType: segments.type,
+    })
+    .from(polymerSegments)
+    .innerJoin(segments, eq(segments.id, polymerSegments.segmentId))
+    .where(
+      inArray(
+        polymerSegments.polymerId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(polymerSegments.segmentOrder));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    force_field: row.forceField,
+    segments: links
+      .filter((l) => l.polymerId === row.id)
+      .map((l) => ({
+        segment_id: l.segment_id,
+        occurrence: l.occurrence,
+        order: l.order,
+        segment: { id: l.segment_id, name: l.segmentName, type: l.segmentType },
+      })),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }));
+}
+
+export async function polymerSegmentRows(db: Db, polymerId: string) {
+  return db
+    .select()
+    .from(polymerSegments)
+    .where(eq(polymerSegments.polymerId, polymerId))
+    .orderBy(asc(polymerSegments.segmentOrder));
+}
+
+/** Of these segment ids, the segments of the given system (id → type). */
+export async function segmentsOfSystem(db: Db, systemId: string, ids: string[]) {
+  if (ids.length === 0) return new Map<string, string>();
+  const rows = await db
+    .select({ id: segments.id, type: segments.type })
+    .from(segments)
+    .where(and(eq(segments.systemId, systemId), inArray(segments.id, ids)));
+  return new Map(rows.map((r) => [r.id, r.type]));
+}
+
+async function insertLinks(tx: Db, polymerId: string, links: NewPolymer["segments"]): Promise<void> {
+  await tx
+    .insert(polymerSegments)
+    .values(
+      links.map((s) => ({ polymerId, segmentId: s.segment_id, segmentOrder: s.order, occurrence: s.occurrence })),
+    );
+}
+
+export async function insertPolymer(
+  tx: Db,
+  owner: { ownerId: string; systemId: string },
+  polymer: NewPolymer,
+): Promise<PolymerRow> {
+  const [row] = await tx
+    .insert(polymers)
+    .values({ ...owner, name: polymer.name, forceField: polymer.forceField })
+    .returning();
+  await insertLinks(tx, row!.id, polymer.segments);
+  return row!;
+}
+
+export async function replacePolymer(tx: Db, id: string, polymer: NewPolymer): Promise<PolymerRow> {
+  const [row] = await tx
+    .update(polymers)
+    .set({ name: polymer.name, forceField: polymer.forceField, updatedAt: new Date() })
+    .where(eq(polymers.id, id))
+    .returning();
+  await tx.delete(polymerSegments).where(eq(polymerSegments.polymerId, id));
+  await insertLinks(tx, id, polymer.segments);
+  return row!;
+}
+
+export async function deletePolymerRow(tx: Db, id: string): Promise<void> {
+  await tx.delete(polymers).where(eq(polymers.id, id));
+}

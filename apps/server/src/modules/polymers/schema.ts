@@ -1,0 +1,47 @@
+import { FORCE_FIELDS } from "@polyforge/contracts/enums";
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { segments } from "../segments/schema";
+import { systems } from "../systems/schema";
+import { users } from "../users/schema";
+
+/** Linear polymers (SPEC §3): segments in order, each repeated `occurrence` times. */
+export const polymers = pgTable(
+  "polymers",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    ownerId: uuid("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    systemId: uuid("system_id")
+      .notNull()
+      .references(() => systems.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    forceField: text("force_field", { enum: FORCE_FIELDS }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("polymers_owner_idx").on(t.ownerId, t.updatedAt)],
+);
+
+/** A segment used by a polymer; the segment cannot be deleted while used (SEGMENT DELETE IN_USE). */
+export const polymerSegments = pgTable(
+  "polymer_segments",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    polymerId: uuid("polymer_id")
+      .notNull()
+      .references(() => polymers.id, { onDelete: "cascade" }),
+    segmentId: uuid("segment_id")
+      .notNull()
+      .references(() => segments.id),
+    segmentOrder: integer("segment_order").notNull(),
+    occurrence: integer("occurrence").notNull(),
+  },
+  (t) => [
+    uniqueIndex("polymer_segments_order_key").on(t.polymerId, t.segmentOrder),
+    index("polymer_segments_segment_idx").on(t.segmentId),
+  ],
+);
+
+export type PolymerRow = typeof polymers.$inferSelect;
+export type PolymerSegmentRow = typeof polymerSegments.$inferSelect;

@@ -1,0 +1,201 @@
+import type { SegmentType } from "@polyforge/contracts/enums";
+import type { SegmentResponse } from "@polyforge/contracts/segments";
+import { and, asc, count, eq, ilike, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { buildingBlocks } from "../building-blocks/schema";
+import { polymerSegments } from "../polymers/schema";
+import { type SegmentRow, segmentBlocks, segments } from "./schema";
+
+export interface SegmentFilter {
+  ownerId: string;
+  systemId?: string;
+  name?: string;
+  types?: SegmentType[];
+}
+
+export interface NewSegment {
+  name: string;
+  type: SegmentType;
+  data: Record<string, unknown>;
+  blocks: Array<{ building_block_id: string; order: number; occurrence?: number; ratio?: number }>;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function filterCondition(filter: SegmentFilter): SQL | undefined {
+  return and(
+    eq(segments.ownerId, filter.ownerId),
+    filter.systemId ? eq(segments.systemId, filter.systemId) : undefined,
+    filter.name ? ilike(segments.name, `%${escapeLike(filter.name)}%`) : undefined,
+    filter.types?.length ? inArray(segments.type, filter.types) : undefined,
+  );
+}
+
+/** One page of segments, oldest first (the order they were added in), and the total. */
+export async function listSegments(db: Db, filter: SegmentFilter, page: { page_num: number; page_size: number }) {
+  const where = filterCondition(filter);
+  const rows = await db
+    .select()
+    .from(segments)
+    .where(where)
+    .orderBy(asc(segments.createdAt), asc(segments.id))
+    .limit(page.page_size)
+    .offset((page.page_num - 1) * page.page_size);
+  const [total] = await db.select({ n: count() }).from(segments).where(where);
+  return { rows, total: total?.n ?? 0 };
+}
+
+export async function findSegment(db: Db, ownerId: string, id: string, lock = false): Promise<SegmentRow | undefined> {
+  const query = db
+    .select()
+    .from(segments)
+    .where(and(eq(segments.id, id), eq(segments.ownerId, ownerId)));
+  const [row] = lock ? await query.for("update") : await query;
+  return row;
+}
+
+/** The segments with their blocks (in order) and each block's name and type. */
+export async function segmentResponses(db: Db, rows: SegmentRow[]): Promise<SegmentResponse[]> {
+  if (rows.length === 0) return [];
+  const blocks = await db
+    .select({
+      segmentId: segmentBlocks.segmentId,
+      building_block_id: segmentBlocks.buildingBlockId,
+      order: segmentBlocks.blockOrder,
+      occurrence: segmentBlocks.occurrence,
+      ratio: segmentBlocks.ratio,
+      blockName: buildingBlocks.name,
+      blockType: buildingBlocks.type,
+    })
+    .from(segmentBlocks)
+    .innerJoin(buildingBlocks, eq(buildingBlocks.id, segmentBlocks.buildingBlockId))
+    .where(
+      inArray(
+        segmentBlocks.segmentId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .orderBy(asc(segmentBlocks.blockOrder));
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    data: row.data,
+    blocks: blocks
+      .filter((b) => b.segmentId === row.id)
+      .map((b) => ({
+        building_block_id: b.building_block_id,
+        order: b.order,
+        occurrence: b.occurrence,
+        ratio: b.ratio,
+        building_block: { id: b.building_block_id, name: b.blockName, type: b.blockType },
+      })),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  }));
+}
+
+export async function segmentBlockRows(db: Db, segmentId: string) {
+  return db
+    .select()
+    .from(segmentBlocks)
+    .where(eq(segmentBlocks.segmentId, segmentId))
+    .orderBy(asc(segmentBlocks.blockOrder));
+}
+
+/** Of these block ids, the blocks the owner may use: their own or a global aminoacid, not archived. */
+export async function usableBlocks(db: Db, ownerId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(buildingBlocks)
+    .where(
+      and(
+        inArray(buildingBlocks.id, ids),
+        or(eq(buildingBlocks.ownerId, ownerId), isNull(buildingBlocks.ownerId)),
+        isNull(buildingBlocks.archivedAt),
+      ),
+    );
+}
+
+/** Every aminoacid block (global), for checking peptide sequences. */
+export async function aminoacidBlocks(db: Db) {
+  return db
+    .select()
+    .from(buildingBlocks)
+    .where(and(eq(buildingBlocks.type, "aminoacid"), isNull(buildingBlocks.ownerId)));
+}
+
+export async function nameTakenInSystem(db: Db, systemId: string, name: string, exceptId?: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: segments.id })
+    .from(segments)
+    .where(
+      and(eq(segments.systemId, systemId), eq(segments.name, name), exceptId ? ne(segments.id, exceptId) : undefined),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+async function insertBlocks(tx: Db, segmentId: string, blocks: NewSegment["blocks"]): Promise<void> {
+  await tx.insert(segmentBlocks).values(
+    blocks.map((b) => ({
+      segmentId,
+      buildingBlockId: b.building_block_id,
+      blockOrder: b.order,
+      occurrence: b.occurrence ?? null,
+      ratio: b.ratio ?? null,
+    })),
+  );
+}
+
+export async function insertSegment(
+  tx: Db,
+  owner: { ownerId: string; systemId: string },
+  segment: NewSegment,
+): Promise<SegmentRow> {
+  const [row] = await tx
+    .insert(segments)
+    .values({ ...owner, name: segment.name, type: segment.type, data: segment.data })
+    .returning();
+  await insertBlocks(tx, row!.id, segment.blocks);
+  return row!;
+}
+
+/** Replaces a segment's values and blocks (the caller holds the row lock). */
+export async function replaceSegment(tx: Db, id: string, segment: NewSegment): Promise<SegmentRow> {
+  const [row] = await tx
+    .update(segments)
+    .set({ name: segment.name, type: segment.type, data: segment.data, updatedAt: new Date() })
+    .where(eq(segments.id, id))
+    .returning();
+  await tx.delete(segmentBlocks).where(eq(segmentBlocks.segmentId, id));
+  await insertBlocks(tx, id, segment.blocks);
+  return row!;
+}
+
+export async function deleteSegment(tx: Db, id: string): Promise<void> {
+  await tx.delete(segments).where(eq(segments.id, id));
+}
+
+/** True when a polymer uses the segment. */
+export async function segmentUsedByPolymer(db: Db, segmentId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: polymerSegments.id })
+    .from(polymerSegments)
+    .where(eq(polymerSegments.segmentId, segmentId))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** True when any segment uses the building block (BUILDING_BLOCK UPDATE IN_USE). */
+export async function blockUsedBySegment(db: Db, buildingBlockId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: segmentBlocks.id })
+    .from(segmentBlocks)
+    .where(eq(segmentBlocks.buildingBlockId, buildingBlockId))
+    .limit(1);
+  return row !== undefined;
+}

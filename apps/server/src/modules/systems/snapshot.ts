@@ -1,0 +1,179 @@
+import { type EngineJob, engineJobSchema } from "@polyforge/contracts/engine-job";
+import type { SystemType } from "@polyforge/contracts/enums";
+import { SystemErrors } from "@polyforge/contracts/errors";
+import { systemTypeFor } from "@polyforge/contracts/systems";
+import { asc, inArray } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { AppError } from "../../platform/errors";
+import { buildingBlocks } from "../building-blocks/schema";
+import { findProtocolOfSystem, findSetupOfSystem, setupPolymers } from "../polymer-builder-systems/repository";
+import { polymerSegments, polymers } from "../polymers/schema";
+import { segmentBlocks, segments } from "../segments/schema";
+import type { SystemRow } from "./schema";
+
+export interface FrozenSystem {
+  engineJob: EngineJob;
+  /** SPEC §3 system_data of a polymer-builder system, read by the system detail summary. */
+  systemData: Record<string, unknown>;
+  type: SystemType;
+}
+
+function missing(what: string): AppError {
+  return new AppError(400, SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND, { missing: what });
+}
+
+/** The engine's data of a block: aminoacids carry their residue SMILES as `smiles`. */
+function engineBlockData(type: string, data: Record<string, string>): Record<string, string> {
+  if (type === "aminoacid") {
+    return {
+      one_letter_code: data.one_letter_code ?? "",
+      three_letter_code: data.three_letter_code ?? "",
+      smiles: data.smiles ?? data.repeating_unit ?? "",
+    };
+  }
+  return data;
+}
+
+/**
+ * Reads everything the draft's setup uses — polymers, their segments, those segments' blocks — and
+ * freezes it as the engine job (ARCHITECTURE §5/§6), checked against the engine's schema.
+ */
+export async function freezeDraft(
+  tx: Db,
+  system: SystemRow,
+  name: string,
+  sanitizedName: string,
+): Promise<FrozenSystem> {
+  const setup = await findSetupOfSystem(tx, system.id);
+  const protocol = await findProtocolOfSystem(tx, system.id);
+  if (!setup?.savedAt) throw missing("system_setup");
+  if (!protocol) throw missing("simulation_protocol");
+  const placed = await setupPolymers(tx, setup.id);
+  if (placed.length === 0) throw missing("polymers");
+
+  const polymerIds = placed.map((p) => p.polymer_id);
+  const polymerRows = await tx.select().from(polymers).where(inArray(polymers.id, polymerIds));
+  const links = await tx
+    .select()
+    .from(polymerSegments)
+    .where(inArray(polymerSegments.polymerId, polymerIds))
+    .orderBy(asc(polymerSegments.segmentOrder));
+  const segmentIds = [...new Set(links.map((l) => l.segmentId))];
+  const segmentRows = segmentIds.length ? await tx.select().from(segments).where(inArray(segments.id, segmentIds)) : [];
+  const blockLinks = segmentIds.length
+    ? await tx
+        .select()
+        .from(segmentBlocks)
+        .where(inArray(segmentBlocks.segmentId, segmentIds))
+        .orderBy(asc(segmentBlocks.blockOrder))
+    : [];
+  const blockIds = [...new Set(blockLinks.map((b) => b.buildingBlockId))];
+  const blockRows = blockIds.length
+    ? await tx.select().from(buildingBlocks).where(inArray(buildingBlocks.id, blockIds))
+    : [];
+  const blockById = new Map(blockRows.map((b) => [b.id, b]));
+  const segmentById = new Map(segmentRows.map((s) => [s.id, s]));
+
+  const segmentBlocksOf = (segmentId: string) => blockLinks.filter((b) => b.segmentId === segmentId);
+  const segmentsOf = (polymerId: string) => links.filter((l) => l.polymerId === polymerId);
+
+  const job = {
+    system: { id: system.id, name, sanitized_name: sanitizedName },
+    blocks: blockRows.map((b) => ({ id: b.id, name: b.name, type: b.type, data: engineBlockData(b.type, b.data) })),
+    segments: segmentRows.map((s) => ({
+      id: s.id,
+      name: s.name,
+      type: s.type,
+      data: {
+        total_building_blocks: s.data.total_building_blocks,
+        ...(s.data.capping_type ? { capping_type: s.data.capping_type } : {}),
+      },
+      blocks: segmentBlocksOf(s.id).map((b) => ({
+        building_block_id: b.buildingBlockId,
+        order: b.blockOrder,
+        ...(b.occurrence !== null ? { occurrence: b.occurrence } : {}),
+        ...(b.ratio !== null ? { ratio: b.ratio } : {}),
+      })),
+    })),
+    polymers: polymerRows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      force_field: p.forceField,
+      segments: segmentsOf(p.id).map((l) => ({
+        segment_id: l.segmentId,
+        occurrence: l.occurrence,
+        order: l.segmentOrder,
+      })),
+    })),
+    system_setup: {
+      cell_dimension_selector: setup.cellDimensionSelector,
+      density: setup.density,
+      cell_sides: setup.cellSides,
+      potential_wall_z: setup.potentialWallZ,
+      construction_order: setup.constructionOrder,
+      polymers: placed.map((p) => ({ polymer_id: p.polymer_id, order: p.order, occurrence: p.occurrence })),
+    },
+    simulation_protocol: {
+      simulation: protocol.simulation,
+      random_seed: protocol.randomSeed,
+      minimization: protocol.minimization,
+      minimization_steps: protocol.minimizationSteps,
+      dynamics: protocol.dynamics,
+      dynamics_steps: protocol.dynamicsSteps,
+      temperature: protocol.temperature,
+      ensemble: protocol.ensemble,
+    },
+  };
+  const parsed = engineJobSchema.safeParse(job);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError(400, SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND, {
+      field: issue.path.join("."),
+      message: issue.message,
+    });
+  }
+
+  const polymerById = new Map(polymerRows.map((p) => [p.id, p]));
+  const systemData = {
+    ...job.simulation_protocol,
+    construction_order: setup.constructionOrder,
+    cell_dimension_selector: setup.cellDimensionSelector,
+    density: setup.density,
+    cell_sides: setup.cellSides,
+    potential_wall_z: setup.potentialWallZ,
+    polymers: placed.map((p) => ({
+      id: p.polymer_id,
+      name: p.name,
+      order: p.order,
+      occurrence: p.occurrence,
+      force_field: polymerById.get(p.polymer_id)!.forceField,
+      segments: segmentsOf(p.polymer_id).map((l) => {
+        const segment = segmentById.get(l.segmentId)!;
+        return {
+          id: segment.id,
+          name: segment.name,
+          type: segment.type,
+          order: l.segmentOrder,
+          occurrence: l.occurrence,
+          data: segment.data,
+          blocks: segmentBlocksOf(segment.id).map((b) => {
+            const block = blockById.get(b.buildingBlockId)!;
+            return {
+              building_block_id: block.id,
+              name: block.name,
+              type: block.type,
+              order: b.blockOrder,
+              occurrence: b.occurrence,
+              ratio: b.ratio,
+            };
+          }),
+        };
+      }),
+    })),
+  };
+
+  // Several entries of one polymer count as one kind.
+  const copiesByPolymer = new Map<string, number>();
+  for (const p of placed) copiesByPolymer.set(p.polymer_id, (copiesByPolymer.get(p.polymer_id) ?? 0) + p.occurrence);
+  return { engineJob: parsed.data, systemData, type: systemTypeFor([...copiesByPolymer.values()]) };
+}
