@@ -38,6 +38,7 @@ export function Header({ navbarOpened, onToggleNavbar }: { navbarOpened: boolean
           </UnstyledButton>
         </Menu.Target>
         <Menu.Dropdown>
+          <Menu.Label>{identity.email}</Menu.Label>
           <Menu.Item component={Link} to="/account" leftSection={<IconUser size={16} />}>
             {t("header.account")}
           </Menu.Item>
