@@ -40,6 +40,11 @@ export function drawConnectionSvg(
         atomLabels,
         highlightAtomColors,
         clearBackground: false,
+        // Small units keep a readable scale instead of filling the canvas; text stays legible.
+        fixedBondLength: 30,
+        minFontSize: 12,
+        maxFontSize: 18,
+        padding: 0.1,
       }),
     );
   } finally {

@@ -31,7 +31,7 @@ export function SmilesField(props: SmilesFieldProps) {
           value={value}
           readOnly={!editing}
           error={error}
-          ff="monospace"
+          styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
           spellCheck={false}
           autoComplete="off"
           data-autofocus={editing || undefined}

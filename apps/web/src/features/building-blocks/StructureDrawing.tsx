@@ -5,8 +5,8 @@ import DOMPurify from "dompurify";
 import { useLayoutEffect, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
 
-const WIDTH = 260;
-const HEIGHT = 170;
+const WIDTH = 300;
+const HEIGHT = 190;
 
 /**
  * A SMILES drawn in 2D with its connection points labelled. RDKit's SVG goes through DOMPurify and is
@@ -38,8 +38,8 @@ export function StructureDrawing({ rdkit, smiles }: { rdkit: RDKitModule | undef
 
   return (
     <Box
-      w={WIDTH}
-      h={HEIGHT}
+      w={WIDTH + 2}
+      h={HEIGHT + 2}
       bd="1px solid var(--mantine-color-gray-3)"
       style={{ borderRadius: "var(--mantine-radius-sm)", display: "grid", placeItems: "center", flexShrink: 0 }}
       role="img"

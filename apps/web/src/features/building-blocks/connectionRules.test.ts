@@ -1,4 +1,8 @@
-import { checkConnectionSmiles, CONNECTION_RULES, connectionLabels } from "@polyforge/contracts/smiles/connection-rules";
+import {
+  CONNECTION_RULES,
+  checkConnectionSmiles,
+  connectionLabels,
+} from "@polyforge/contracts/smiles/connection-rules";
 import { loadRDKit, type RDKitModule } from "@polyforge/contracts/smiles/rdkit";
 import {
   CONNECTION_LABEL_CASES,
