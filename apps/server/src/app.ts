@@ -59,7 +59,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
     logger: { level: config.logLevel },
-    trustProxy: true,
     // `/api/v2/systems/` and `/api/v2/systems` are the same resource.
     routerOptions: { ignoreTrailingSlash: true },
     // Graceful shutdown waits for requests in flight, but not forever.
