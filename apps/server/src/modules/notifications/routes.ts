@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import type { Authenticator } from "../../platform/auth/authenticate";
 
+const KEEPALIVE_INTERVAL_MS = 30_000;
+
 /** WebSocket /api/v2/notifications/?token=… (SPEC §7). Browsers cannot set headers on a WebSocket,
  * so the access token travels in the query; a bad token refuses the upgrade with the 401 envelope. */
 export function notificationRoutes(context: ModuleContext, authenticate: Authenticator): FastifyPluginAsyncZod {
@@ -26,8 +28,21 @@ export function notificationRoutes(context: ModuleContext, authenticate: Authent
         const unsubscribe = context.notifications.subscribe(user.id, (message) => {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
         });
-        socket.on("close", unsubscribe);
-        socket.on("error", unsubscribe);
+        // A peer that vanished without closing (sleeping laptop, dropped network) misses a pong
+        // and is let go, so its subscription does not linger.
+        let answered = true;
+        socket.on("pong", () => {
+          answered = true;
+        });
+        const keepalive = setInterval(() => {
+          if (!answered) return socket.terminate();
+          answered = false;
+          socket.ping();
+        }, KEEPALIVE_INTERVAL_MS);
+        socket.on("close", () => {
+          clearInterval(keepalive);
+          unsubscribe();
+        });
       },
     );
   };
