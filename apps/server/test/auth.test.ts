@@ -107,6 +107,14 @@ describe.each(databaseKinds())("authentication on %s", (kind) => {
     expect(provisioned.get(id)).toBe(1);
   });
 
+  it("refuses to provision a second user with an email that is already taken", async () => {
+    const first = userClaims();
+    expect((await account(bearer(await t.issuer.sign(first)))).statusCode).toBe(200);
+    const res = await account(bearer(await t.issuer.sign(userClaims({ email: first.email }))));
+    expect(res.statusCode).toBe(409);
+    expect(errorCode(res)).toBe(CommonErrors.CREATE_USER_CREATION_ERROR);
+  });
+
   it("normalizes an unknown organization to other", async () => {
     const res = await account(bearer(await t.issuer.sign(userClaims({ organization: "acme" }))));
     expect(res.json().organization).toBe("other");
