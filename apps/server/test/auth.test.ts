@@ -8,10 +8,13 @@ import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { newSigningKey, userClaims } from "./support/tokens";
 
-// Counts provisioning per user id, to show the hooks run exactly once per user.
+// Counts provisioning per user id, to show the hooks run exactly once per user; a user listed in
+// `failOnce` has their first provisioning fail, as a broken sample-data hook would.
 const provisioned = new Map<string, number>();
+const failOnce = new Set<string>();
 onUserProvisioned(async (_tx, user) => {
   provisioned.set(user.id, (provisioned.get(user.id) ?? 0) + 1);
+  if (failOnce.delete(user.id)) throw new Error("sample data could not be written");
 });
 
 describe.each(databaseKinds())("authentication on %s", (kind) => {
@@ -105,6 +108,22 @@ describe.each(databaseKinds())("authentication on %s", (kind) => {
     expect(res.statusCode).toBe(200);
     expect(res.json().first_name).toBe("Grace");
     expect(provisioned.get(id)).toBe(1);
+  });
+
+  it("rolls provisioning back when a hook fails (SAMPLE_DATA_ERROR) and completes it on the next request", async () => {
+    const claims = userClaims();
+    failOnce.add(claims.sub);
+    const token = await t.issuer.sign(claims);
+    const failed = await account(bearer(token));
+    expect(failed.statusCode).toBe(500);
+    expect(errorCode(failed)).toBe(CommonErrors.CREATE_USER_SAMPLE_DATA_ERROR);
+    const [row] = await t.app.database.db.select().from(users).where(eq(users.id, claims.sub));
+    expect(row?.provisionedAt).toBeNull();
+
+    expect((await account(bearer(token))).statusCode).toBe(200);
+    expect(provisioned.get(claims.sub)).toBe(2);
+    expect((await account(bearer(token))).statusCode).toBe(200);
+    expect(provisioned.get(claims.sub)).toBe(2);
   });
 
   it("refuses to provision a second user with an email that is already taken", async () => {
