@@ -90,7 +90,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
 async function registerRoutes(app: App, context: ModuleContext, issuerKeys: IssuerKeys | undefined): Promise<void> {
   const { config, database } = context;
   await app.register(fastifySwagger, {
-    openapi: { info: { title: "PolyForge API", version: "2" } },
+    openapi: {
+      info: { title: "PolyForge API", version: "2" },
+      // Every call needs the bearer token unless its route says `security: []`.
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+      security: [{ bearer: [] }],
+    },
     transform: jsonSchemaTransform,
   });
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });

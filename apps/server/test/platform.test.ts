@@ -66,6 +66,9 @@ describe.each(databaseKinds())("platform routes on %s", (kind) => {
     expect(doc.statusCode).toBe(200);
     const paths = Object.keys(doc.json().paths);
     expect(paths).toEqual(expect.arrayContaining(["/api/health", "/api/v2/feedback", "/api/v2/users/account"]));
+    // Sign-in is required everywhere except on the public platform routes.
+    expect(doc.json().security).toEqual([{ bearer: [] }]);
+    expect(doc.json().paths["/api/health"].get.security).toEqual([]);
     const ui = await t.app.inject({ method: "GET", url: "/api/docs" });
     expect(ui.statusCode).toBe(200);
     expect(ui.headers["content-type"]).toContain("text/html");

@@ -35,7 +35,14 @@ export function clientConfigRoutes(config: Config, issuer: string): FastifyPlugi
   return async (app) => {
     app.get(
       "/config.json",
-      { schema: { tags: ["platform"], summary: "Settings of the web app", response: { 200: clientConfig } } },
+      {
+        schema: {
+          tags: ["platform"],
+          security: [],
+          summary: "Settings of the web app",
+          response: { 200: clientConfig },
+        },
+      },
       async (_request, reply) => reply.header("cache-control", "no-cache").send(body),
     );
   };

@@ -21,6 +21,7 @@ export function featuresRoutes(config: Config, featuresFile = FEATURES_FILE): Fa
       {
         schema: {
           tags: ["platform"],
+          security: [],
           summary: "Feature flags (GrowthBook format)",
           params: z.object({ clientKey: z.string() }),
           response: { 200: featuresPayload },

@@ -24,6 +24,7 @@ export function healthRoutes(database: Database): FastifyPluginAsyncZod {
       {
         schema: {
           tags: ["platform"],
+          security: [],
           summary: "Database and engine status",
           response: { 200: healthResponse, 503: healthResponse },
         },
