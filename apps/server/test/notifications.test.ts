@@ -4,6 +4,7 @@ import { CommonErrors } from "@polyforge/contracts/errors";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { TOKEN_EXPIRED_CLOSE_CODE } from "../src/modules/notifications/routes";
 import { publishNotification } from "../src/platform/events/notifications";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -84,6 +85,13 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
       tab.socket.close();
       await once(tab.socket, "close");
     }
+  });
+
+  it("closes the socket with 4401 when its token expires", async () => {
+    const result = await connect(`?token=${await t.issuer.sign(userClaims(), { expiresIn: "2s" })}`);
+    if (!("socket" in result)) throw new Error(`socket refused with ${result.refused}`);
+    const [code] = (await once(result.socket, "close")) as [number];
+    expect(code).toBe(TOKEN_EXPIRED_CLOSE_CODE);
   });
 
   it("sends a message published in a transaction only when it commits", async () => {

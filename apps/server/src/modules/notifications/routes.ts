@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { decodeJwt } from "jose";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import type { Authenticator } from "../../platform/auth/authenticate";
 
 const KEEPALIVE_INTERVAL_MS = 30_000;
+/** Close code when the access token runs out; the client reconnects with its refreshed token. */
+export const TOKEN_EXPIRED_CLOSE_CODE = 4401;
 
 /** WebSocket /api/v2/notifications/?token=… (SPEC §7). Browsers cannot set headers on a WebSocket,
  * so the access token travels in the query; a bad token refuses the upgrade with the 401 envelope. */
@@ -39,8 +42,17 @@ export function notificationRoutes(context: ModuleContext, authenticate: Authent
           answered = false;
           socket.ping();
         }, KEEPALIVE_INTERVAL_MS);
+        // The socket lives no longer than the token that opened it (the token was verified, so
+        // its exp is trustworthy).
+        const { token } = request.query as { token: string };
+        const expiresInMs = (decodeJwt(token).exp ?? 0) * 1000 - Date.now();
+        const expiry = setTimeout(
+          () => socket.close(TOKEN_EXPIRED_CLOSE_CODE, "token expired"),
+          Math.max(expiresInMs, 0),
+        );
         socket.on("close", () => {
           clearInterval(keepalive);
+          clearTimeout(expiry);
           unsubscribe();
         });
       },
