@@ -8,10 +8,10 @@ import {
   type SmilesIssue,
 } from "./smiles/connection-rules";
 import type { RDKitModule } from "./smiles/rdkit";
+import { REQUIRED_FIELD } from "./users";
 
 /** Building blocks (SPEC §3, §5, §7 /v2/building_blocks). */
 
-export const REQUIRED_FIELD_MESSAGE = "Required field";
 export const BLOCK_NAME_MAX_LENGTH = 255;
 
 /** Default caps of SPEC §5: a head cap closes with [*:2], tail and capping central units with [*:1]. */
@@ -40,12 +40,12 @@ export type LinearSmilesField = keyof (typeof SMILES_FIELD_RULES)["linear"];
 export type DendrimerSmilesField = keyof (typeof SMILES_FIELD_RULES)["dendrimer"];
 export type BlockSmilesField = LinearSmilesField | DendrimerSmilesField;
 
-const smilesText = z.string().trim().min(1, REQUIRED_FIELD_MESSAGE).max(10_000);
+const smilesText = z.string().trim().min(1, REQUIRED_FIELD).max(10_000);
 
 export const blockName = z
   .string()
   .trim()
-  .min(1, REQUIRED_FIELD_MESSAGE)
+  .min(1, REQUIRED_FIELD)
   .max(BLOCK_NAME_MAX_LENGTH, `The name can have at most ${BLOCK_NAME_MAX_LENGTH} characters`);
 const blockDescription = z.string().trim().max(10_000);
 

@@ -7,7 +7,7 @@ import {
   type patchBuildingBlockBody,
   smilesIssuesByField,
 } from "@polyforge/contracts/building-blocks";
-import type { BlockType } from "@polyforge/contracts/enums";
+import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { BuildingBlockErrors } from "@polyforge/contracts/errors";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
@@ -114,7 +114,7 @@ async function findEditableBlock(
 }
 
 function isCreatableType(type: BlockType): type is CreatableBlockType {
-  return type === "linear" || type === "dendrimer";
+  return (CREATABLE_BLOCK_TYPES as readonly BlockType[]).includes(type);
 }
 
 /** Saves a change to one of the caller's blocks; the row can vanish between lookup and update. */

@@ -3,10 +3,10 @@ import {
   type BlockSmilesField,
   blockName,
   type CreatableBlockType,
-  REQUIRED_FIELD_MESSAGE,
   SMILES_FIELD_RULES,
   smilesIssuesByField,
 } from "@polyforge/contracts/building-blocks";
+import { REQUIRED_FIELD } from "@polyforge/contracts/users";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ProductError } from "../../lib/api/productError";
@@ -61,7 +61,7 @@ export function BlockForm({
 
   function smilesError(field: BlockSmilesField): string | null {
     const value = data[field] ?? "";
-    if (value.trim() === "") return touched.has(field) ? REQUIRED_FIELD_MESSAGE : null;
+    if (value.trim() === "") return touched.has(field) ? REQUIRED_FIELD : null;
     return serverErrors[field] ?? issues[field]?.message ?? null;
   }
 
