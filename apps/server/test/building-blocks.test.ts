@@ -260,6 +260,28 @@ describe.each(databaseKinds())("building blocks API on %s", (kind) => {
     expect(emptyName.status).toBe(400);
   });
 
+  it("keeps the chemistry of a block a segment uses (UPDATE.IN_USE) but lets it be renamed", async () => {
+    const block = await create(alice, { ...LINEAR, name: "Used by a segment" });
+    await call(alice, "POST", "/api/v2/systems/draft");
+    const segment = await call(alice, "POST", "/api/v2/segments", {
+      name: "uses the block",
+      type: "linear_block",
+      data: { total_building_blocks: 2 },
+      blocks: [{ building_block_id: block.id, order: 1, occurrence: 2 }],
+    });
+    expect(segment.status).toBe(201);
+
+    const change = await call(alice, "PATCH", `${BASE}/${block.id}`, { data: { repeating_unit: "[*:1]CCC[*:2]" } });
+    expect(change.status).toBe(409);
+    expect(errorCode(change.body)).toBe(BuildingBlockErrors.UPDATE_IN_USE);
+    const renamed = await call(alice, "PATCH", `${BASE}/${block.id}`, {
+      name: "Renamed while used",
+      data: { repeating_unit: "[*:1]CC[*:2]" }, // unchanged data is no change
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: "Renamed while used", version: 0, data: block.data });
+  });
+
   it("archives (soft) and recovers a block", async () => {
     const block = await create(alice, { ...LINEAR, name: "To archive" });
     const archived = await call(alice, "DELETE", `${BASE}/${block.id}`);
