@@ -41,7 +41,9 @@ export function CreateBlockPage({ type }: { type: CreatableBlockType }) {
   const queryClient = useQueryClient();
   const create = useMutation({
     mutationFn: ({ name, description, data }: BlockFormValues) =>
-      createBlock({ type, name, description: description || undefined, data } as Parameters<typeof createBlock>[0]),
+      createBlock({ type, version: 0, name, description: description || undefined, data } as Parameters<
+        typeof createBlock
+      >[0]),
     onSuccess: async () => {
       toast.success(t(`create.${type}.success`));
       await queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
