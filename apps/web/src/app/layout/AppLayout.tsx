@@ -28,7 +28,7 @@ export function AppLayout() {
         <Header navbarOpened={navbarOpened} onToggleNavbar={navbar.toggle} />
       </AppShell.Header>
       <AppShell.Navbar p="sm">
-        <Sidebar docsUrl={docsUrl} onFeedback={feedback.open} />
+        <Sidebar docsUrl={docsUrl} onFeedback={feedback.open} onNavigate={navbar.close} />
       </AppShell.Navbar>
       <AppShell.Main>
         <ImpersonationBanner />

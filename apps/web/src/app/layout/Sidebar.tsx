@@ -48,7 +48,7 @@ function FlagGate({ flag, children }: { flag: FlagName; children: ReactNode }) {
   return useFeatureIsOn(flag) ? children : null;
 }
 
-function SidebarLink({ entry, path }: { entry: SidebarEntry; path: string }) {
+function SidebarLink({ entry, path, onNavigate }: { entry: SidebarEntry; path: string; onNavigate: () => void }) {
   const { t } = useTranslation();
   const Icon = entry.icon;
   const active = entry.isActive ? entry.isActive(path) : path === entry.to;
@@ -60,11 +60,19 @@ function SidebarLink({ entry, path }: { entry: SidebarEntry; path: string }) {
       leftSection={<Icon size={18} />}
       active={active}
       aria-current={active ? "page" : undefined}
+      onClick={onNavigate}
     />
   );
 }
 
-export function Sidebar({ docsUrl, onFeedback }: { docsUrl: string; onFeedback: () => void }) {
+interface SidebarProps {
+  docsUrl: string;
+  onFeedback: () => void;
+  /** Called when an entry is followed (on small screens the sidebar is an overlay to close). */
+  onNavigate: () => void;
+}
+
+export function Sidebar({ docsUrl, onFeedback, onNavigate }: SidebarProps) {
   const { t } = useTranslation();
   const path = useRouterState({ select: (state) => state.location.pathname });
   return (
@@ -73,10 +81,10 @@ export function Sidebar({ docsUrl, onFeedback }: { docsUrl: string; onFeedback: 
         {ENTRIES.map((entry) =>
           entry.flag ? (
             <FlagGate key={entry.to} flag={entry.flag}>
-              <SidebarLink entry={entry} path={path} />
+              <SidebarLink entry={entry} path={path} onNavigate={onNavigate} />
             </FlagGate>
           ) : (
-            <SidebarLink key={entry.to} entry={entry} path={path} />
+            <SidebarLink key={entry.to} entry={entry} path={path} onNavigate={onNavigate} />
           ),
         )}
       </nav>

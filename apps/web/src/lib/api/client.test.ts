@@ -1,6 +1,6 @@
 import { BuildingBlockErrors, CommonErrors, UserErrors } from "@polyforge/contracts/errors";
 import { buildQueryString, createApiClient } from "./client";
-import { ProductError } from "./productError";
+import { errorMessage, ProductError } from "./productError";
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
@@ -129,5 +129,15 @@ describe("error mapping", () => {
       code: "SYSTEM.SOMETHING.NEW",
       message: "Please try again or contact support if the problem persists",
     });
+  });
+});
+
+describe("errorMessage", () => {
+  it("shows a product error's catalogue message and a generic one for anything else", () => {
+    const error = new ProductError({ error_code: UserErrors.UPDATE_USER_INFO_FAILED }, 500);
+    expect(errorMessage(error)).toBe("There was an error updating your account info");
+    expect(errorMessage(new TypeError("x is undefined"))).toBe(
+      "Please try again or contact support if the problem persists",
+    );
   });
 });

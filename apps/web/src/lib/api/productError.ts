@@ -34,6 +34,12 @@ export function messageForCode(code: string, args: Record<string, unknown> = {})
   return i18next.t("DEFAULT_MESSAGE", { ns: COMMON_NAMESPACE });
 }
 
+/** The text to show for any caught error: the catalogue's message for a product error, else the generic one. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ProductError) return error.message;
+  return i18next.t("DEFAULT_MESSAGE", { ns: COMMON_NAMESPACE });
+}
+
 /** The generic heading shown above an error message ('Something went wrong'). */
 export function errorTitle(): string {
   return i18next.t("DEFAULT_TITLE", { ns: COMMON_NAMESPACE });
