@@ -76,7 +76,9 @@ export function BlockForm({
     setTouched(new Set(["name", ...fields]));
     if (editingField) return setFormWarning(t("form.finishEditing"));
     const smilesInvalid = fields.some((field) => !(data[field] ?? "").trim() || issues[field]);
-    if (!nameCheck.success || smilesInvalid || !rdkit.data) return setFormWarning(t("form.fixErrors"));
+    if (!nameCheck.success || smilesInvalid) return setFormWarning(t("form.fixErrors"));
+    // Without the renderer the rules cannot run here; the server checks them anyway.
+    if (rdkit.isPending) return setFormWarning(t("drawing.loading"));
     setFormWarning(null);
     try {
       await onSubmit({ name: nameCheck.data, description: description.trim(), data });

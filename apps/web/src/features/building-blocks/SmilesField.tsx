@@ -34,7 +34,6 @@ export function SmilesField(props: SmilesFieldProps) {
           styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
           spellCheck={false}
           autoComplete="off"
-          data-autofocus={editing || undefined}
           onChange={(event) => onChange(event.currentTarget.value)}
           onKeyDown={(event) => {
             if (editing && event.key === "Enter") {
