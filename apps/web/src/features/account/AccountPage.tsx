@@ -17,6 +17,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { renewTokens } from "../../lib/auth/session";
 import { useIdentity } from "../../lib/auth/useIdentity";
 import {
   ACCOUNT_QUERY_KEY,
@@ -71,6 +72,8 @@ function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUs
       toast.success(t("account.infoUpdated"));
       form.resetDirty(values);
       void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY_KEY });
+      // New tokens carry the new names, so the header greets the user by them.
+      void renewTokens();
     },
     onError: () => toast.error(t("account.infoUpdateFailed")),
   });

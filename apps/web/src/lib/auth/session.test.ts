@@ -7,6 +7,8 @@ const keycloakClient = {
   logout: vi.fn(),
   updateToken: vi.fn(),
   token: undefined as string | undefined,
+  tokenParsed: undefined as Record<string, unknown> | undefined,
+  onAuthRefreshSuccess: undefined as (() => void) | undefined,
 };
 const keycloakConstructor = vi.fn();
 vi.mock("keycloak-js", () => ({
@@ -81,5 +83,24 @@ describe("session", () => {
     await signIn(embeddedProvider);
     await expect(signOut()).resolves.toBeUndefined();
     expect(keycloakClient.logout).toHaveBeenCalledWith({ redirectUri: window.location.origin });
+  });
+
+  it("tells subscribers when a refresh brings new claims", async () => {
+    keycloakClient.init.mockResolvedValue(true);
+    keycloakClient.tokenParsed = { given_name: "Ada" };
+    keycloakClient.updateToken.mockImplementation(async () => {
+      keycloakClient.tokenParsed = { given_name: "Augusta" };
+      keycloakClient.onAuthRefreshSuccess?.();
+      return true;
+    });
+    const { signIn, renewTokens, sessionClaims, subscribeToSession } = await loadSession();
+    await signIn(embeddedProvider);
+    const listener = vi.fn();
+    subscribeToSession(listener);
+    expect(sessionClaims()).toEqual({ given_name: "Ada" });
+    await renewTokens();
+    expect(keycloakClient.updateToken).toHaveBeenCalledWith(-1);
+    expect(listener).toHaveBeenCalledTimes(1);
+    expect(sessionClaims()).toEqual({ given_name: "Augusta" });
   });
 });

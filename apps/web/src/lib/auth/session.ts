@@ -5,6 +5,7 @@ import type { IdentityConfig } from "../config/appConfig";
 const MIN_TOKEN_VALIDITY_SECONDS = 30;
 
 let keycloak: Keycloak | null = null;
+const refreshListeners = new Set<() => void>();
 
 /**
  * Starts the sign-in client (ARCHITECTURE §4). Resolves with the signed-in client, or sends the browser to
@@ -24,7 +25,30 @@ export async function signIn(config: IdentityConfig): Promise<Keycloak> {
     return new Promise<never>(() => {});
   }
   keycloak = client;
+  client.onAuthRefreshSuccess = () => {
+    for (const listener of refreshListeners) listener();
+  };
   return client;
+}
+
+/** The signed-in user's access-token claims; a new object after each refresh. */
+export function sessionClaims(): Record<string, unknown> | undefined {
+  return keycloak?.tokenParsed;
+}
+
+/** Calls `listener` whenever the tokens are refreshed (so the claims may have changed). */
+export function subscribeToSession(listener: () => void): () => void {
+  refreshListeners.add(listener);
+  return () => refreshListeners.delete(listener);
+}
+
+/** Refreshes the tokens now, e.g. after the user renamed themselves, so the claims show the new values. */
+export async function renewTokens(): Promise<void> {
+  try {
+    await keycloak?.updateToken(-1);
+  } catch {
+    // The next call's freshAccessToken() deals with a session that has ended.
+  }
 }
 
 /** An access token valid for at least 30 s. A failed refresh means the session is over: sign in again. */
