@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONNECTION_RULES, checkConnectionSmiles, connectionLabels } from "../src/smiles/connection-rules";
+import { CONNECTION_RULES, checkConnectionSmiles, connectionLabels, dummyAtoms } from "../src/smiles/connection-rules";
 import { drawConnectionSvg } from "../src/smiles/drawing";
 import { loadRDKit, type RDKitModule } from "../src/smiles/rdkit";
 import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "./smiles-connection-cases";
@@ -16,6 +16,22 @@ describe("SMILES connection rules", () => {
 
   it.each(CONNECTION_LABEL_CASES)("lists the labels of '$smiles' in order", ({ smiles, labels }) => {
     expect(connectionLabels(smiles)).toEqual(labels);
+  });
+
+  it.each([
+    "[*:1]CC[*:2]",
+    "[Cl-].[*:1]c1ccc(Br)cc1[*:2]",
+    "[*:2][H]",
+    "[2H]C([*:1])([13CH3])[*:2]",
+    "[*:1]N1CCC[C@H]1C(=O)[*:2]",
+    "O=C([*:2])C%10CC%10[*:1]",
+  ])("finds the * atoms of '%s' at RDKit's own atom indices", (smiles) => {
+    // Drawing highlights markers by index, so the text scan must agree with RDKit's atom order.
+    const mol = rdkit.get_mol(smiles, JSON.stringify({ removeHs: false }));
+    const atoms: { z?: number }[] = JSON.parse(mol?.get_json() ?? "{}").molecules[0].atoms;
+    mol?.delete();
+    const rdkitDummies = atoms.flatMap((atom, index) => (atom.z === 0 ? [index] : []));
+    expect(dummyAtoms(smiles).map((dummy) => dummy.atomIndex)).toEqual(rdkitDummies);
   });
 
   it("loads RDKit once and shares it", async () => {
