@@ -29,7 +29,7 @@ interface SidebarEntry {
 const underPath = (prefix: string) => (path: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 /** SPEC §2's order. Building Blocks stays active on its create routes and details. */
-const ENTRIES: SidebarEntry[] = [
+export const SIDEBAR_ENTRIES: SidebarEntry[] = [
   { to: "/", labelKey: "nav.home", icon: IconHome },
   { to: "/modeling-compute", labelKey: "nav.modelingCompute", icon: IconCpu, flag: FLAGS.MODELING_COMPUTE },
   { to: "/building-blocks", labelKey: "nav.buildingBlocks", icon: IconCube, isActive: underPath("/building-blocks") },
@@ -43,6 +43,10 @@ const ENTRIES: SidebarEntry[] = [
   },
 ];
 
+export function isEntryActive(entry: SidebarEntry, path: string): boolean {
+  return entry.isActive ? entry.isActive(path) : path === entry.to;
+}
+
 /** Renders its children only while the feature flag is on. */
 function FlagGate({ flag, children }: { flag: FlagName; children: ReactNode }) {
   return useFeatureIsOn(flag) ? children : null;
@@ -51,7 +55,7 @@ function FlagGate({ flag, children }: { flag: FlagName; children: ReactNode }) {
 function SidebarLink({ entry, path, onNavigate }: { entry: SidebarEntry; path: string; onNavigate: () => void }) {
   const { t } = useTranslation();
   const Icon = entry.icon;
-  const active = entry.isActive ? entry.isActive(path) : path === entry.to;
+  const active = isEntryActive(entry, path);
   return (
     <NavLink
       component={Link}
@@ -78,7 +82,7 @@ export function Sidebar({ docsUrl, onFeedback, onNavigate }: SidebarProps) {
   return (
     <Stack justify="space-between" h="100%" gap="xs">
       <nav aria-label={t("nav.label")}>
-        {ENTRIES.map((entry) =>
+        {SIDEBAR_ENTRIES.map((entry) =>
           entry.flag ? (
             <FlagGate key={entry.to} flag={entry.flag}>
               <SidebarLink entry={entry} path={path} onNavigate={onNavigate} />

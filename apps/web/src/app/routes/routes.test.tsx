@@ -71,10 +71,13 @@ describe("search params", () => {
     expect(router.state.location.search).toEqual({ type: "mixed" });
   });
 
-  it("defaults building-block filters and replaces invalid ones by the defaults", async () => {
-    const { router } = renderApp("/building-blocks?archived=maybe&type=%5B%22linear%22%2C%22nope%22%5D");
-    await waitFor(() => expect(router.state.status).toBe("idle"));
-    expect(router.state.location.search).toEqual({ archived: false, type: ["linear", "dendrimer", "aminoacid"] });
+  it("keeps a uuid systemId", async () => {
+    const systemId = "3f2b8c1e-9d4a-4e5b-8c7d-1a2b3c4d5e6f";
+    const { router } = renderApp(`/add-molecular-system?systemId=${systemId}`, {
+      flagsOn: [FLAGS.ADD_MOLECULAR_SYSTEM],
+    });
+    await screen.findByRole("heading", { name: "Add molecular system" });
+    expect(router.state.location.search).toEqual({ systemId });
   });
 
   it("drops a systemId that is not a uuid", async () => {
@@ -87,12 +90,10 @@ describe("search params", () => {
 });
 
 describe("layout", () => {
-  it("lists the sidebar entries in order and keeps Building Blocks active on the create routes", async () => {
-    const { router } = renderApp("/building-blocks/create/dendrimer", {
-      flagsOn: [FLAGS.MODELING_COMPUTE, FLAGS.ADD_MOLECULAR_SYSTEM],
-    });
-    await waitFor(() => expect(router.state.status).toBe("idle"));
-    const nav = await screen.findByRole("navigation", { name: "Main navigation" });
+  it("lists the sidebar entries in order and marks the current one", async () => {
+    renderApp("/systems/abc", { flagsOn: [FLAGS.MODELING_COMPUTE, FLAGS.ADD_MOLECULAR_SYSTEM] });
+    await screen.findByRole("heading", { name: "Molecular system" });
+    const nav = screen.getByRole("navigation", { name: "Main navigation" });
     const names = within(nav)
       .getAllByRole("link")
       .map((link) => link.textContent);
@@ -104,7 +105,7 @@ describe("layout", () => {
       "Polymer Builder",
       "Add Molecular System",
     ]);
-    expect(within(nav).getByRole("link", { name: "Building Blocks" })).toHaveAttribute("aria-current", "page");
+    expect(within(nav).getByRole("link", { name: "Molecular Systems" })).toHaveAttribute("aria-current", "page");
     expect(within(nav).getByRole("link", { name: "Home" })).not.toHaveAttribute("aria-current");
   });
 

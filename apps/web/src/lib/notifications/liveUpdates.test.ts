@@ -1,0 +1,47 @@
+import { QueryClient } from "@tanstack/react-query";
+import { signIn } from "../auth/session";
+import { startLiveUpdates } from "./liveUpdates";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+/** The browser's WebSocket stand-in: records the sockets the client opens. */
+class FakeWebSocket {
+  static opened: FakeWebSocket[] = [];
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
+  constructor(readonly url: string) {
+    FakeWebSocket.opened.push(this);
+  }
+  close() {}
+}
+
+describe("live updates", () => {
+  beforeAll(async () => {
+    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+  });
+  beforeEach(() => {
+    FakeWebSocket.opened = [];
+    vi.stubGlobal("WebSocket", FakeWebSocket);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("connects with the access token and marks cached systems queries stale on a notification", async () => {
+    const queryClient = new QueryClient();
+    queryClient.setQueryData(["systems", { type: "molecule" }], { data: [] });
+    queryClient.setQueryData(["systems", "abc"], { id: "abc" });
+    queryClient.setQueryData(["building-blocks"], { data: [] });
+    const stop = startLiveUpdates(queryClient);
+    await vi.waitFor(() => expect(FakeWebSocket.opened).toHaveLength(1));
+    const socket = FakeWebSocket.opened[0]!;
+    expect(socket.url).toBe(`ws://${window.location.host}/api/v2/notifications/?token=test-access-token`);
+
+    socket.onmessage?.(new MessageEvent("message", { data: '{"message_type":"system_conversion_status_updated"}' }));
+
+    expect(queryClient.getQueryState(["systems", { type: "molecule" }])?.isInvalidated).toBe(true);
+    expect(queryClient.getQueryState(["systems", "abc"])?.isInvalidated).toBe(true);
+    expect(queryClient.getQueryState(["building-blocks"])?.isInvalidated).toBe(false);
+    stop();
+  });
+});
