@@ -17,6 +17,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { errorTitle } from "../../lib/api/productError";
 import { renewTokens } from "../../lib/auth/session";
 import { useIdentity } from "../../lib/auth/useIdentity";
 import {
@@ -41,7 +42,7 @@ export function AccountPage() {
       {account.isPending ? (
         <Loader aria-label={t("loading")} />
       ) : account.isError ? (
-        <Alert color="red" title={t("errors.title")}>
+        <Alert color="red" title={errorTitle()}>
           {account.error.message}
         </Alert>
       ) : (
