@@ -116,6 +116,7 @@ interface AuthorizeOptions {
   challengeMethod?: string;
   nonce?: string;
   state?: string;
+  loginHint?: string;
 }
 
 function authorizeUrl(server: Server, o: AuthorizeOptions = {}): string {
@@ -131,6 +132,7 @@ function authorizeUrl(server: Server, o: AuthorizeOptions = {}): string {
     code_challenge_method: o.challengeMethod ?? "S256",
   });
   if (o.prompt) params.set("prompt", o.prompt);
+  if (o.loginHint) params.set("login_hint", o.loginHint);
   return `${server.issuer}/protocol/openid-connect/auth?${params}`;
 }
 
@@ -481,6 +483,20 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     }
   });
 
+  it("serves its pages unframeable, uncached, without scripts, and escapes what it echoes", async () => {
+    const hint = '"><script>alert(1)</script>';
+    const page = await openSignIn(new Browser(), server, { loginHint: hint });
+    expect(page.html).not.toContain("<script>");
+    expect(page.html).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"');
+    const response = await new Browser().get(page.url);
+    // A fresh browser has no interaction cookie: the page says the request expired.
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(response.headers.get("content-security-policy")).toContain("script-src 'none'");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.text()).toContain("This sign-in request has expired");
+  });
+
   it("refuses a sign-in form posted without its CSRF token", async () => {
     const browser = new Browser();
     const page = await openSignIn(browser, server);
@@ -514,6 +530,106 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     // Another email from the same address is not affected.
     const other = await signIn(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD);
     expect(other.get("code")).toBeTruthy();
+  });
+
+  describe("remote support", () => {
+    /** A signed-up user, and their tokens from an ordinary sign-in. */
+    async function newUser(prefix: string) {
+      const email = `${prefix}-${randomUUID().slice(0, 8)}@example.org`;
+      await signUp(new Browser(), server, { email });
+      const { tokens } = await signInForTokens(new Browser(), server, email, GOOD_PASSWORD);
+      return { email, tokens };
+    }
+
+    async function allowRemoteSupport(accessToken: string) {
+      const response = await fetch(`${server.base}/api/v2/users/account`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ first_name: "Ada", last_name: "Lovelace", allow_impersonation: true }),
+      });
+      expect(response.status).toBe(200);
+    }
+
+    /** Staff open the support page from the sign-in page and post it. */
+    async function supportSignIn(browser: Browser, customerEmail: string, email: string, o: AuthorizeOptions = {}) {
+      const signInPage = await openSignIn(browser, server, o);
+      const href = /<a href="([^"]+\/support)">Remote support access/.exec(signInPage.html)?.[1];
+      const page = await browser.get(new URL(href!, server.base).toString());
+      expect(page.status).toBe(200);
+      const form = formOf(await page.text());
+      return browser.post(new URL(form.action, server.base).toString(), {
+        csrf: form.csrf,
+        customer_email: customerEmail,
+        email,
+        password: GOOD_PASSWORD,
+      });
+    }
+
+    it("lets support staff act as a user who enabled it, naming them in every token", async () => {
+      const customer = await newUser("customer");
+      await allowRemoteSupport(customer.tokens.access_token);
+      const staff = await newUser("staff");
+      await server.app.database.db
+        .update(users)
+        .set({ roles: ["user", "support"] })
+        .where(eq(users.email, staff.email));
+      const [staffRow] = await server.app.database.db.select().from(users).where(eq(users.email, staff.email));
+
+      const browser = new Browser();
+      const redirectUri = `${server.base}/`;
+      const proof = pkce();
+      const posted = await supportSignIn(browser, customer.email.toUpperCase(), staff.email, {
+        redirectUri,
+        pkce: proof,
+      });
+      expect(posted.status).toBe(303);
+      const { appLocation } = await browser.follow(posted, server.base);
+      const code = callbackParams(appLocation!).get("code")!;
+      const { status, body } = await exchangeCode(server, code, proof.verifier, redirectUri);
+      expect(status).toBe(200);
+
+      const access = decodeJwt(body.access_token);
+      expect(access).toMatchObject({
+        sub: decodeJwt(customer.tokens.access_token).sub,
+        email: customer.email,
+        allow_impersonation: true,
+        impersonator: { id: staffRow!.id, username: staff.email },
+      });
+      expect(decodeJwt(body.id_token).impersonator).toEqual({ id: staffRow!.id, username: staff.email });
+
+      // The API serves the customer's account to the impersonating staff member.
+      const account = await fetch(`${server.base}/api/v2/users/account`, {
+        headers: { authorization: `Bearer ${body.access_token}` },
+      });
+      expect(account.status).toBe(200);
+      expect(((await account.json()) as { email: string }).email).toBe(customer.email);
+
+      // Refreshed tokens still say who is acting; the customer's own sign-ins never do.
+      const refreshed = await tokenRequest(server, { grant_type: "refresh_token", refresh_token: body.refresh_token });
+      expect(decodeJwt(refreshed.body.access_token).impersonator).toEqual({ id: staffRow!.id, username: staff.email });
+      expect(decodeJwt(customer.tokens.access_token)).not.toHaveProperty("impersonator");
+      const own = await signInForTokens(new Browser(), server, customer.email, GOOD_PASSWORD);
+      expect(decodeJwt(own.tokens.access_token)).not.toHaveProperty("impersonator");
+    });
+
+    it("refuses users without the support role, and users who did not enable remote support", async () => {
+      const customer = await newUser("customer");
+      const staff = await newUser("staff");
+
+      const notStaff = await supportSignIn(new Browser(), customer.email, staff.email);
+      expect(notStaff.status).toBe(403);
+      expect(await notStaff.text()).toContain("Only PolyForge support staff can act as another user.");
+
+      await server.app.database.db
+        .update(users)
+        .set({ roles: ["user", "support"] })
+        .where(eq(users.email, staff.email));
+      for (const target of [customer.email, "nobody@example.org"]) {
+        const refused = await supportSignIn(new Browser(), target, staff.email);
+        expect(refused.status).toBe(403);
+        expect(await refused.text()).toContain("No user with this email has enabled remote support.");
+      }
+    });
   });
 
   describe("sign-up page", () => {

@@ -3,12 +3,15 @@ import { REQUIRED_FIELD, signUpSchema } from "@polyforge/contracts/users";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type Provider from "oidc-provider";
 import type { Db } from "../db/database";
-import { authenticate, createUser } from "./accounts";
-import { contentSecurityPolicy, messagePage, type SignUpField, signInPage, signUpPage } from "./pages";
+import { authenticate, createUser, findUserByEmail } from "./accounts";
+import { type ImpersonationResult, mayImpersonate } from "./impersonation";
+import { contentSecurityPolicy, messagePage, type SignUpField, signInPage, signUpPage, supportPage } from "./pages";
 import type { SignInLimiter } from "./rate-limit";
 
 export const INVALID_CREDENTIALS = "Invalid email or password.";
 export const EMAIL_TAKEN = "An account with this email already exists. Sign in instead.";
+export const NOT_SUPPORT_STAFF = "Only PolyForge support staff can act as another user.";
+export const SUPPORT_NOT_ALLOWED = "No user with this email has enabled remote support.";
 const FORM_EXPIRED = "This form has expired. Please try again.";
 
 export function tooManyAttemptsMessage(retryAfterMs: number): string {
@@ -48,6 +51,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     signIn: `${o.mountPath}/interaction/${uid}`,
     login: `${o.mountPath}/interaction/${uid}/login`,
     signUp: `${o.mountPath}/interaction/${uid}/signup`,
+    support: `${o.mountPath}/interaction/${uid}/support`,
   });
   const csrfToken = (uid: string) =>
     createHmac("sha256", o.csrfSecret).update(`interaction:${uid}`).digest("base64url");
@@ -73,14 +77,19 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     return undefined;
   };
 
-  const finishWithLogin = async (request: UidRequest, reply: FastifyReply, accountId: string) => {
+  const finishWithLogin = async (
+    request: UidRequest,
+    reply: FastifyReply,
+    accountId: string,
+    impersonation?: ImpersonationResult,
+  ) => {
     // oidc-provider writes the redirect back to the authorization endpoint itself.
     reply.hijack();
     try {
       await o.provider.interactionFinished(
         request.raw,
         reply.raw,
-        { login: { accountId } },
+        { login: { accountId }, ...(impersonation ? { impersonation } : {}) },
         { mergeWithLastSubmission: false },
       );
     } catch (err) {
@@ -103,6 +112,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       signInPage({
         action: paths(uid).login,
         signUpHref: paths(uid).signUp,
+        supportHref: paths(uid).support,
         csrfToken: csrfToken(uid),
         email: loginHint,
       }),
@@ -123,6 +133,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
         signInPage({
           action: paths(uid).login,
           signUpHref: paths(uid).signUp,
+          supportHref: paths(uid).support,
           csrfToken: csrfToken(uid),
           email,
           error,
@@ -142,6 +153,62 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     }
     await o.limiter.clear(request.ip, email);
     return finishWithLogin(request, reply, user.id);
+  });
+
+  app.get(`${base}/support`, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    return sendPage(
+      reply,
+      200,
+      supportPage({ action: paths(uid).support, signInHref: paths(uid).signIn, csrfToken: csrfToken(uid) }),
+    );
+  });
+
+  app.post(`${base}/support`, async (request: UidRequest, reply) => {
+    const details = await interactionFor(request, reply);
+    if (!details) return reply;
+    const { uid } = details;
+    const body = request.body ?? {};
+    const email = (body.email ?? "").trim();
+    const customerEmail = (body.customer_email ?? "").trim();
+    const password = body.password ?? "";
+    const page = (status: number, error: string) =>
+      sendPage(
+        reply,
+        status,
+        supportPage({
+          action: paths(uid).support,
+          signInHref: paths(uid).signIn,
+          csrfToken: csrfToken(uid),
+          email,
+          customerEmail,
+          error,
+        }),
+      );
+
+    if (!csrfValid(uid, body.csrf)) return page(403, FORM_EXPIRED);
+    // The staff member's own credentials count against the same limit as an ordinary sign-in.
+    const retryAfterMs = await o.limiter.retryAfterMs(request.ip, email);
+    if (retryAfterMs > 0) {
+      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
+      return page(429, tooManyAttemptsMessage(retryAfterMs));
+    }
+    const staff = email && password ? await authenticate(o.db, email, password) : undefined;
+    if (!staff) {
+      await o.limiter.recordFailure(request.ip, email);
+      return page(401, INVALID_CREDENTIALS);
+    }
+    await o.limiter.clear(request.ip, email);
+    const customer = customerEmail ? await findUserByEmail(o.db, customerEmail) : undefined;
+    const check = mayImpersonate(staff, customer);
+    if (!check.ok) return page(403, check.reason === "not_support_staff" ? NOT_SUPPORT_STAFF : SUPPORT_NOT_ALLOWED);
+    request.log.info({ staffId: staff.id, userId: check.customer.id }, "remote support sign-in");
+    return finishWithLogin(request, reply, check.customer.id, {
+      impersonatorId: staff.id,
+      impersonatorEmail: staff.email,
+    });
   });
 
   app.get(`${base}/signup`, async (request: UidRequest, reply) => {

@@ -97,6 +97,7 @@ ${err.html}</div>`;
 export interface SignInPageInput {
   action: string;
   signUpHref: string;
+  supportHref: string;
   csrfToken: string;
   email?: string;
   error?: string;
@@ -114,7 +115,37 @@ ${inputField({ name: "email", label: "Email", type: "email", autocomplete: "user
 ${inputField({ name: "password", label: "Password", type: "password", autocomplete: "current-password", autofocus: !!p.email })}
 <button type="submit">Sign in</button>
 </form>
-<p class="footer">New to ${PRODUCT_NAME}? <a href="${escapeHtml(p.signUpHref)}">Sign up</a></p>`,
+<p class="footer">New to ${PRODUCT_NAME}? <a href="${escapeHtml(p.signUpHref)}">Sign up</a></p>
+<p class="footer"><a href="${escapeHtml(p.supportHref)}">Remote support access for ${PRODUCT_NAME} staff</a></p>`,
+  );
+}
+
+export interface SupportPageInput {
+  action: string;
+  signInHref: string;
+  csrfToken: string;
+  email?: string;
+  customerEmail?: string;
+  error?: string;
+}
+
+/** Remote support (SPEC §6): staff with the support role sign in with their own credentials to act
+ * as a user who enabled remote support. */
+export function supportPage(p: SupportPageInput): string {
+  const alert = p.error ? `<p class="alert" role="alert">${escapeHtml(p.error)}</p>` : "";
+  return layout(
+    "Remote support",
+    `<h1>Remote support access</h1>
+<p>Sign in with your own staff account to act as a user who has enabled remote support.</p>
+${alert}
+<form method="post" action="${escapeHtml(p.action)}" novalidate>
+<input type="hidden" name="csrf" value="${escapeHtml(p.csrfToken)}">
+${inputField({ name: "customer_email", label: "User's email", type: "email", autocomplete: "off", value: p.customerEmail, autofocus: true })}
+${inputField({ name: "email", label: "Your staff email", type: "email", autocomplete: "username", value: p.email })}
+${inputField({ name: "password", label: "Your password", type: "password", autocomplete: "current-password" })}
+<button type="submit">Act as this user</button>
+</form>
+<p class="footer"><a href="${escapeHtml(p.signInHref)}">Back to sign in</a></p>`,
   );
 }
 

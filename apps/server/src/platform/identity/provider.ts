@@ -4,6 +4,7 @@ import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "o
 import type { Db } from "../db/database";
 import { findUserById, userClaims } from "./accounts";
 import { databaseAdapterFactory } from "./adapter";
+import { type ImpersonationResult, impersonatorClaim, recordImpersonation } from "./impersonation";
 import type { IdentityKeys } from "./keys";
 import { contentSecurityPolicy, logoutPage, messagePage } from "./pages";
 
@@ -25,7 +26,7 @@ export const ROUTES = {
 
 const PROFILE_CLAIMS = ["preferred_username", "name", "given_name", "family_name"];
 const EMAIL_CLAIMS = ["email", "email_verified"];
-const POLYFORGE_CLAIMS = ["organization", "realm_access", "allow_impersonation", "identity_provider"];
+const POLYFORGE_CLAIMS = ["organization", "realm_access", "allow_impersonation", "impersonator", "identity_provider"];
 
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
@@ -120,10 +121,12 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
       },
     },
     interactions: { url: (_ctx, interaction) => `${mountPath}/interaction/${interaction.uid}` },
-    findAccount: async (_ctx, id) => {
+    findAccount: async (_ctx, id, token) => {
       const user = await findUserById(db, id);
       if (!user) return undefined;
-      return { accountId: user.id, claims: () => userClaims(user) };
+      const grantId = token && "grantId" in token ? token.grantId : undefined;
+      const impersonation = await impersonatorClaim(db, grantId, user.id);
+      return { accountId: user.id, claims: () => ({ ...userClaims(user), ...impersonation }) };
     },
     // Access tokens carry the same identity claims as the ID token (the API reads them).
     extraTokenClaims: async (_ctx, token) => {
@@ -131,13 +134,19 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
       const user = await findUserById(db, token.accountId);
       if (!user) return undefined;
       const { sub: _sub, ...claims } = userClaims(user);
-      return { ...claims, azp: token.clientId, ...(token.sid ? { sid: token.sid } : {}) };
+      return {
+        ...claims,
+        ...(await impersonatorClaim(db, token.grantId, user.id)),
+        azp: token.clientId,
+        ...(token.sid ? { sid: token.sid } : {}),
+      };
     },
-    // Our own client: consent is implicit, so whatever it asks for is granted.
+    // Our own client: consent is implicit, so whatever it asks for is granted. A sign-in that has
+    // just happened starts a new grant, so nothing of an earlier one (an impersonation) carries over.
     loadExistingGrant: async (ctx) => {
       const { client, session, result } = ctx.oidc;
       if (!client || !session?.accountId) return undefined;
-      const grantId = result?.consent?.grantId ?? session.grantIdFor(client.clientId);
+      const grantId = result?.login ? undefined : session.grantIdFor(client.clientId);
       const grant =
         (grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined) ??
         new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
@@ -145,7 +154,9 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
       for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
         grant.addResourceScope(indicator, server.scope);
       }
-      await grant.save();
+      const grantJti = await grant.save();
+      const impersonation = result?.impersonation as ImpersonationResult | undefined;
+      if (impersonation) await recordImpersonation(db, grantJti, session.accountId, impersonation, SESSION_TTL);
       return grant;
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
