@@ -685,6 +685,9 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
       expect(html).not.toContain("Something-Else1!");
       expect(/id="first_name-error"><li>You must enter a first name<\/li>/.test(html)).toBe(true);
       expect(/id="confirm_password-error"><li>Passwords do not match<\/li>/.test(html)).toBe(true);
+      // The cursor starts in the first field to correct.
+      expect(html).toMatch(/<input id="first_name"[^>]* autofocus>/);
+      expect(html).not.toMatch(/<input id="email"[^>]* autofocus>/);
 
       const empty = await (
         await postSignUp(browser, server, { email: "", last_name: "", organization: "", password: "" })

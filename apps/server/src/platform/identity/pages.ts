@@ -149,7 +149,8 @@ ${inputField({ name: "password", label: "Your password", type: "password", autoc
   );
 }
 
-export type SignUpField = "email" | "first_name" | "last_name" | "organization" | "password" | "confirm_password";
+const SIGN_UP_FIELDS = ["email", "first_name", "last_name", "organization", "password", "confirm_password"] as const;
+export type SignUpField = (typeof SIGN_UP_FIELDS)[number];
 
 export interface SignUpPageInput {
   action: string;
@@ -164,6 +165,8 @@ export function signUpPage(p: SignUpPageInput): string {
   const values = p.values ?? {};
   const errors = p.errors ?? {};
   const orgErr = fieldErrors("organization", errors.organization);
+  // The cursor starts in the first field to correct.
+  const focus = SIGN_UP_FIELDS.find((field) => errors[field]?.length) ?? "email";
   const options = ORGANIZATIONS.map(
     (org) =>
       `<option value="${org}"${values.organization === org ? " selected" : ""}>${escapeHtml(ORGANIZATION_LABELS[org])}</option>`,
@@ -177,18 +180,18 @@ export function signUpPage(p: SignUpPageInput): string {
 ${alert}
 <form method="post" action="${escapeHtml(p.action)}" novalidate>
 <input type="hidden" name="csrf" value="${escapeHtml(p.csrfToken)}">
-${inputField({ name: "email", label: "Email", type: "email", autocomplete: "email", value: values.email, errors: errors.email, autofocus: true })}
-${inputField({ name: "first_name", label: "First name", type: "text", autocomplete: "given-name", value: values.first_name, errors: errors.first_name })}
-${inputField({ name: "last_name", label: "Last name", type: "text", autocomplete: "family-name", value: values.last_name, errors: errors.last_name })}
+${inputField({ name: "email", label: "Email", type: "email", autocomplete: "email", value: values.email, errors: errors.email, autofocus: focus === "email" })}
+${inputField({ name: "first_name", label: "First name", type: "text", autocomplete: "given-name", value: values.first_name, errors: errors.first_name, autofocus: focus === "first_name" })}
+${inputField({ name: "last_name", label: "Last name", type: "text", autocomplete: "family-name", value: values.last_name, errors: errors.last_name, autofocus: focus === "last_name" })}
 <div class="field">
 <label for="organization">Organization</label>
-<select id="organization" name="organization" aria-required="true"${orgErr.attrs}>
+<select id="organization" name="organization" aria-required="true"${orgErr.attrs}${focus === "organization" ? " autofocus" : ""}>
 <option value=""${values.organization ? "" : " selected"} disabled>Choose your organization</option>
 ${options}
 </select>
 ${orgErr.html}</div>
-${inputField({ name: "password", label: "Password", type: "password", autocomplete: "new-password", errors: errors.password })}
-${inputField({ name: "confirm_password", label: "Confirm password", type: "password", autocomplete: "new-password", errors: errors.confirm_password })}
+${inputField({ name: "password", label: "Password", type: "password", autocomplete: "new-password", errors: errors.password, autofocus: focus === "password" })}
+${inputField({ name: "confirm_password", label: "Confirm password", type: "password", autocomplete: "new-password", errors: errors.confirm_password, autofocus: focus === "confirm_password" })}
 <button type="submit">Sign up</button>
 </form>
 <p class="footer">Already have an account? <a href="${escapeHtml(p.signInHref)}">Sign in</a></p>`,
