@@ -432,6 +432,28 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     expect(refresh.status).toBe(400);
   });
 
+  it("asks before ending a session when the request does not name its ID token", async () => {
+    const browser = new Browser();
+    await signIn(browser, server, "demo@polyforge.local", DEMO_PASSWORD);
+    const page = await browser.get(
+      `${server.issuer}/protocol/openid-connect/logout?${new URLSearchParams({ client_id: CLIENT_ID })}`,
+    );
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    // No script: another site linking here cannot sign the user out without their click.
+    expect(html).not.toContain("<script");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'none'");
+    expect(html).toContain(">Sign out</button>");
+    expect(html).toContain(`<a href="${server.base}/">Back to PolyForge</a>`);
+
+    // Seeing the page changes nothing: the session is still there.
+    const silent = await browser.follow(
+      await browser.get(authorizeUrl(server, { redirectUri: `${server.base}/`, prompt: "none" })),
+      server.base,
+    );
+    expect(callbackParams(silent.appLocation!).get("code")).toBeTruthy();
+  });
+
   it("serves userinfo for a valid access token only", async () => {
     const { tokens } = await signInForTokens(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD);
     const userinfo = (authorization?: string) =>

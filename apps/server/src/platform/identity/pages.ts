@@ -210,14 +210,14 @@ export function messagePage(title: string, message: string, backHref: string): s
 
 /** The end-session confirmation. `form` is oidc-provider's hidden form (its action and xsrf
  * token); with `autoSubmitNonce` the page confirms by itself (the request named its ID token, so
- * it came from our application), otherwise the user chooses. */
-export function logoutPage(form: string, autoSubmitNonce?: string): string {
+ * it came from our application), otherwise the user chooses: sign out, or go back to the app. */
+export function logoutPage(form: string, appUrl: string, autoSubmitNonce?: string): string {
   return layout(
     "Sign out",
     `<h1>Sign out of ${PRODUCT_NAME}?</h1>
 ${form}
 <button id="logout-confirm" type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
-<button class="secondary" type="submit" form="op.logoutForm">Stay signed in</button>`,
+<p class="footer"><a href="${escapeHtml(appUrl)}">Back to ${PRODUCT_NAME}</a></p>`,
     autoSubmitNonce,
     `document.getElementById("logout-confirm").click();`,
   );

@@ -111,7 +111,7 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
           const nonce = ctx.oidc.params?.id_token_hint ? randomBytes(16).toString("base64") : undefined;
           ctx.set("Content-Security-Policy", contentSecurityPolicy(nonce));
           ctx.type = "html";
-          ctx.body = logoutPage(form, nonce);
+          ctx.body = logoutPage(form, `${appOrigin}/`, nonce);
         },
         postLogoutSuccessSource: (ctx) => {
           ctx.set("Content-Security-Policy", contentSecurityPolicy());
