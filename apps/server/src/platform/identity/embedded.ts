@@ -12,7 +12,7 @@ import { SignInLimiter } from "./rate-limit";
 import { registerUserinfoRoute } from "./userinfo";
 
 /** The realm path Keycloak would use, so the web app's configuration is the same for both. */
-export const REALM_PATH = "/auth/realms/polyforge";
+const REALM_PATH = "/auth/realms/polyforge";
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface EmbeddedIdentity {

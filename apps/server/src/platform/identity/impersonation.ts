@@ -2,7 +2,7 @@ import type { UserRow } from "../../modules/users/schema";
 import type { Db } from "../db/database";
 import { databaseAdapterFactory } from "./adapter";
 
-export const SUPPORT_ROLE = "support";
+const SUPPORT_ROLE = "support";
 
 /** Who acts as the user in a remote-support sign-in; the sign-in hands it to the authorization. */
 export interface ImpersonationResult {

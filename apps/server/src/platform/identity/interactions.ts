@@ -8,13 +8,13 @@ import { type ImpersonationResult, mayImpersonate } from "./impersonation";
 import { contentSecurityPolicy, messagePage, type SignUpField, signInPage, signUpPage, supportPage } from "./pages";
 import type { SignInLimiter } from "./rate-limit";
 
-export const INVALID_CREDENTIALS = "Invalid email or password.";
-export const EMAIL_TAKEN = "An account with this email already exists. Sign in instead.";
-export const NOT_SUPPORT_STAFF = "Only PolyForge support staff can act as another user.";
-export const SUPPORT_NOT_ALLOWED = "No user with this email has enabled remote support.";
+const INVALID_CREDENTIALS = "Invalid email or password.";
+const EMAIL_TAKEN = "An account with this email already exists. Sign in instead.";
+const NOT_SUPPORT_STAFF = "Only PolyForge support staff can act as another user.";
+const SUPPORT_NOT_ALLOWED = "No user with this email has enabled remote support.";
 const FORM_EXPIRED = "This form has expired. Please try again.";
 
-export function tooManyAttemptsMessage(retryAfterMs: number): string {
+function tooManyAttemptsMessage(retryAfterMs: number): string {
   const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
   return `Too many sign-in attempts. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
 }
@@ -268,7 +268,7 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
 }
 
 /** Answers with one of our pages: never cached, never framed, no script of its own. */
-export function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
+function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
   return reply
     .code(status)
     .header("content-type", "text/html; charset=utf-8")

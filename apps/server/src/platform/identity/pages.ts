@@ -9,7 +9,7 @@ const ORGANIZATION_LABELS: Record<Organization, string> = {
   other: "Other",
 };
 
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")

@@ -9,7 +9,7 @@ import type { IdentityKeys } from "./keys";
 import { contentSecurityPolicy, logoutPage, messagePage } from "./pages";
 
 /** The single client: the web app, a public client (no secret) using PKCE S256. */
-export const WEB_CLIENT_ID = "polyforge-web";
+const WEB_CLIENT_ID = "polyforge-web";
 /** Access tokens are JWTs for this audience: the PolyForge API. */
 export const API_AUDIENCE = "polyforge-api";
 /** The resource indicator (RFC 8707) every authorization resolves to; it makes access tokens JWTs. */

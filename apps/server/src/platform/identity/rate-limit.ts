@@ -4,8 +4,8 @@ import type { Db } from "../db/database";
 import { signInFailures } from "./schema";
 
 /** At most this many failed sign-ins per client address and email within the window. */
-export const MAX_FAILED_SIGN_INS = 10;
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const MAX_FAILED_SIGN_INS = 10;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 
 /** Failed sign-ins are counted in the database, so the limit holds across restarts and across
  * several API instances. Only failures count; a successful sign-in clears the count. */
