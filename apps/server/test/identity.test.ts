@@ -554,6 +554,30 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     expect(other.get("code")).toBeTruthy();
   });
 
+  it("signs in with the new password after a change through the API, not with the old one", async () => {
+    const email = `changer-${randomUUID().slice(0, 8)}@example.org`;
+    await signUp(new Browser(), server, { email });
+    const { tokens } = await signInForTokens(new Browser(), server, email, GOOD_PASSWORD);
+    const newPassword = "Brand-New-Passw0rd?";
+    const change = await fetch(`${server.base}/api/v2/users/password`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ new_password: newPassword, confirm_new_password: newPassword }),
+    });
+    expect(change.status).toBe(204);
+
+    expect((await signIn(new Browser(), server, email, newPassword)).get("code")).toBeTruthy();
+    const browser = new Browser();
+    const page = await openSignIn(browser, server);
+    const old = await browser.post(new URL(page.action, server.base).toString(), {
+      csrf: page.csrf,
+      email,
+      password: GOOD_PASSWORD,
+    });
+    expect(old.status).toBe(401);
+    expect(await old.text()).toContain("Invalid email or password.");
+  });
+
   describe("remote support", () => {
     /** A signed-up user, and their tokens from an ordinary sign-in. */
     async function newUser(prefix: string) {
