@@ -224,7 +224,10 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
   });
 
   it("publishes a discovery document for keycloak-js's generic OpenID mode", async () => {
-    const response = await fetch(`${server.issuer}/.well-known/openid-configuration`);
+    // The URLs come from PUBLIC_URL, whatever forwarding headers a client sends.
+    const response = await fetch(`${server.issuer}/.well-known/openid-configuration`, {
+      headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+    });
     expect(response.status).toBe(200);
     const doc = (await response.json()) as Record<string, unknown>;
     expect(doc).toMatchObject({
