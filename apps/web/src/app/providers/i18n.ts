@@ -5,7 +5,12 @@ import HttpBackend from "i18next-http-backend";
 import { initReactI18next } from "react-i18next";
 
 /** SPEC §7: `common` plus one `errors/<area>` namespace per error area, loaded up front. */
-const NAMESPACES = ["common", "buildingBlocks", ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`)];
+const NAMESPACES = [
+  "common",
+  "buildingBlocks",
+  "polymerBuilder",
+  ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`),
+];
 
 export function initI18n(): Promise<unknown> {
   return i18next

@@ -1,0 +1,135 @@
+import { Button, Group, Loader, Modal, Stack, Text, Title } from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useNavigate } from "@tanstack/react-router";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
+import { BuilderStepper } from "./components/BuilderStepper";
+import { createDraft, deleteDraft, fetchDraft, queryKeys } from "./polymerBuilderApi";
+import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
+import { CreateStep } from "./steps/CreateStep";
+import { PolymersStep } from "./steps/PolymersStep";
+import { SegmentsStep } from "./steps/SegmentsStep";
+import { SimulationProtocolStep } from "./steps/SimulationProtocolStep";
+import { SystemSetupStep } from "./steps/SystemSetupStep";
+import { type Step, stepEnabled, useDraftProgress } from "./useDraftProgress";
+
+/** The user's draft, created when there is none (SPEC §4, polymer-builder flow). */
+async function openDraft() {
+  try {
+    return await fetchDraft();
+  } catch (error) {
+    if (error instanceof ProductError && error.status === 404) return createDraft();
+    throw error;
+  }
+}
+
+/** /polymer-builder: opens (or starts) the user's draft, then shows the wizard over it. */
+export function PolymerBuilderPage() {
+  const draft = useQuery({
+    queryKey: queryKeys.draft,
+    queryFn: openDraft,
+    retry: false,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  useSendHomeOnFailure(draft.isError);
+  if (!draft.isSuccess) return <Loading />;
+  return <Wizard draftId={draft.data.id} />;
+}
+
+function Loading() {
+  const { t } = useTranslation("polymerBuilder");
+  return (
+    <Group justify="center" p="xl">
+      <Loader aria-label={t("common.loading")} />
+    </Group>
+  );
+}
+
+/** SPEC §4: on any failure to load the draft the user is sent home with 'Something went wrong'. */
+function useSendHomeOnFailure(failed: boolean) {
+  const { t } = useTranslation("polymerBuilder");
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (!failed) return;
+    toast.error(t("loadFailed"));
+    void navigate({ to: "/" });
+  }, [failed, navigate, t]);
+}
+
+function Wizard({ draftId }: { draftId: string }) {
+  const { t } = useTranslation("polymerBuilder");
+  const queryClient = useQueryClient();
+  const [step, setStep] = useState<Step>(1);
+  const [confirmingClear, setConfirmingClear] = useState(false);
+  const progress = useDraftProgress();
+  useSendHomeOnFailure(progress.failed);
+
+  // Clearing deletes the draft and starts a new one before any list is read again.
+  const clear = useMutation({
+    mutationFn: async () => {
+      await deleteDraft();
+      await createDraft();
+    },
+    onSuccess: async () => {
+      setConfirmingClear(false);
+      setStep(1);
+      await queryClient.resetQueries({ queryKey: queryKeys.all });
+      toast.success(t("clearModal.cleared"));
+    },
+    onError: () => toast.error(t("clearModal.failed")),
+  });
+
+  if (!progress.loaded) return <Loading />;
+
+  const { completion } = progress;
+  const next = (step + 1) as Step;
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between">
+        <Title order={2}>{t("title")}</Title>
+        <Button variant="outline" color="red" onClick={() => setConfirmingClear(true)}>
+          {t("clearDraft")}
+        </Button>
+      </Group>
+      <BuilderStepper active={step} completion={completion} onSelect={setStep} />
+
+      {step === 1 && <BuildingBlocksStep />}
+      {step === 2 && <SegmentsStep />}
+      {step === 3 && <PolymersStep />}
+      {step === 4 && <SystemSetupStep />}
+      {step === 5 && <SimulationProtocolStep />}
+      {step === 6 && <CreateStep draftId={draftId} completion={completion} />}
+
+      <Group justify="space-between">
+        {step > 1 ? (
+          <Button variant="default" onClick={() => setStep((step - 1) as Step)}>
+            {t("previous")}
+          </Button>
+        ) : (
+          <span />
+        )}
+        {step < 6 && (
+          <Button onClick={() => setStep(next)} disabled={!stepEnabled(next, completion)}>
+            {t("next")}
+          </Button>
+        )}
+      </Group>
+
+      <Modal opened={confirmingClear} onClose={() => setConfirmingClear(false)} title={t("clearModal.title")} centered>
+        <Stack>
+          <Text>{t("clearModal.body")}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmingClear(false)}>
+              {t("clearModal.cancel")}
+            </Button>
+            <Button color="red" loading={clear.isPending} onClick={() => clear.mutate()}>
+              {t("clearModal.confirm")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}

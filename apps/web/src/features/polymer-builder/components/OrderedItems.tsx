@@ -1,0 +1,102 @@
+import { ActionIcon, Group, Stack, Text, TextInput } from "@mantine/core";
+import { INPUT_PATTERNS } from "@polyforge/contracts/polymer-builder";
+import { IconArrowDown, IconArrowUp, IconTrash } from "@tabler/icons-react";
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+
+export interface OrderedItem {
+  /** Stable React key: the same block can appear twice in a segment. */
+  key: string;
+  id: string;
+  name: string;
+  /** The number typed for it (occurrence or ratio), digits only. */
+  value: string;
+}
+
+interface OrderedItemsProps {
+  items: OrderedItem[];
+  valueLabel: string;
+  /** Field errors by "<index>" for the value inputs. */
+  errors: Record<string, string | undefined>;
+  onValueChange: (index: number, value: string) => void;
+  onMove?: (index: number, delta: -1 | 1) => void;
+  onRemove: (index: number) => void;
+  /** Extra text after the value (e.g. the ratio's percentage). */
+  extra?: (index: number) => ReactNode;
+  emptyText: string;
+}
+
+/** The items of a segment or polymer in order, each with a digits-only number, movable and removable. */
+export function OrderedItems(props: OrderedItemsProps) {
+  const { t } = useTranslation("polymerBuilder");
+  if (props.items.length === 0) return <Text c="dimmed">{props.emptyText}</Text>;
+  return (
+    <Stack gap="xs">
+      {props.items.map((item, index) => (
+        <Group key={item.key} wrap="nowrap" align="flex-start">
+          <Text w={180} pt={6} truncate>
+            {index + 1}. {item.name}
+          </Text>
+          <TextInput
+            w={120}
+            aria-label={`${props.valueLabel} ${item.name}`}
+            placeholder={props.valueLabel}
+            value={item.value}
+            error={props.errors[String(index)]}
+            inputMode="numeric"
+            onChange={(event) => {
+              const value = event.currentTarget.value;
+              if (INPUT_PATTERNS.digits.test(value)) props.onValueChange(index, value);
+            }}
+          />
+          {props.extra && <Text pt={6}>{props.extra(index)}</Text>}
+          {props.onMove && (
+            <>
+              <ActionIcon
+                variant="subtle"
+                mt={4}
+                aria-label={`${t("common.moveUp")} ${item.name}`}
+                disabled={index === 0}
+                onClick={() => props.onMove?.(index, -1)}
+              >
+                <IconArrowUp size={16} />
+              </ActionIcon>
+              <ActionIcon
+                variant="subtle"
+                mt={4}
+                aria-label={`${t("common.moveDown")} ${item.name}`}
+                disabled={index === props.items.length - 1}
+                onClick={() => props.onMove?.(index, 1)}
+              >
+                <IconArrowDown size={16} />
+              </ActionIcon>
+            </>
+          )}
+          <ActionIcon
+            variant="subtle"
+            color="red"
+            mt={4}
+            aria-label={`${t("common.remove")} ${item.name}`}
+            onClick={() => props.onRemove(index)}
+          >
+            <IconTrash size={16} />
+          </ActionIcon>
+        </Group>
+      ))}
+    </Stack>
+  );
+}
+
+export function newItem(id: string, name: string, value: string): OrderedItem {
+  return { key: crypto.randomUUID(), id, name, value };
+}
+
+/** Errors of `<listKey>.<index>.<field>` re-keyed by index, for OrderedItems. */
+export function itemErrors(errors: Record<string, string>, listKey: string, field: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, message] of Object.entries(errors)) {
+    const match = new RegExp(`^${listKey}\\.(\\d+)\\.${field}$`).exec(key);
+    if (match) out[match[1]!] = message;
+  }
+  return out;
+}

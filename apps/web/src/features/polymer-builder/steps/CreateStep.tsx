@@ -1,0 +1,178 @@
+import { Alert, Anchor, Button, Card, Loader, Modal, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
+import { createSystemForm } from "@polyforge/contracts/systems";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { fieldErrors } from "../ordering";
+import { fetchBlock, finishDraft, queryKeys } from "../polymerBuilderApi";
+import {
+  allStepsComplete,
+  type StepCompletion,
+  useDraftPolymers,
+  useDraftSegments,
+  useSetup,
+} from "../useDraftProgress";
+import { ProtocolSummary, useProtocol } from "./SimulationProtocolStep";
+import { SetupSummary } from "./SystemSetupStep";
+
+/** Step 6: name the system and create it once every earlier step is complete. */
+export function CreateStep({ draftId, completion }: { draftId: string; completion: StepCompletion }) {
+  const { t } = useTranslation("polymerBuilder");
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [error, setError] = useState<string>();
+  const complete = allStepsComplete(completion);
+  const create = useMutation({
+    mutationFn: (systemName: string) => finishDraft(draftId, { name: systemName, is_draft: false }),
+    onSuccess: async (system) => {
+      queryClient.removeQueries({ queryKey: queryKeys.all });
+      await queryClient.invalidateQueries({ queryKey: ["systems"] });
+      toast.success(t("create.created"));
+      await navigate({ to: "/systems", search: { type: system.type } });
+    },
+    onError: (e) => toast.error(t("create.failed"), { description: e.message }),
+  });
+
+  function submit() {
+    const parsed = createSystemForm.safeParse({ name });
+    setError(parsed.success ? undefined : fieldErrors(parsed.error.issues).name);
+    if (parsed.success) create.mutate(parsed.data.name);
+  }
+
+  return (
+    <Stack>
+      <Title order={3}>{t("create.heading")}</Title>
+      <TextInput
+        w={360}
+        label={t("create.systemName")}
+        value={name}
+        error={error}
+        onChange={(e) => setName(e.currentTarget.value)}
+      />
+      <Button w="fit-content" disabled={!complete} loading={create.isPending} onClick={submit}>
+        {t("create.button")}
+      </Button>
+      {complete ? <Review /> : <Alert color="yellow">{t("create.incomplete")}</Alert>}
+    </Stack>
+  );
+}
+
+/** The review summary: simulation parameters, system setup, polymers with segments and blocks. */
+function Review() {
+  const { t } = useTranslation("polymerBuilder");
+  const protocol = useProtocol();
+  const setup = useSetup();
+  const polymers = useDraftPolymers();
+  const segments = useDraftSegments();
+  const [blockId, setBlockId] = useState<string | null>(null);
+  const segmentById = new Map((segments.data?.data ?? []).map((s) => [s.id, s]));
+
+  return (
+    <Stack>
+      <Title order={4}>{t("create.review")}</Title>
+      <Card withBorder>
+        <Title order={5}>{t("create.simulationParameters")}</Title>
+        {protocol.data && <ProtocolSummary protocol={protocol.data} />}
+      </Card>
+      <Card withBorder>
+        <Title order={5}>{t("create.systemSetup")}</Title>
+        {setup.data && <SetupSummary setup={setup.data} />}
+      </Card>
+      <Card withBorder>
+        <Title order={5}>{t("create.polymers")}</Title>
+        {polymers.data?.data.map((polymer) => (
+          <Stack key={polymer.id} gap={2} mt="xs">
+            <Text fw={600}>
+              {polymer.name} ({polymer.force_field})
+            </Text>
+            {polymer.segments.map((link) => {
+              const segment = segmentById.get(link.segment_id);
+              return (
+                <Stack key={link.order} gap={0} pl="md">
+                  <Text size="sm">
+                    {t("create.segmentLine", {
+                      name: link.segment.name,
+                      type: t(`segments.types.${link.segment.type}`),
+                      occurrence: link.occurrence,
+                    })}
+                  </Text>
+                  <Text size="sm" pl="md">
+                    {segment?.blocks.map((block, index) => (
+                      <span key={`${block.building_block_id}-${block.order}`}>
+                        {index > 0 && ", "}
+                        <Anchor component="button" size="sm" onClick={() => setBlockId(block.building_block_id)}>
+                          {block.building_block.name}
+                        </Anchor>
+                        {block.ratio !== null
+                          ? ` ×${block.ratio}`
+                          : block.occurrence !== null
+                            ? ` ×${block.occurrence}`
+                            : ""}
+                      </span>
+                    ))}
+                  </Text>
+                </Stack>
+              );
+            })}
+          </Stack>
+        ))}
+      </Card>
+      <BlockDetailsModal blockId={blockId} onClose={() => setBlockId(null)} />
+    </Stack>
+  );
+}
+
+function BlockDetailsModal({ blockId, onClose }: { blockId: string | null; onClose: () => void }) {
+  const { t } = useTranslation("polymerBuilder");
+  const block = useQuery({
+    queryKey: queryKeys.block(blockId ?? ""),
+    queryFn: () => fetchBlock(blockId!),
+    enabled: blockId !== null,
+  });
+  return (
+    <Modal opened={blockId !== null} onClose={onClose} title={t("create.blockDetails")} centered size="lg">
+      {block.isLoading && <Loader size="sm" />}
+      {block.isError && <Text c="red">{t("create.blockLoadFailed")}</Text>}
+      {block.data && <BlockDetails block={block.data} />}
+    </Modal>
+  );
+}
+
+function BlockDetails({ block }: { block: BuildingBlock }) {
+  const { t } = useTranslation("polymerBuilder");
+  return (
+    <Stack>
+      <Text fw={600}>{block.name}</Text>
+      <Table>
+        <Table.Tbody>
+          <Table.Tr>
+            <Table.Th>{t("fields.type")}</Table.Th>
+            <Table.Td>{t(`blockTypes.${block.type}`)}</Table.Td>
+          </Table.Tr>
+          {Object.entries(block.data).map(([field, value]) => (
+            <Table.Tr key={field}>
+              <Table.Th>{t(`fields.${field}`, { defaultValue: field })}</Table.Th>
+              <Table.Td style={{ fontFamily: "monospace", wordBreak: "break-all" }}>{value}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Anchor
+        renderRoot={(props) => (
+          <Link
+            {...props}
+            to="/building-blocks/$blockId"
+            params={{ blockId: block.id }}
+            search={{ type: block.type }}
+          />
+        )}
+      >
+        {t("create.goToDefinition")}
+      </Anchor>
+    </Stack>
+  );
+}

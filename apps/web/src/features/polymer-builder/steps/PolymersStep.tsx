@@ -1,0 +1,173 @@
+import { Accordion, ActionIcon, Button, Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
+import { linearPolymerForm, type PolymerResponse, polymerForceFieldOptions } from "@polyforge/contracts/polymers";
+import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
+import { IconTrash } from "@tabler/icons-react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { useIdentity } from "../../../lib/auth/useIdentity";
+import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
+import { StepLayout } from "../components/StepLayout";
+import { fieldErrors, moveItem } from "../ordering";
+import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
+import { useDraftPolymers, useDraftSegments } from "../useDraftProgress";
+import { useOptimisticDelete } from "../useOptimisticDelete";
+
+/** Linear polymer: segments in order with occurrences; force fields offered by organization. */
+function LinearPolymerForm() {
+  const { t } = useTranslation("polymerBuilder");
+  const { organization } = useIdentity();
+  const queryClient = useQueryClient();
+  const segments = useDraftSegments();
+  const [name, setName] = useState("");
+  const [forceField, setForceField] = useState<string | null>(null);
+  const [items, setItems] = useState<OrderedItem[]>([]);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const available = segments.data?.data ?? [];
+  const create = useMutation({
+    mutationFn: createPolymer,
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: queryKeys.all });
+      toast.success(t("polymers.created"));
+      setName("");
+      setForceField(null);
+      setItems([]);
+    },
+    onError: (error) => toast.error(t("polymers.createFailed"), { description: error.message }),
+  });
+
+  function submit() {
+    const parsed = linearPolymerForm.safeParse({
+      name,
+      force_field: forceField ?? "",
+      segments: items.map((i) => ({ segment_id: i.id, occurrence: i.value })),
+    });
+    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    if (!parsed.success) return;
+    create.mutate({
+      name: name.trim(),
+      force_field: forceField!,
+      segments: items.map((i, index) => ({
+        segment_id: i.id,
+        occurrence: parseWholeNumber(i.value),
+        order: index + 1,
+      })),
+    });
+  }
+
+  // SPEC §5: the form is disabled while no segment exists.
+  if (segments.isSuccess && available.length === 0) return <Text c="dimmed">{t("polymers.noSegments")}</Text>;
+  return (
+    <Stack>
+      <TextInput
+        label={t("polymers.polymerName")}
+        value={name}
+        error={errors.name}
+        onChange={(e) => setName(e.currentTarget.value)}
+      />
+      <Select
+        label={t("polymers.forceField")}
+        w={260}
+        data={polymerForceFieldOptions(organization)}
+        value={forceField}
+        error={errors.force_field}
+        onChange={setForceField}
+      />
+      <Text fw={600}>{t("polymers.segmentsToAdd")}</Text>
+      {segments.isError && <Text c="red">{t("segments.blocksLoadFailed")}</Text>}
+      {available.map((segment) => (
+        <Group key={segment.id} justify="space-between">
+          <Text>
+            {segment.name}{" "}
+            <Text span c="dimmed">
+              ({t(`segments.types.${segment.type}`)})
+            </Text>
+          </Text>
+          <Button
+            size="xs"
+            variant="light"
+            aria-label={`${t("common.add")} ${segment.name}`}
+            onClick={() => setItems((list) => [...list, newItem(segment.id, segment.name, String(DEFAULT_OCCURRENCE))])}
+          >
+            {t("common.add")}
+          </Button>
+        </Group>
+      ))}
+      <Text fw={600}>{t("polymers.selectedSegments")}</Text>
+      <OrderedItems
+        items={items}
+        valueLabel={t("common.occurrence")}
+        errors={itemErrors(errors, "segments", "occurrence")}
+        emptyText={t("polymers.noSelected")}
+        onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
+        onMove={(index, delta) => setItems((list) => moveItem(list, index, delta))}
+        onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
+      />
+      <Button onClick={submit} loading={create.isPending} disabled={items.length === 0} w="fit-content">
+        {t("polymers.create")}
+      </Button>
+    </Stack>
+  );
+}
+
+/** Step 3: only linear polymers can be added; the dendrimer kinds are shown disabled. */
+export function PolymersStep() {
+  const { t } = useTranslation("polymerBuilder");
+  const polymers = useDraftPolymers();
+  const remove = useOptimisticDelete<PolymerResponse>(queryKeys.draftPolymers, deletePolymer, {
+    deleted: t("polymers.deleted"),
+    failed: t("polymers.deleteFailed"),
+  });
+  const list = polymers.data?.data ?? [];
+  return (
+    <StepLayout
+      main={
+        <>
+          <Title order={3}>{t("polymers.heading")}</Title>
+          <Accordion variant="separated" defaultValue="linear">
+            <Accordion.Item value="linear">
+              <Accordion.Control>{t("polymers.linear")}</Accordion.Control>
+              <Accordion.Panel>
+                <LinearPolymerForm />
+              </Accordion.Panel>
+            </Accordion.Item>
+            {(["dendrimer", "dendrimerStar", "dendrimerBrush", "dendrimerDumbbell"] as const).map((key) => (
+              <Accordion.Item value={key} key={key}>
+                <Accordion.Control disabled>{t(`polymers.${key}`)}</Accordion.Control>
+              </Accordion.Item>
+            ))}
+          </Accordion>
+        </>
+      }
+      summaryTitle={t("polymers.summary")}
+      summary={
+        <Stack gap="xs" data-testid="added-polymers">
+          {polymers.isError && <Text c="red">{t("polymers.loadFailed")}</Text>}
+          <Text size="sm" fw={600}>
+            {t("polymers.linearCount", { count: list.length })}
+          </Text>
+          {list.length === 0 && <Text c="dimmed">{t("polymers.none")}</Text>}
+          {list.map((polymer) => (
+            <Group key={polymer.id} justify="space-between" wrap="nowrap">
+              <Text size="sm">
+                {polymer.name}{" "}
+                <Text span c="dimmed">
+                  ({polymer.force_field})
+                </Text>
+              </Text>
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                aria-label={`${t("common.remove")} ${polymer.name}`}
+                onClick={() => remove.mutate(polymer.id)}
+              >
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Group>
+          ))}
+        </Stack>
+      }
+    />
+  );
+}

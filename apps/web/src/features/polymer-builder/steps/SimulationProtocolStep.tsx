@@ -1,0 +1,201 @@
+import { Badge, Button, Group, Select, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { ENSEMBLES } from "@polyforge/contracts/enums";
+import {
+  INPUT_PATTERNS,
+  type SimulationProtocolFormValues,
+  type SimulationProtocolResponse,
+  simulationProtocolForm,
+} from "@polyforge/contracts/polymer-builder";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { StepLayout } from "../components/StepLayout";
+import { fieldErrors } from "../ordering";
+import { fetchProtocol, queryKeys, saveProtocol } from "../polymerBuilderApi";
+
+export function useProtocol() {
+  return useQuery({ queryKey: queryKeys.protocol, queryFn: fetchProtocol });
+}
+
+/** Step 5 ('For advanced users only'): MD with optional minimisation and dynamics. */
+export function SimulationProtocolStep() {
+  const { t } = useTranslation("polymerBuilder");
+  const protocol = useProtocol();
+  if (protocol.isError) return <Text c="red">{t("protocol.loadFailed")}</Text>;
+  if (!protocol.data) return null;
+  return (
+    <StepLayout
+      main={<ProtocolForm protocol={protocol.data} />}
+      summaryTitle={t("protocol.summary")}
+      summary={<ProtocolSummary protocol={protocol.data} />}
+    />
+  );
+}
+
+const text = (value: number | null) => (value === null ? "" : String(value));
+
+function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
+  const { t } = useTranslation("polymerBuilder");
+  const queryClient = useQueryClient();
+  const [form, setForm] = useState<SimulationProtocolFormValues>({
+    simulation: protocol.simulation,
+    random_seed: String(protocol.random_seed),
+    minimization: protocol.minimization,
+    minimization_steps: text(protocol.minimization_steps),
+    dynamics: protocol.dynamics,
+    dynamics_steps: text(protocol.dynamics_steps),
+    temperature: text(protocol.temperature),
+    ensemble: protocol.ensemble ?? "",
+  });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const save = useMutation({
+    mutationFn: (body: Parameters<typeof saveProtocol>[1]) => saveProtocol(protocol.id, body),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(queryKeys.protocol, saved);
+      toast.success(t("protocol.saved"));
+    },
+    onError: (error) => toast.error(t("protocol.saveFailed"), { description: error.message }),
+  });
+
+  const set = <K extends keyof SimulationProtocolFormValues>(key: K, value: SimulationProtocolFormValues[K]) =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const patterned =
+    (key: "random_seed" | "minimization_steps" | "dynamics_steps" | "temperature", pattern: RegExp) =>
+    (event: React.ChangeEvent<HTMLInputElement>) => {
+      if (pattern.test(event.currentTarget.value)) set(key, event.currentTarget.value);
+    };
+  const number = (value: string) => (value.trim() ? Number(value) : null);
+
+  function submit() {
+    const parsed = simulationProtocolForm.safeParse(form);
+    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    if (!parsed.success) return;
+    // SPEC §5: values behind a toggle that is off are sent unchanged.
+    save.mutate({
+      simulation: "MD",
+      random_seed: Number.parseInt(form.random_seed, 10),
+      minimization: form.minimization,
+      minimization_steps: form.minimization ? number(form.minimization_steps) : protocol.minimization_steps,
+      dynamics: form.dynamics,
+      dynamics_steps: form.dynamics ? number(form.dynamics_steps) : protocol.dynamics_steps,
+      temperature: form.dynamics ? number(form.temperature) : protocol.temperature,
+      ensemble: form.dynamics ? (form.ensemble as (typeof ENSEMBLES)[number]) : protocol.ensemble,
+    });
+  }
+
+  return (
+    <>
+      <Group>
+        <Title order={3}>{t("protocol.heading")}</Title>
+        <Badge color="orange" variant="light">
+          {t("protocol.advanced")}
+        </Badge>
+      </Group>
+      <Select
+        w={280}
+        label={t("protocol.simulation")}
+        data={[{ value: "MD", label: t("protocol.md") }]}
+        value={form.simulation}
+        error={errors.simulation}
+        onChange={(v) => v && set("simulation", v as "MD")}
+        allowDeselect={false}
+      />
+      <TextInput
+        w={200}
+        label={t("protocol.randomSeed")}
+        description={t("protocol.randomSeedHelp")}
+        value={form.random_seed}
+        error={errors.random_seed}
+        onChange={patterned("random_seed", INPUT_PATTERNS.signedInteger)}
+      />
+      <Stack gap="xs">
+        <Switch
+          label={t("protocol.minimization")}
+          checked={form.minimization}
+          onChange={(e) => set("minimization", e.currentTarget.checked)}
+        />
+        <TextInput
+          w={200}
+          label={t("protocol.minimizationSteps")}
+          disabled={!form.minimization}
+          value={form.minimization_steps}
+          error={errors.minimization_steps}
+          onChange={patterned("minimization_steps", INPUT_PATTERNS.digits)}
+        />
+      </Stack>
+      <Stack gap="xs">
+        <Switch
+          label={t("protocol.dynamics")}
+          checked={form.dynamics}
+          onChange={(e) => set("dynamics", e.currentTarget.checked)}
+        />
+        <Group align="flex-start">
+          <TextInput
+            w={200}
+            label={t("protocol.dynamicsSteps")}
+            disabled={!form.dynamics}
+            value={form.dynamics_steps}
+            error={errors.dynamics_steps}
+            onChange={patterned("dynamics_steps", INPUT_PATTERNS.digits)}
+          />
+          <TextInput
+            w={200}
+            label={t("protocol.temperature")}
+            disabled={!form.dynamics}
+            value={form.temperature}
+            error={errors.temperature}
+            onChange={patterned("temperature", INPUT_PATTERNS.decimal)}
+          />
+          <Select
+            w={160}
+            label={t("protocol.ensemble")}
+            disabled={!form.dynamics}
+            data={[...ENSEMBLES]}
+            value={form.ensemble || null}
+            error={errors.ensemble}
+            onChange={(v) => set("ensemble", v ?? "")}
+          />
+        </Group>
+      </Stack>
+      <Button onClick={submit} loading={save.isPending} w="fit-content">
+        {t("protocol.save")}
+      </Button>
+    </>
+  );
+}
+
+export function ProtocolSummary({ protocol }: { protocol: SimulationProtocolResponse }) {
+  const { t } = useTranslation("polymerBuilder");
+  const onOff = (on: boolean) => (on ? t("protocol.on") : t("protocol.off"));
+  return (
+    <Stack gap={2}>
+      <Text size="sm">
+        {t("protocol.simulation")}: {protocol.simulation}
+      </Text>
+      <Text size="sm">
+        {t("protocol.randomSeed")}: {protocol.random_seed}
+      </Text>
+      <Text size="sm">
+        {t("protocol.minimization")}: {onOff(protocol.minimization)}
+        {protocol.minimization && ` (${protocol.minimization_steps})`}
+      </Text>
+      <Text size="sm">
+        {t("protocol.dynamics")}: {onOff(protocol.dynamics)}
+      </Text>
+      {protocol.dynamics && (
+        <>
+          <Text size="sm">
+            {t("protocol.dynamicsSteps")}: {protocol.dynamics_steps}
+          </Text>
+          <Text size="sm">
+            {t("protocol.temperature")}: {protocol.temperature}
+          </Text>
+          <Text size="sm">
+            {t("protocol.ensemble")}: {protocol.ensemble}
+          </Text>
+        </>
+      )}
+    </Stack>
+  );
+}
