@@ -1,0 +1,126 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { signIn } from "../../lib/auth/session";
+import { renderWithProviders } from "../../test/renderWithProviders";
+import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
+import { LinearRandomSegmentForm } from "./steps/SegmentForms";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+const fetchMock = vi.fn<typeof fetch>();
+
+const block = (id: string, name: string) => ({
+  id,
+  name,
+  type: "linear",
+  description: null,
+  version: 0,
+  draft: true,
+  archived: false,
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  data: { repeating_unit: "[*:1]CC[*:2]" },
+});
+const list = (items: unknown[]) => ({
+  data: items,
+  metadata: { page_num: 1, page_size: 10, num_records: items.length },
+});
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
+
+/** Answers by method and path; anything unexpected fails loudly. */
+function routes(handlers: Record<string, (init?: RequestInit) => Response>) {
+  fetchMock.mockImplementation(async (input, init) => {
+    const url = new URL(String(input), "http://localhost");
+    const key = `${init?.method ?? "GET"} ${url.pathname}`;
+    const handler = handlers[key];
+    if (!handler) throw new Error(`unexpected call ${key}`);
+    return handler(init);
+  });
+}
+
+describe("polymer builder forms", () => {
+  beforeAll(async () => {
+    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+  });
+  beforeEach(() => {
+    fetchMock.mockReset();
+    vi.stubGlobal("fetch", fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows live ratio percentages and total, and keeps what was typed when the server refuses", async () => {
+    routes({
+      "GET /api/v2/building_blocks/draft": () => json(list([block("a", "Ethylene"), block("b", "Styrene")])),
+      "POST /api/v2/segments": () => json({ errors: [{ error_code: "SEGMENT.VALIDATE.NAME_NOT_UNIQUE" }] }, 409),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<LinearRandomSegmentForm />);
+    await user.type(screen.getByLabelText("Segment name"), "copolymer");
+    await user.click(await screen.findByRole("button", { name: "Add Ethylene" }));
+    await user.click(screen.getByRole("button", { name: "Add Styrene" }));
+    await user.clear(screen.getByLabelText("Ratio Styrene"));
+    await user.type(screen.getByLabelText("Ratio Styrene"), "3");
+    await user.clear(screen.getByLabelText("Multiplier"));
+    await user.type(screen.getByLabelText("Multiplier"), "2");
+    expect(screen.getByText("25.00 %")).toBeInTheDocument();
+    expect(screen.getByText("75.00 %")).toBeInTheDocument();
+    expect(screen.getByText("Total building blocks: 8")).toBeInTheDocument();
+
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    expect(await screen.findByText("There was a problem creating your segment")).toBeInTheDocument();
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === "POST");
+    expect(JSON.parse(String(post?.[1]?.body))).toEqual({
+      name: "copolymer",
+      type: "linear_random",
+      data: { total_building_blocks: 8, multiplier: 2 },
+      blocks: [
+        { building_block_id: "a", order: 1, ratio: 1 },
+        { building_block_id: "b", order: 2, ratio: 3 },
+      ],
+    });
+    expect(screen.getByLabelText("Segment name")).toHaveValue("copolymer");
+    expect(screen.getByLabelText("Ratio Styrene")).toHaveValue("3");
+  });
+
+  it("refuses a typed zero and reports an empty ratio as required", async () => {
+    routes({ "GET /api/v2/building_blocks/draft": () => json(list([block("a", "Ethylene")])) });
+    const user = userEvent.setup();
+    renderWithProviders(<LinearRandomSegmentForm />);
+    await user.click(await screen.findByRole("button", { name: "Add Ethylene" }));
+    await user.clear(screen.getByLabelText("Ratio Ethylene"));
+    await user.type(screen.getByLabelText("Ratio Ethylene"), "0");
+    expect(screen.getByLabelText("Ratio Ethylene")).toHaveValue("");
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    expect(await screen.findAllByText("Required field")).not.toHaveLength(0);
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === "POST")).toBe(false);
+  });
+
+  it("adds a block optimistically and puts a removed block back when the server refuses", async () => {
+    let drafted = [block("a", "Ethylene")];
+    routes({
+      "GET /api/v2/building_blocks/draft": () => json(list(drafted)),
+      "GET /api/v2/building_blocks": () => json(list([block("a", "Ethylene"), block("b", "Styrene")])),
+      "PATCH /api/v2/building_blocks/b/draft": () => {
+        drafted = [...drafted, block("b", "Styrene")];
+        return json(block("b", "Styrene"));
+      },
+      "PATCH /api/v2/building_blocks/a/draft": () =>
+        json({ errors: [{ error_code: "BUILDING_BLOCK.UPDATE.DRAFT_FAILED" }] }, 409),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<BuildingBlocksStep />);
+    const added = await screen.findByTestId("added-blocks");
+    await within(added).findByText("Ethylene");
+
+    await user.click(await screen.findByRole("button", { name: "Add Styrene" }));
+    expect(within(added).getByText("Styrene")).toBeInTheDocument();
+    expect(within(added).getByLabelText("Adding...")).toBeInTheDocument();
+    await waitFor(() => expect(within(added).getAllByLabelText("Added")).toHaveLength(2), { timeout: 3000 });
+
+    await user.click(within(added).getByRole("button", { name: "Remove Ethylene" }));
+    expect(
+      await screen.findByText("There was a problem removing your building block from the list."),
+    ).toBeInTheDocument();
+    expect(within(added).getByText("Ethylene")).toBeInTheDocument();
+  });
+});
