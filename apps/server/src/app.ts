@@ -17,7 +17,9 @@ import { notificationRoutes } from "./modules/notifications/routes";
 import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
 import { polymersRoutes } from "./modules/polymers/routes";
 import { segmentsRoutes } from "./modules/segments/routes";
-import { systemDraftRoutes } from "./modules/systems/routes";
+import { systemExecutionsRoutes } from "./modules/system-executions/routes";
+import { createSystemProcessing, type SystemProcessing } from "./modules/system-executions/runtime";
+import { systemCatalogueRoutes, systemDraftRoutes } from "./modules/systems/routes";
 import { usersRoutes } from "./modules/users/routes";
 import { resolveUser } from "./modules/users/service";
 import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
@@ -36,6 +38,8 @@ export interface AppOptions {
   database?: DatabaseTarget;
   /** Tests sign their own tokens: trust these keys instead of mounting an identity provider. */
   issuerKeys?: IssuerKeys;
+  /** The in-process job runner processes systems (ARCHITECTURE §7); false leaves jobs queued. */
+  runJobs?: boolean;
 }
 
 declare module "fastify" {
@@ -52,6 +56,7 @@ export interface ModuleContext {
   config: Config;
   database: Database;
   notifications: NotificationHub;
+  processing: SystemProcessing;
 }
 
 /** Builds the whole server: database (migrated), identity, API routes, docs and the web app. */
@@ -72,13 +77,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
   app.decorate("database", database);
   let notifications: NotificationHub | undefined;
+  const processing = createSystemProcessing(config, database.db, app.log);
   const closeResources = async () => {
+    await processing.runner.stop();
     await notifications?.close();
     await database.close();
   };
   try {
     notifications = await NotificationHub.start(database, app.log);
-    await registerRoutes(app, { config, database, notifications }, options.issuerKeys);
+    await registerRoutes(app, { config, database, notifications, processing }, options.issuerKeys);
+    if (options.runJobs !== false) processing.runner.start();
   } catch (err) {
     await closeResources();
     throw err;
@@ -120,6 +128,8 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(segmentsRoutes(context));
       await api.register(polymersRoutes(context));
       await api.register(polymerBuilderSystemsRoutes(context));
+      await api.register(systemExecutionsRoutes(context));
+      await api.register(systemCatalogueRoutes(context));
     },
     { prefix: "/api/v2" },
   );

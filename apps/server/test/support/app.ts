@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type App, buildApp } from "../../src/app";
+import { type App, type AppOptions, buildApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/platform/config";
 import { createTestDatabase, type DatabaseKind } from "./database";
 import { TestIssuer } from "./tokens";
@@ -14,8 +14,12 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database, trusting a test issuer's keys instead of mounting the
- * embedded identity provider. `env` adds settings. */
-export async function startTestApp(kind: DatabaseKind, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+ * embedded identity provider. `env` adds settings; `options` adds app options (e.g. runJobs). */
+export async function startTestApp(
+  kind: DatabaseKind,
+  env: NodeJS.ProcessEnv = {},
+  options: Pick<AppOptions, "runJobs"> = {},
+): Promise<TestApp> {
   const database = await createTestDatabase(kind);
   const issuer = await TestIssuer.create();
   const config = loadConfig({
@@ -24,7 +28,7 @@ export async function startTestApp(kind: DatabaseKind, env: NodeJS.ProcessEnv = 
     WEB_DIST_DIR: join(tmpdir(), "polyforge-test-no-web"),
     ...env,
   });
-  const app = await buildApp({ config, database: database.target, issuerKeys: issuer.keys() });
+  const app = await buildApp({ config, database: database.target, issuerKeys: issuer.keys(), ...options });
   return {
     app,
     issuer,

@@ -1,5 +1,6 @@
+import type { SystemType } from "@polyforge/contracts/enums";
 import type { SystemResponse } from "@polyforge/contracts/systems";
-import { and, eq } from "drizzle-orm";
+import { and, count, desc, eq, ilike, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { buildingBlocks } from "../building-blocks/schema";
 import { type SystemRow, systems } from "./schema";
@@ -53,4 +54,52 @@ export async function markFinished(
     .where(eq(systems.id, id))
     .returning();
   return row!;
+}
+
+/** The caller's finished, not archived systems (the catalogue). */
+function catalogueFilter(ownerId: string, filters: { type?: SystemType; name?: string } = {}): SQL | undefined {
+  return and(
+    eq(systems.ownerId, ownerId),
+    eq(systems.isDraft, false),
+    isNull(systems.archivedAt),
+    filters.type ? eq(systems.type, filters.type) : undefined,
+    filters.name ? ilike(systems.name, `%${filters.name.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
+  );
+}
+
+/** A page of the catalogue, most recently modified first, and how many match in total. */
+export async function findCataloguePage(
+  db: Db,
+  ownerId: string,
+  filters: { type?: SystemType; name?: string },
+  page: { pageNum: number; pageSize: number },
+): Promise<{ rows: SystemRow[]; total: number }> {
+  const where = catalogueFilter(ownerId, filters);
+  const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(systems).where(where);
+  const rows = await db
+    .select()
+    .from(systems)
+    .where(where)
+    .orderBy(desc(systems.updatedAt), desc(systems.id))
+    .limit(page.pageSize)
+    .offset((page.pageNum - 1) * page.pageSize);
+  return { rows, total };
+}
+
+export async function findCatalogueSystem(db: Db, ownerId: string, id: string): Promise<SystemRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(systems)
+    .where(and(eq(systems.id, id), catalogueFilter(ownerId)));
+  return row;
+}
+
+/** Soft delete (ARCHITECTURE §3). */
+export async function markArchived(db: Db, ownerId: string, id: string): Promise<SystemRow | undefined> {
+  const [row] = await db
+    .update(systems)
+    .set({ archivedAt: new Date() })
+    .where(and(eq(systems.id, id), catalogueFilter(ownerId)))
+    .returning();
+  return row;
 }

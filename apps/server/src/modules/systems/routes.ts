@@ -1,9 +1,10 @@
+import { systemsList, systemsListQuery, systemWithExecutions } from "@polyforge/contracts/system-executions";
 import { finishDraftBody, systemResponse } from "@polyforge/contracts/systems";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
-import { createDraft, deleteDraft, finishDraft, getDraft } from "./service";
+import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
 
 const tags = ["systems"];
 
@@ -41,6 +42,56 @@ export function systemDraftRoutes({ database }: ModuleContext): FastifyPluginAsy
         },
       },
       async (request) => finishDraft(db, requireUser(request), request.params.id, request.body),
+    );
+  };
+}
+
+/** /api/v2/systems catalogue calls (SPEC §7): list, get and archive the caller's systems. */
+export function systemCatalogueRoutes({ database, processing }: ModuleContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const db = database.db;
+    app.get(
+      "/systems",
+      {
+        schema: {
+          tags,
+          summary: "List molecular systems",
+          querystring: systemsListQuery,
+          response: { 200: systemsList },
+        },
+      },
+      async (request) => {
+        const { page_num, page_size, type, name } = request.query;
+        return listSystems(db, requireUser(request), { type, name }, { pageNum: page_num, pageSize: page_size });
+      },
+    );
+    app.get(
+      "/systems/:id",
+      {
+        schema: {
+          tags,
+          summary: "A system with its potentials and executions",
+          params: z.object({ id: z.string() }),
+          response: { 200: systemWithExecutions },
+        },
+      },
+      async (request) => getSystem(db, requireUser(request), request.params.id),
+    );
+    app.delete(
+      "/systems/:id",
+      {
+        schema: {
+          tags,
+          summary: "Archive a system",
+          params: z.object({ id: z.string() }),
+          response: { 204: z.null() },
+        },
+      },
+      async (request, reply) => {
+        const cancelledExecution = await archiveSystem(db, requireUser(request), request.params.id);
+        if (cancelledExecution) processing.runner.cancel(cancelledExecution);
+        return reply.status(204).send(null);
+      },
     );
   };
 }

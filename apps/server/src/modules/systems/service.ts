@@ -1,11 +1,31 @@
+import type { SystemType } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
+import type { ListResponse } from "@polyforge/contracts/pagination";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { findDraftSystem, isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
-import { clearDraftBlocks, deleteDraftSystem, insertDraftSystem, markFinished, systemResponse } from "./repository";
+import { notifyStatus } from "../system-executions/processing";
+import {
+  executionResponse,
+  executionsOfSystems,
+  latestExecution,
+  markCancelled,
+} from "../system-executions/repository";
+import {
+  clearDraftBlocks,
+  deleteDraftSystem,
+  findCataloguePage,
+  findCatalogueSystem,
+  insertDraftSystem,
+  markArchived,
+  markFinished,
+  systemResponse,
+} from "./repository";
+import type { SystemRow } from "./schema";
 import { freezeDraft } from "./snapshot";
 
 /** POST /systems/draft: a user has at most one draft (a unique index guards concurrent calls). */
@@ -68,4 +88,55 @@ export async function finishDraft(
     return finished;
   });
   return systemResponse(row);
+}
+
+/** A system as the catalogue and the detail page read it: with its executions, oldest first.
+ * No potentials can be attached to a system yet, so the list is empty. */
+async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
+  const executions = await executionsOfSystems(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    ...systemResponse(row),
+    potentials: [],
+    system_executions: (executions.get(row.id) ?? []).map(executionResponse),
+  }));
+}
+
+/** GET /systems: the caller's catalogue, filtered by type and name. */
+export async function listSystems(
+  db: Db,
+  user: AuthenticatedUser,
+  filters: { type?: SystemType; name?: string },
+  page: { pageNum: number; pageSize: number },
+): Promise<ListResponse<SystemWithExecutions>> {
+  const { rows, total } = await findCataloguePage(db, user.id, filters, page);
+  return {
+    data: await withExecutions(db, rows),
+    metadata: { page_num: page.pageNum, page_size: page.pageSize, num_records: total },
+  };
+}
+
+/** GET /systems/{id}: another user's, a draft or an archived system answers 404. */
+export async function getSystem(db: Db, user: AuthenticatedUser, id: string): Promise<SystemWithExecutions> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const row = await findCatalogueSystem(db, user.id, id);
+  if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
+  const [system] = await withExecutions(db, [row]);
+  return system!;
+}
+
+/** DELETE /systems/{id}: archives the system and cancels its processing, if any. Answers the id of
+ * the cancelled execution so that the runner holding it can stop the engine. */
+export async function archiveSystem(db: Db, user: AuthenticatedUser, id: string): Promise<string | undefined> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  return db.transaction(async (tx) => {
+    const archived = await markArchived(tx, user.id, id);
+    if (!archived) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { id });
+    const latest = await latestExecution(tx, id);
+    const cancelled = latest ? await markCancelled(tx, latest.id) : undefined;
+    if (cancelled) await notifyStatus(tx, cancelled);
+    return cancelled?.id;
+  });
 }

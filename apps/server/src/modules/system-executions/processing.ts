@@ -1,0 +1,285 @@
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
+import type { ExecutionStatus } from "@polyforge/contracts/enums";
+import type { ResultFile } from "@polyforge/contracts/system-executions";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../../platform/db/database";
+import { probeEngine } from "../../platform/engine";
+import { publishNotification } from "../../platform/events/notifications";
+import { type EngineOutcome, runEngine } from "../../platform/jobs/engine-process";
+import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import type { FileStore } from "../../platform/storage/file-store";
+import { systems } from "../systems/schema";
+import { ACTIVE_STATUSES } from "./repository";
+import { type SystemExecutionRow, systemExecutions } from "./schema";
+
+/** A job taken back this many times (its runner kept dying) is given up with an error. */
+export const MAX_ATTEMPTS = 3;
+/** Progress is written (and pushed) at most this often; status changes go out at once. */
+const PROGRESS_INTERVAL_MS = 2_000;
+
+export const INTERRUPTED_CODE = "INTERRUPTED";
+
+/** Where an execution's result files live in the file store. */
+export function resultKey(executionId: string, name: string): string {
+  return `system-executions/${executionId}/${name}`;
+}
+
+/** ARCHITECTURE §7: building and parametrising show as processing, minimisation and MD as running. */
+export function statusForStage(stage: string): "processing" | "running" {
+  return /minimi|dynamic|\bmd\b|simulat|equilibr/i.test(stage) ? "running" : "processing";
+}
+
+export async function notifyStatus(db: Db, row: SystemExecutionRow): Promise<void> {
+  await publishNotification(db, row.ownerId, {
+    message_type: "system_execution_status_updated",
+    system_id: row.systemId,
+    execution_id: row.id,
+    status: row.status,
+    progress: row.progress,
+  });
+}
+
+type ExecutionUpdate = PgUpdateSetSource<typeof systemExecutions>;
+
+export interface ProcessingOptions {
+  db: Db;
+  store: FileStore;
+  /** Engine work directories are created under it and removed after each run. */
+  workRoot: string;
+  logger: FastifyBaseLogger;
+  /** The engine command that builds a system (ARCHITECTURE §6). */
+  engineCommand?: string;
+}
+
+/** The queue of system processing jobs: `system_executions` rows run by `build-system`. */
+export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
+  private versions: Promise<Record<string, string | null>> | undefined;
+
+  constructor(private readonly options: ProcessingOptions) {}
+
+  async claim(runnerId: string, leaseMs: number): Promise<SystemExecutionRow | undefined> {
+    const { db } = this.options;
+    await this.giveUpInterrupted();
+    const lease = sql`now() + ${leaseMs} * interval '1 millisecond'`;
+    // One statement: the row is locked, skipped by other runners, and leased atomically.
+    const result = await db.execute(sql`
+      UPDATE system_executions SET
+        status = 'processing', progress = 0, stage = NULL, attempts = attempts + 1,
+        lease_owner = ${runnerId}, lease_expires_at = ${lease}, heartbeat_at = now(),
+        started_at = coalesce(started_at, now()), updated_at = now()
+      WHERE id = (
+        SELECT id FROM system_executions
+        WHERE status = 'waiting_for_resources'
+           OR (status IN ('processing', 'running') AND lease_expires_at < now())
+        ORDER BY created_at
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id`);
+    // PGlite and node-postgres both answer `{ rows }`.
+    const id = (result as unknown as { rows: Array<{ id: string }> }).rows[0]?.id;
+    if (!id) return undefined;
+    const [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, id));
+    if (row) await notifyStatus(db, row);
+    return row;
+  }
+
+  async renew(job: SystemExecutionRow, runnerId: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.options.db
+      .update(systemExecutions)
+      .set({
+        leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`,
+        heartbeatAt: sql`now()`,
+      })
+      .where(this.ours(job.id, runnerId))
+      .returning({ id: systemExecutions.id });
+    return rows.length > 0;
+  }
+
+  async run(job: SystemExecutionRow, { runnerId, signal }: JobContext): Promise<void> {
+    const { db, logger } = this.options;
+    const workdir = join(resolve(this.options.workRoot), `${job.id}-${job.attempts}`);
+    try {
+      const [system] = await db
+        .select({ engineJob: systems.engineJob })
+        .from(systems)
+        .where(eq(systems.id, job.systemId));
+      if (!system?.engineJob) {
+        await this.finish(job, runnerId, {
+          status: "error",
+          errorCode: "INVALID_INPUT",
+          errorMessage: "The system has no build job; finish it in the polymer builder first.",
+        });
+        return;
+      }
+      await mkdir(workdir, { recursive: true });
+      const inputPath = join(workdir, "job.json");
+      await writeFile(inputPath, JSON.stringify(system.engineJob));
+      const versions = await this.engineVersions();
+      await this.update(job, runnerId, { versions });
+
+      const progress = new ProgressWriter((status, percent, stage) =>
+        this.update(job, runnerId, { status, progress: percent, stage }),
+      );
+      const outcome = await runEngine({
+        command: this.options.engineCommand ?? "build-system",
+        inputPath,
+        workdir,
+        signal,
+        onProgress: (stage, percent) => progress.report(statusForStage(stage), percent, stage),
+      });
+      await progress.flushed();
+      if (signal.aborted) {
+        // Cancelled or taken back: the row is no longer ours to write. On shutdown, hand it back.
+        if (signal.reason === "shutdown") await this.release(job, runnerId);
+        return;
+      }
+      await this.record(job, runnerId, workdir, outcome);
+    } catch (err) {
+      logger.error({ err, executionId: job.id }, "system processing failed");
+      if (signal.aborted) return;
+      await this.finish(job, runnerId, {
+        status: "error",
+        errorCode: "PROCESSING_FAILED",
+        errorMessage: `The results could not be processed: ${err instanceof Error ? err.message : String(err)}`,
+      }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed execution failed"));
+    } finally {
+      await rm(workdir, { recursive: true, force: true });
+    }
+  }
+
+  /** Stores the result files and completes the execution, or records the engine's error. */
+  private async record(job: SystemExecutionRow, runnerId: string, workdir: string, outcome: EngineOutcome) {
+    if (outcome.kind === "error") {
+      await this.finish(job, runnerId, { status: "error", errorCode: outcome.code, errorMessage: outcome.message });
+      return;
+    }
+    const resultFiles: ResultFile[] = [];
+    for (const relativePath of resultPaths(outcome.payload)) {
+      const path = resolve(workdir, relativePath);
+      if (!path.startsWith(resolve(workdir) + sep)) continue; // only files the engine wrote in its workdir
+      if (!(await stat(path).catch(() => undefined))?.isFile()) continue;
+      const name = basename(path);
+      const size = await this.options.store.put(resultKey(job.id, name), path);
+      resultFiles.push({ name, size });
+    }
+    await this.finish(job, runnerId, {
+      status: "completed",
+      progress: 100,
+      seed: seedOf(outcome.payload),
+      resultFiles,
+    });
+  }
+
+  private async finish(
+    job: SystemExecutionRow,
+    runnerId: string,
+    values: ExecutionUpdate & { status: ExecutionStatus },
+  ): Promise<void> {
+    await this.update(job, runnerId, {
+      ...values,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      finishedAt: sql`now()`,
+    });
+  }
+
+  /** Writes the row while this runner still holds the job; a status change is pushed to the owner. */
+  private async update(job: SystemExecutionRow, runnerId: string, values: ExecutionUpdate): Promise<void> {
+    const { db } = this.options;
+    const [row] = await db
+      .update(systemExecutions)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(this.ours(job.id, runnerId))
+      .returning();
+    if (row && (values.status !== undefined || values.progress !== undefined)) await notifyStatus(db, row);
+  }
+
+  /** Back to the queue, for this or another runner (shutdown). */
+  private async release(job: SystemExecutionRow, runnerId: string): Promise<void> {
+    await this.update(job, runnerId, {
+      status: "waiting_for_resources",
+      progress: 0,
+      stage: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+  }
+
+  /** Jobs whose runners died MAX_ATTEMPTS times end in error instead of being retried forever. */
+  private async giveUpInterrupted(): Promise<void> {
+    const { db } = this.options;
+    const rows = await db
+      .update(systemExecutions)
+      .set({
+        status: "error",
+        errorCode: INTERRUPTED_CODE,
+        errorMessage: `Processing was interrupted ${MAX_ATTEMPTS} times (the server or worker running it stopped). Start it again.`,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        finishedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(
+          inArray(systemExecutions.status, ["processing", "running"]),
+          sql`${systemExecutions.leaseExpiresAt} < now()`,
+          sql`${systemExecutions.attempts} >= ${MAX_ATTEMPTS}`,
+        ),
+      )
+      .returning();
+    for (const row of rows) await notifyStatus(db, row);
+  }
+
+  private ours(id: string, runnerId: string) {
+    return and(
+      eq(systemExecutions.id, id),
+      eq(systemExecutions.leaseOwner, runnerId),
+      inArray(systemExecutions.status, ACTIVE_STATUSES),
+    );
+  }
+
+  private engineVersions(): Promise<Record<string, string | null>> {
+    this.versions ??= probeEngine().then((status) => (status.found ? status.tools : {}));
+    return this.versions;
+  }
+}
+
+/** Coalesces the engine's progress lines: a status change is written at once, progress within a
+ * status at most every PROGRESS_INTERVAL_MS. */
+class ProgressWriter {
+  private status: ExecutionStatus = "processing";
+  private lastWrite = 0;
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly write: (status: ExecutionStatus, percent: number, stage: string) => Promise<void>) {}
+
+  report(status: ExecutionStatus, percent: number, stage: string): void {
+    const now = Date.now();
+    if (status === this.status && now - this.lastWrite < PROGRESS_INTERVAL_MS) return;
+    this.status = status;
+    this.lastWrite = now;
+    this.pending = this.pending.then(() => this.write(status, percent, stage)).catch(() => undefined);
+  }
+
+  flushed(): Promise<void> {
+    return this.pending;
+  }
+}
+
+/** The files a result names: `files` as {label: path} or [path]. */
+function resultPaths(payload: Record<string, unknown>): string[] {
+  const files = payload.files;
+  const values = Array.isArray(files) ? files : files && typeof files === "object" ? Object.values(files) : [];
+  return values.filter((value): value is string => typeof value === "string");
+}
+
+/** The seed the engine used (ARCHITECTURE §5: −1 means it drew one). */
+function seedOf(payload: Record<string, unknown>): number | null {
+  const summary = payload.summary as Record<string, unknown> | undefined;
+  const seed = payload.seed ?? summary?.seed;
+  return typeof seed === "number" && Number.isInteger(seed) ? seed : null;
+}

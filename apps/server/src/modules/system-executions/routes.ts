@@ -1,0 +1,92 @@
+import { systemExecution } from "@polyforge/contracts/system-executions";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ModuleContext } from "../../app";
+import { requireUser } from "../../platform/auth/authenticate";
+import { cancelProcessing, openResultFile, openResultsBundle, type StoredFile, startProcessing } from "./service";
+
+const tags = ["systems"];
+const systemParams = z.object({ systemId: z.string() });
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".zip": "application/zip",
+  ".csv": "text/csv; charset=utf-8",
+  ".json": "application/json",
+};
+
+/** Streams a stored file as a download; it never sits in memory whole. */
+function sendFile(reply: FastifyReply, file: StoredFile) {
+  const extension = file.fileName.slice(file.fileName.lastIndexOf(".")).toLowerCase();
+  return reply
+    .header("content-type", CONTENT_TYPES[extension] ?? "text/plain; charset=utf-8")
+    .header("content-length", file.size)
+    .header("content-disposition", `attachment; filename="${file.fileName.replace(/"/g, "")}"`)
+    .send(file.stream);
+}
+
+/** /api/v2/systems/{systemId}/process/* and /files (SPEC §7): processing and its results. */
+export function systemExecutionsRoutes({ database, processing }: ModuleContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const { db } = database;
+    app.post(
+      "/systems/:systemId/process/start",
+      {
+        schema: {
+          tags,
+          summary: "Start processing a polymer-builder system",
+          params: systemParams,
+          response: { 201: systemExecution },
+        },
+      },
+      async (request, reply) => {
+        const execution = await startProcessing(db, requireUser(request), request.params.systemId);
+        processing.runner.wake();
+        return reply.status(201).send(execution);
+      },
+    );
+    app.delete(
+      "/systems/:systemId/process/cancel",
+      {
+        schema: {
+          tags,
+          summary: "Cancel a waiting or running processing",
+          params: systemParams,
+          response: { 200: systemExecution },
+        },
+      },
+      async (request) => {
+        const execution = await cancelProcessing(db, requireUser(request), request.params.systemId);
+        processing.runner.cancel(execution.id);
+        return execution;
+      },
+    );
+    app.get(
+      "/systems/:systemId/files",
+      { schema: { tags, summary: "Download the results as '{sanitized_name}_files.zip'", params: systemParams } },
+      async (request, reply) =>
+        sendFile(reply, await openResultsBundle(db, processing.store, requireUser(request), request.params.systemId)),
+    );
+    app.get(
+      "/systems/:systemId/files/:name",
+      {
+        schema: {
+          tags,
+          summary: "One result file (structures, energies)",
+          params: systemParams.extend({ name: z.string().regex(/^[\w.-]+$/) }),
+        },
+      },
+      async (request, reply) =>
+        sendFile(
+          reply,
+          await openResultFile(
+            db,
+            processing.store,
+            requireUser(request),
+            request.params.systemId,
+            request.params.name,
+          ),
+        ),
+    );
+  };
+}

@@ -1,0 +1,52 @@
+import { EXECUTION_STATUSES } from "@polyforge/contracts/enums";
+import type { ResultFile } from "@polyforge/contracts/system-executions";
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { systems } from "../systems/schema";
+import { users } from "../users/schema";
+
+/**
+ * Processing runs of a system (SPEC §3 system_executions, ARCHITECTURE §7). A row is the job: start
+ * inserts it `waiting_for_resources`; a job runner claims it with a lease (`lease_owner`,
+ * `lease_expires_at`, renewed by heartbeat) and moves it to `completed`, `error` or `cancelled`.
+ */
+export const systemExecutions = pgTable(
+  "system_executions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    systemId: uuid("system_id")
+      .notNull()
+      .references(() => systems.id, { onDelete: "cascade" }),
+    ownerId: uuid("owner_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status", { enum: EXECUTION_STATUSES }).notNull().default("waiting_for_resources"),
+    progress: real("progress").notNull().default(0),
+    stage: text("stage"),
+    /** Which runner holds the job, until when; a lapsed lease is taken back by the next claim. */
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
+    /** How many times a runner has claimed the job (a taken-back job is claimed again). */
+    attempts: integer("attempts").notNull().default(0),
+    seed: integer("seed"),
+    versions: jsonb("versions").$type<Record<string, string | null>>().notNull().default({}),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    resultFiles: jsonb("result_files").$type<ResultFile[]>().notNull().default([]),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("system_executions_system_idx").on(t.systemId, t.createdAt),
+    index("system_executions_claim_idx").on(t.status, t.createdAt),
+    // At most one active job per system: a second quick start cannot insert another.
+    uniqueIndex("system_executions_one_active_per_system")
+      .on(t.systemId)
+      .where(sql`${t.status} IN ('waiting_for_resources', 'processing', 'running')`),
+  ],
+);
+
+export type SystemExecutionRow = typeof systemExecutions.$inferSelect;

@@ -1,0 +1,135 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { FastifyBaseLogger } from "fastify";
+
+/** Why a running job was stopped: the user cancelled it, another runner took its lease back (or it
+ * vanished), or this runner is shutting down and hands the job back. */
+export type StopReason = "cancelled" | "lease_lost" | "shutdown";
+
+export interface JobContext {
+  runnerId: string;
+  /** Aborted with a StopReason as its reason. */
+  signal: AbortSignal;
+}
+
+/**
+ * A kind of job kept in the database (ARCHITECTURE §7). `claim` must be atomic across runners
+ * (SELECT … FOR UPDATE SKIP LOCKED) and also take back jobs whose lease expired.
+ */
+export interface JobQueue<Job extends { id: string }> {
+  claim(runnerId: string, leaseMs: number): Promise<Job | undefined>;
+  /** Extends the lease; false when the job is no longer this runner's (cancelled, taken back). */
+  renew(job: Job, runnerId: string, leaseMs: number): Promise<boolean>;
+  /** Does the work; must settle soon after `context.signal` aborts. */
+  run(job: Job, context: JobContext): Promise<void>;
+}
+
+export interface RunnerOptions {
+  maxJobs: number;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  logger: FastifyBaseLogger;
+}
+
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_HEARTBEAT_MS = 5_000;
+const DEFAULT_POLL_MS = 2_000;
+
+/**
+ * Runs at most `maxJobs` jobs of one queue at a time: polls for work (and on `wake()`), holds each
+ * job's lease with a heartbeat, and stops a job when it is cancelled or its lease is lost.
+ */
+export class JobRunner<Job extends { id: string }> {
+  readonly runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private filling: Promise<void> | undefined;
+  private refillRequested = false;
+  private stopped = true;
+
+  constructor(
+    private readonly queue: JobQueue<Job>,
+    private readonly options: RunnerOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.wake();
+  }
+
+  /** Looks for work now (e.g. right after a job was queued) instead of at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.filling) {
+      this.refillRequested = true;
+      return;
+    }
+    this.filling = this.fill()
+      .catch((err: unknown) => this.options.logger.error({ err }, "claiming jobs failed"))
+      .finally(() => {
+        this.filling = undefined;
+        if (this.refillRequested) {
+          this.refillRequested = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Stops a job this runner holds (the caller has already recorded the cancellation). */
+  cancel(jobId: string): void {
+    this.running.get(jobId)?.controller.abort("cancelled" satisfies StopReason);
+  }
+
+  /** How many jobs this runner holds right now. */
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
+  /** Stops claiming, stops the running jobs (they hand their jobs back) and waits for them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.pollTimer);
+    await this.filling;
+    for (const { controller } of this.running.values()) controller.abort("shutdown" satisfies StopReason);
+    await Promise.all([...this.running.values()].map(({ done }) => done));
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.running.size < this.options.maxJobs) {
+      const job = await this.queue.claim(this.runnerId, this.leaseMs);
+      if (!job) return;
+      this.launch(job);
+    }
+  }
+
+  private launch(job: Job): void {
+    const controller = new AbortController();
+    const heartbeat = setInterval(() => {
+      this.queue.renew(job, this.runnerId, this.leaseMs).then(
+        (stillOurs) => {
+          if (!stillOurs) controller.abort(this.stopped ? "shutdown" : ("lease_lost" satisfies StopReason));
+        },
+        (err: unknown) => this.options.logger.warn({ err, jobId: job.id }, "renewing a job lease failed"),
+      );
+    }, this.heartbeatMs);
+    const done = this.queue
+      .run(job, { runnerId: this.runnerId, signal: controller.signal })
+      .catch((err: unknown) => this.options.logger.error({ err, jobId: job.id }, "job failed"))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(job.id);
+        this.wake();
+      });
+    this.running.set(job.id, { controller, done });
+  }
+}

@@ -1,0 +1,85 @@
+import { eq } from "drizzle-orm";
+import { type SystemExecutionRow, systemExecutions } from "../../src/modules/system-executions/schema";
+import type { Db } from "../../src/platform/db/database";
+import {
+  type Caller,
+  createPolymer,
+  createSegment,
+  expectStatus,
+  linearBlock,
+  linearBlockSegment,
+  saveSetup,
+  startDraft,
+} from "./polymer-builder";
+
+export interface TinySystemOptions {
+  name?: string;
+  /** Copies of the one polymer in the cell. */
+  copies?: number;
+  /** Ethylene units per chain. */
+  units?: number;
+  density?: number;
+  minimizationSteps?: number;
+  dynamicsSteps?: number;
+}
+
+/** A finished polymer-builder system made through the API (the builder's calls): `copies` chains
+ * of polyethylene with `units` units each, and a short protocol. Answers the system body. */
+export async function finishedPolyethylene(user: Caller, options: TinySystemOptions = {}) {
+  const { copies = 3, units = 4, density = 0.1, minimizationSteps = 50, dynamicsSteps = 100 } = options;
+  const draft = await startDraft(user);
+  const block = await linearBlock(user);
+  await expectStatus(user, 200, "PATCH", `/building_blocks/${block}/draft?draft_status=true`);
+  const segment = await createSegment(user, linearBlockSegment(`PE${units}`, [[block, units]]));
+  const polymer = await createPolymer(user, "PE", [[segment, 1]]);
+  await saveSetup(user, [[polymer, copies]], { density });
+  const protocol = await expectStatus(user, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft");
+  await expectStatus(user, 200, "PATCH", `/polymer_builder_systems/simulation_protocol/${protocol.id}`, {
+    simulation: "MD",
+    random_seed: 1234,
+    minimization: true,
+    minimization_steps: minimizationSteps,
+    dynamics: true,
+    dynamics_steps: dynamicsSteps,
+    temperature: 300,
+    ensemble: "NVT",
+  });
+  return expectStatus(user, 200, "PATCH", `/systems/${draft.id}/draft`, {
+    name: options.name ?? `Tiny PE ${Math.random().toString(36).slice(2, 6)}`,
+    is_draft: false,
+  });
+}
+
+/** Polls until `check` answers a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export async function executionRow(db: Db, id: string): Promise<SystemExecutionRow> {
+  const [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, id));
+  if (!row) throw new Error(`no execution ${id}`);
+  return row;
+}
+
+/** Waits until the execution reaches one of `statuses`. */
+export function waitForStatus(db: Db, id: string, statuses: string[], timeoutMs = 60_000) {
+  return waitFor(
+    `execution ${id} to be ${statuses.join(" or ")}`,
+    async () => {
+      const row = await executionRow(db, id);
+      return statuses.includes(row.status) ? row : undefined;
+    },
+    timeoutMs,
+  );
+}
