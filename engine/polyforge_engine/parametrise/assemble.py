@@ -1,0 +1,288 @@
+"""From charged molecules to a full system topology.
+
+Each distinct molecule ("kind") is parametrised once: a Tripos mol2 with GAFF types and our
+charges, parmchk2 for terms missing from gaff.dat/gaff2.dat, tleap for the Amber topology. ParmEd
+then replicates kinds into the system's copies, sets coordinates and box, and writes GROMACS
+(system.top + molecules.itp + system.gro) and Amber (system.prmtop + system.inpcrd) files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import parmed
+from rdkit import Chem
+
+from polyforge_engine.parametrise.charges import ChargedMolecule, FragmentCache, charge_molecule
+from polyforge_engine.parametrise.errors import PARAMETERS_MISSING
+from polyforge_engine.parametrise.force_fields import AtomTypeSet
+from polyforge_engine.parametrise.fragments import residue_groups
+from polyforge_engine.protocol import EngineError
+from polyforge_engine.runtime.cancellation import raise_if_cancelled
+from polyforge_engine.runtime.tools import run_tool
+
+ProgressCallback = Callable[[str, float], None]
+
+_MOL2_BOND_TYPES = {
+    Chem.BondType.SINGLE: "1",
+    Chem.BondType.DOUBLE: "2",
+    Chem.BondType.TRIPLE: "3",
+    Chem.BondType.AROMATIC: "ar",
+}
+
+
+@dataclass(frozen=True)
+class MoleculeCopy:
+    kind: int  # index into SystemModel.kinds
+    coordinates: np.ndarray  # Å, shape (atoms of the kind, 3)
+
+
+@dataclass(frozen=True)
+class SystemModel:
+    """A system as the builder or an upload gives it: distinct molecules (explicit hydrogens,
+    residue information per unit) and their copies in file order, in a rectangular box (Å)."""
+
+    kinds: list[Chem.Mol]
+    copies: list[MoleculeCopy]
+    box: np.ndarray | None  # [A, B, C] in Å, or None for an isolated molecule
+
+
+@dataclass(frozen=True)
+class TopologyFiles:
+    gromacs_top: Path
+    gromacs_itp: Path
+    gromacs_gro: Path
+    amber_prmtop: Path
+    amber_inpcrd: Path
+    pdb: Path
+
+
+@dataclass(frozen=True)
+class ParametrisedSystem:
+    structure: parmed.Structure
+    files: TopologyFiles
+    charges_summary: dict[str, object]
+
+
+def group_copies(molecules: list[Chem.Mol]) -> SystemModel:
+    """Group molecules (each with one conformer) into kinds: same atoms in the same order, same
+    bonds and residues. Atoms are put in residue order first, as topologies require (a molecule
+    with hydrogens added last has its residues scattered). Box is left to the caller."""
+    kinds: list[Chem.Mol] = []
+    signatures: dict[tuple, int] = {}
+    copies: list[MoleculeCopy] = []
+    for molecule in molecules:
+        mol = residue_contiguous(molecule)
+        ensure_atom_names(mol)
+        signature = _topology_signature(mol)
+        kind = signatures.setdefault(signature, len(kinds))
+        if kind == len(kinds):
+            kinds.append(mol)
+        copies.append(MoleculeCopy(kind, mol.GetConformer().GetPositions()))
+    return SystemModel(kinds, copies, None)
+
+
+def ensure_atom_names(mol: Chem.Mol) -> None:
+    """Give every atom residue information and a name unique within its residue (at most four
+    characters, as topologies store them), keeping good names a file already had."""
+    groups = residue_groups(mol)
+    for group in groups:
+        names = [_atom_name(mol.GetAtomWithIdx(index)) for index in group]
+        if all(names) and len(set(names)) == len(names):
+            continue
+        counters: dict[str, int] = {}
+        for index in group:
+            atom = mol.GetAtomWithIdx(index)
+            counters[atom.GetSymbol()] = counters.get(atom.GetSymbol(), 0) + 1
+            info = atom.GetPDBResidueInfo() or Chem.AtomPDBResidueInfo("", residueName="MOL", residueNumber=1)
+            info.SetName(f"{atom.GetSymbol()}{np.base_repr(counters[atom.GetSymbol()], 36)}"[:4])
+            atom.SetMonomerInfo(info)
+
+
+def _atom_name(atom: Chem.Atom) -> str:
+    info = atom.GetPDBResidueInfo()
+    return info.GetName().strip()[:4] if info else ""
+
+
+def residue_contiguous(mol: Chem.Mol) -> Chem.Mol:
+    """The same molecule with each residue's atoms consecutive, residues in order of first
+    appearance, atom order inside a residue kept."""
+    order = [index for group in residue_groups(mol) for index in group]
+    if order == list(range(mol.GetNumAtoms())):
+        return mol
+    return Chem.RenumberAtoms(mol, order)
+
+
+def _topology_signature(mol: Chem.Mol) -> tuple:
+    atoms = tuple(
+        (atom.GetAtomicNum(), atom.GetFormalCharge(), _residue_key(atom)) for atom in mol.GetAtoms()
+    )
+    bonds = tuple(sorted((b.GetBeginAtomIdx(), b.GetEndAtomIdx(), str(b.GetBondType())) for b in mol.GetBonds()))
+    return atoms, bonds
+
+
+def _residue_key(atom: Chem.Atom) -> tuple[str, int, str]:
+    info = atom.GetPDBResidueInfo()
+    return (info.GetResidueName(), info.GetResidueNumber(), info.GetName()) if info else ("", 0, "")
+
+
+def parametrise_system(
+    system: SystemModel, atom_types: AtomTypeSet, workdir: Path, progress: ProgressCallback, kind_labels: list[str] | None = None
+) -> ParametrisedSystem:
+    """Charge, type and assemble every kind, then the whole system; files go to `workdir`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    cache = FragmentCache(atom_types, workdir / "fragments")
+    labels = kind_labels or [f"molecule {number}" for number in range(1, len(system.kinds) + 1)]
+    kind_structures: list[parmed.Structure] = []
+    charged_kinds: list[ChargedMolecule] = []
+    for number, (mol, label) in enumerate(zip(system.kinds, labels, strict=True)):
+        share = 100 / len(system.kinds)
+
+        def report(done: int, total: int, start: float = number * share) -> None:
+            progress("charging", start + share * 0.8 * done / total)
+
+        charged = charge_molecule(mol, cache, label, report)
+        charged_kinds.append(charged)
+        raise_if_cancelled()
+        kind_structures.append(_kind_topology(mol, charged, atom_types, workdir / f"kind_{number + 1}", label))
+        progress("charging", (number + 1) * share)
+    structure = _replicate(system, kind_structures)
+    files = write_topology(structure, workdir)
+    summary = _charges_summary(system, charged_kinds, labels, cache, structure)
+    return ParametrisedSystem(structure, files, summary)
+
+
+def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, coordinates: np.ndarray | None = None) -> None:
+    """Tripos mol2 with GAFF atom types, our charges, and one substructure per residue."""
+    xyz = coordinates if coordinates is not None else mol.GetConformer().GetPositions()
+    residue_of: dict[tuple, int] = {}
+    residue_names: list[str] = []
+    atom_lines = []
+    for atom in mol.GetAtoms():
+        info = atom.GetPDBResidueInfo()
+        key = (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName()) if info else ("", 1, "MOL")
+        if key not in residue_of:
+            residue_of[key] = len(residue_of) + 1
+            residue_names.append((key[2].strip() or "MOL")[:3])
+        name = _atom_name(atom)
+        x, y, z = xyz[atom.GetIdx()]
+        index = atom.GetIdx()
+        residue = residue_of[key]
+        atom_lines.append(
+            f"{index + 1:7d} {name:<6s} {x:10.4f} {y:10.4f} {z:10.4f} {charged.atom_types[index]:<5s}"
+            f" {residue:5d} {residue_names[residue - 1]:<4s} {charged.charges[index]:12.8f}"
+        )
+    bond_lines = [
+        f"{number:6d} {bond.GetBeginAtomIdx() + 1:6d} {bond.GetEndAtomIdx() + 1:6d} {_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
+        for number, bond in enumerate(mol.GetBonds(), start=1)
+    ]
+    substructures = [f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)]
+    path.write_text(
+        "@<TRIPOS>MOLECULE\nMOL\n"
+        f"{mol.GetNumAtoms()} {mol.GetNumBonds()} {len(residue_names)} 0 0\nSMALL\nUSER_CHARGES\n\n"
+        "@<TRIPOS>ATOM\n" + "\n".join(atom_lines) + "\n"
+        "@<TRIPOS>BOND\n" + "\n".join(bond_lines) + "\n"
+        "@<TRIPOS>SUBSTRUCTURE\n" + "\n".join(substructures) + "\n"
+    )
+
+
+def _kind_topology(mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomTypeSet, workdir: Path, label: str) -> parmed.Structure:
+    workdir.mkdir(parents=True, exist_ok=True)
+    write_mol2(mol, charged, workdir / "kind.mol2")
+    run_tool(
+        "parmchk2",
+        ["-i", "kind.mol2", "-f", "mol2", "-o", "kind.frcmod", "-s", atom_types],
+        workdir,
+        PARAMETERS_MISSING,
+        f"parmchk2 could not complete the {atom_types.upper()} parameters of {label}",
+    )
+    (workdir / "tleap.in").write_text(
+        f"source leaprc.{atom_types}\n"
+        "loadamberparams kind.frcmod\n"
+        "kind = loadmol2 kind.mol2\n"
+        "saveamberparm kind kind.prmtop kind.inpcrd\n"
+        "quit\n"
+    )
+    run_tool("tleap", ["-f", "tleap.in"], workdir, PARAMETERS_MISSING, f"tleap could not build the topology of {label}")
+    amber = parmed.load_file(str(workdir / "kind.prmtop"), xyz=str(workdir / "kind.inpcrd"))
+    # A plain Structure: AmberParm copies take charges from its prmtop arrays, not from atoms.
+    structure = amber.copy(parmed.Structure)
+    if [atom.name for atom in structure.atoms] != [_atom_name(atom) for atom in mol.GetAtoms()]:
+        raise EngineError(PARAMETERS_MISSING, f"tleap reordered the atoms of {label}; atom names must be unique within each residue.")
+    # The prmtop stores charges to 8 significant digits; keep ours, which sum exactly.
+    for atom, charge in zip(structure.atoms, charged.charges, strict=True):
+        atom.charge = float(charge)
+    return structure
+
+
+def _replicate(system: SystemModel, kind_structures: list[parmed.Structure]) -> parmed.Structure:
+    """Copies in file order; consecutive copies of one kind are replicated in one step."""
+    runs: list[tuple[int, int]] = []
+    for copy in system.copies:
+        if runs and runs[-1][0] == copy.kind:
+            runs[-1] = (copy.kind, runs[-1][1] + 1)
+        else:
+            runs.append((copy.kind, 1))
+    structure: parmed.Structure | None = None
+    for kind, count in runs:
+        block = kind_structures[kind] * count
+        structure = block if structure is None else structure + block
+    assert structure is not None, "a system has at least one molecule"
+    structure.coordinates = np.concatenate([copy.coordinates for copy in system.copies])
+    if system.box is not None:
+        structure.box = [*(float(side) for side in system.box), 90.0, 90.0, 90.0]
+    else:
+        structure.box = None
+    return structure
+
+
+def write_topology(structure: parmed.Structure, workdir: Path) -> TopologyFiles:
+    files = TopologyFiles(
+        gromacs_top=workdir / "system.top",
+        gromacs_itp=workdir / "molecules.itp",
+        gromacs_gro=workdir / "system.gro",
+        amber_prmtop=workdir / "system.prmtop",
+        amber_inpcrd=workdir / "system.inpcrd",
+        pdb=workdir / "system.pdb",
+    )
+    gromacs = parmed.gromacs.GromacsTopologyFile.from_structure(structure)
+    gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
+    # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
+    top_text = files.gromacs_top.read_text()
+    files.gromacs_top.write_text(top_text.replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"'))
+    parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro))
+    amber = parmed.amber.AmberParm.from_structure(structure)
+    amber.write_parm(str(files.amber_prmtop))
+    restart = parmed.amber.Rst7(natom=len(structure.atoms))
+    restart.coordinates = structure.coordinates
+    if structure.box is not None:
+        restart.box = structure.box
+    restart.write(str(files.amber_inpcrd))
+    structure.save(str(files.pdb), overwrite=True)
+    return files
+
+
+def _charges_summary(
+    system: SystemModel, charged_kinds: list[ChargedMolecule], labels: list[str], cache: FragmentCache, structure: parmed.Structure
+) -> dict[str, object]:
+    counts = [sum(1 for copy in system.copies if copy.kind == kind) for kind in range(len(system.kinds))]
+    total = float(sum(atom.charge for atom in structure.atoms))
+    return {
+        "method": "AM1-BCC (antechamber/sqm) per unit from hydrogen-capped fragments",
+        "total_charge": round(total, 8),
+        "distinct_fragments_charged": cache.antechamber_runs,
+        "fragments_used": cache.fragments_seen,
+        "molecules": [
+            {
+                "name": label,
+                "copies": count,
+                "atoms": len(charged.charges),
+                "net_charge": charged.net_charge,
+                "min_atom_charge": round(float(charged.charges.min()), 4),
+                "max_atom_charge": round(float(charged.charges.max()), 4),
+            }
+            for label, count, charged in zip(labels, counts, charged_kinds, strict=True)
+        ],
+    }
