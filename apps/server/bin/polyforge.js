@@ -6,7 +6,7 @@ const USAGE = `Usage: polyforge [command]
 
 Commands:
   serve    start the API server and web app (default); settings come from the environment
-  worker   run processing jobs against a shared database (not available yet)
+  worker   run processing jobs on this machine against the servers' PostgreSQL (DATABASE_URL) and file store
   help     show this help`;
 
 const command = process.argv[2] ?? "serve";
@@ -17,8 +17,8 @@ switch (command) {
     await import("../src/main.ts");
     break;
   case "worker":
-    process.stderr.write("polyforge worker: not available yet; this version runs jobs inside `polyforge serve`.\n");
-    process.exit(1);
+    register();
+    await import("../src/worker.ts");
     break;
   case "help":
   case "--help":
