@@ -27,6 +27,7 @@ async function openDraft() {
 
 /** /polymer-builder: opens (or starts) the user's draft, then shows the wizard over it. */
 export function PolymerBuilderPage() {
+  const { t } = useTranslation("polymerBuilder");
   const draft = useQuery({
     queryKey: queryKeys.draft,
     queryFn: openDraft,
@@ -34,8 +35,12 @@ export function PolymerBuilderPage() {
     staleTime: Number.POSITIVE_INFINITY,
   });
   useSendHomeOnFailure(draft.isError);
-  if (!draft.isSuccess) return <Loading />;
-  return <Wizard draftId={draft.data.id} />;
+  return (
+    <Stack gap="lg">
+      <Title order={2}>{t("title")}</Title>
+      {draft.isSuccess ? <Wizard draftId={draft.data.id} /> : <Loading />}
+    </Stack>
+  );
 }
 
 function Loading() {
@@ -87,13 +92,12 @@ function Wizard({ draftId }: { draftId: string }) {
   const next = (step + 1) as Step;
   return (
     <Stack gap="lg">
-      <Group justify="space-between">
-        <Title order={2}>{t("title")}</Title>
-        <Button variant="outline" color="red" onClick={() => setConfirmingClear(true)}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <BuilderStepper active={step} completion={completion} onSelect={setStep} />
+        <Button variant="outline" color="red" onClick={() => setConfirmingClear(true)} style={{ flexShrink: 0 }}>
           {t("clearDraft")}
         </Button>
       </Group>
-      <BuilderStepper active={step} completion={completion} onSelect={setStep} />
 
       {step === 1 && <BuildingBlocksStep />}
       {step === 2 && <SegmentsStep />}

@@ -8,7 +8,7 @@ import {
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
@@ -17,7 +17,7 @@ import { StepLayout } from "../components/StepLayout";
 import { fieldErrors, moveItem } from "../ordering";
 import { fetchDraftPolymers, PAGE_SIZES, queryKeys, saveSetup } from "../polymerBuilderApi";
 import type { CellDimensionSelector, ConstructionOrder } from "../setupTypes";
-import { useSetup } from "../useDraftProgress";
+import { useDraftPolymers, useSetup } from "../useDraftProgress";
 
 const AXES = ["X", "Y", "Z"] as const;
 
@@ -50,6 +50,13 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     setup.polymers.map((p) => newItem(p.polymer_id, p.name, String(p.occurrence))),
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // A polymer deleted in step 3 (or another tab) leaves the list being edited.
+  const draftPolymers = useDraftPolymers();
+  useEffect(() => {
+    if (!draftPolymers.data) return;
+    const existing = new Set(draftPolymers.data.data.map((p) => p.id));
+    setItems((list) => (list.every((i) => existing.has(i.id)) ? list : list.filter((i) => existing.has(i.id))));
+  }, [draftPolymers.data]);
   const save = useMutation({
     mutationFn: (body: Parameters<typeof saveSetup>[1]) => saveSetup(setup.id, body),
     onSuccess: (saved) => {
