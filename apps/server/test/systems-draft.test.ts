@@ -2,6 +2,9 @@ import { engineJobSchema } from "@polyforge/contracts/engine-job";
 import { CommonErrors, SegmentErrors, SystemErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { simulationProtocols, systemSetups } from "../src/modules/polymer-builder-systems/schema";
+import { polymerSegments, polymers } from "../src/modules/polymers/schema";
+import { segmentBlocks, segments } from "../src/modules/segments/schema";
 import { systems } from "../src/modules/systems/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -104,8 +107,16 @@ describe.each(databaseKinds())("system drafts on %s", (kind) => {
 
   it("clears the draft with everything in it and lets the user start again", async () => {
     const erin = await newUser();
-    const { segment, polymer } = await completeDraft(erin, 2);
+    const { draft, segment, polymer } = await completeDraft(erin, 2);
     await expectStatus(erin, 204, "DELETE", "/systems/draft");
+
+    // No orphan rows: everything that belonged to the draft went with it.
+    const db = testApp.app.database.db;
+    for (const table of [segments, polymers, systemSetups, simulationProtocols]) {
+      expect(await db.select().from(table).where(eq(table.systemId, draft.id))).toEqual([]);
+    }
+    expect(await db.select().from(segmentBlocks).where(eq(segmentBlocks.segmentId, segment))).toEqual([]);
+    expect(await db.select().from(polymerSegments).where(eq(polymerSegments.polymerId, polymer))).toEqual([]);
 
     expect(errorCode((await erin.call("GET", `/segments/${segment}`)).body)).toBe(SegmentErrors.GET_NOT_FOUND);
     expect((await erin.call("GET", `/polymers/${polymer}`)).status).toBe(404);
