@@ -9,6 +9,7 @@ import { systems } from "../src/modules/systems/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import {
+  aminoacids,
   type Caller,
   caller,
   createPolymer,
@@ -176,6 +177,34 @@ describe.each(databaseKinds())("system drafts on %s", (kind) => {
       is_draft: false,
     });
     expect(finished.type).toBe("mixed");
+  });
+
+  it("freezes a peptide's aminoacids with the residue SMILES the engine builds from", async () => {
+    const lena = await newUser();
+    const draft = await startDraft(lena);
+    const codes = await aminoacids(lena);
+    const residues = [codes.get("G")!, codes.get("A")!];
+    const peptide = await createSegment(lena, {
+      name: "GA",
+      type: "linear_peptide",
+      data: { total_building_blocks: 2, sequence: "GA", sequence_naming: "oneLetter" },
+      blocks: residues.map((id, i) => ({ building_block_id: id, order: i + 1, occurrence: 1 })),
+    });
+    const polymer = await createPolymer(lena, "GA peptide", [[peptide, 3]]);
+    await saveSetup(lena, [[polymer, 1]]);
+    await expectStatus(lena, 200, "PATCH", `/systems/${draft.id}/draft`, { name: "peptide", is_draft: false });
+
+    const [row] = await testApp.app.database.db.select().from(systems).where(eq(systems.id, draft.id));
+    const job = engineJobSchema.parse(row!.engineJob);
+    expect(job.segments).toEqual([
+      expect.objectContaining({
+        type: "linear_peptide",
+        data: { total_building_blocks: 2, capping_type: "synthetic" },
+      }),
+    ]);
+    const glycine = job.blocks.find((b) => b.id === residues[0]);
+    expect(glycine).toMatchObject({ type: "aminoacid", data: { one_letter_code: "G", three_letter_code: "Gly" } });
+    expect(glycine!.data).toHaveProperty("smiles", expect.stringContaining("[*:1]"));
   });
 
   it("refuses to finish an incomplete, foreign or malformed draft", async () => {
