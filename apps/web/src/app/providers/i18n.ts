@@ -9,6 +9,7 @@ const NAMESPACES = [
   "common",
   "buildingBlocks",
   "polymerBuilder",
+  "systems",
   ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`),
 ];
 

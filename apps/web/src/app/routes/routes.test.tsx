@@ -26,7 +26,6 @@ describe("routes", () => {
 
   it.each([
     ["/systems", "Molecular systems"],
-    ["/systems/abc", "Molecular system"],
     ["/polymer-builder", "Polymer builder"],
   ])("renders %s with its title", async (path, title) => {
     renderApp(path);
@@ -91,8 +90,8 @@ describe("search params", () => {
 
 describe("layout", () => {
   it("lists the sidebar entries in order and marks the current one", async () => {
-    renderApp("/systems/abc", { flagsOn: [FLAGS.MODELING_COMPUTE, FLAGS.ADD_MOLECULAR_SYSTEM] });
-    await screen.findByRole("heading", { name: "Molecular system" });
+    renderApp("/systems", { flagsOn: [FLAGS.MODELING_COMPUTE, FLAGS.ADD_MOLECULAR_SYSTEM] });
+    await screen.findByRole("heading", { name: "Molecular systems" });
     const nav = screen.getByRole("navigation", { name: "Main navigation" });
     const names = within(nav)
       .getAllByRole("link")

@@ -1,12 +1,12 @@
 import { createRoute } from "@tanstack/react-router";
-import { useTranslation } from "react-i18next";
-import { TitleOnlyPage } from "../../components/TitleOnlyPage";
+import { SystemsCatalogue } from "../../features/systems/SystemsCatalogue";
 import { rootRoute } from "./root";
 import { systemsSearchSchema } from "./searchSchemas";
 
 function Systems() {
-  const { t } = useTranslation();
-  return <TitleOnlyPage title={t("pages.systems")} />;
+  const { type } = systemsRoute.useSearch();
+  const navigate = systemsRoute.useNavigate();
+  return <SystemsCatalogue type={type} onTypeChange={(next) => void navigate({ search: { type: next } })} />;
 }
 
 export const systemsRoute = createRoute({

@@ -1,0 +1,120 @@
+import { Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+
+/** The system_data of a polymer-builder system (SPEC §3), as the server froze it on finish. */
+interface PolymerBuilderData {
+  polymers?: Array<{
+    id: string;
+    name: string;
+    occurrence: number;
+    force_field: string;
+    segments: Array<{
+      id: string;
+      name: string;
+      occurrence: number;
+      blocks: Array<{ building_block_id: string; name: string; occurrence: number | null; ratio: number | null }>;
+    }>;
+  }>;
+  [field: string]: unknown;
+}
+
+const SIMULATION_FIELDS = [
+  "simulation",
+  "random_seed",
+  "minimization",
+  "minimization_steps",
+  "dynamics",
+  "dynamics_steps",
+  "temperature",
+  "ensemble",
+] as const;
+const SETUP_FIELDS = [
+  "construction_order",
+  "cell_dimension_selector",
+  "density",
+  "cell_sides",
+  "potential_wall_z",
+] as const;
+
+/** The read-only summary of a polymer-builder system: simulation parameters, system setup, and
+ * the polymers with their segments and building blocks. */
+export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> }) {
+  const { t } = useTranslation("systems");
+  const systemData = data as PolymerBuilderData;
+  const show = (value: unknown): ReactNode => {
+    if (value === null || value === undefined || value === "") return "—";
+    if (typeof value === "boolean") return t(value ? "detail.yes" : "detail.no");
+    if (Array.isArray(value)) return value.join(", ");
+    return String(value);
+  };
+  const fieldTable = (fields: readonly string[]) => (
+    <Table withRowBorders={false} verticalSpacing={4}>
+      <Table.Tbody>
+        {fields.map((field) => (
+          <Table.Tr key={field}>
+            <Table.Td c="dimmed" w="55%">
+              {t(`detail.fields.${field}`)}
+            </Table.Td>
+            <Table.Td>{show(systemData[field])}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+
+  return (
+    <Stack gap="lg">
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+        <Card withBorder radius="md">
+          <Title order={4} mb="sm">
+            {t("detail.simulation")}
+          </Title>
+          {fieldTable(SIMULATION_FIELDS)}
+        </Card>
+        <Card withBorder radius="md">
+          <Title order={4} mb="sm">
+            {t("detail.setup")}
+          </Title>
+          {fieldTable(SETUP_FIELDS)}
+        </Card>
+      </SimpleGrid>
+      <Card withBorder radius="md">
+        <Title order={4} mb="sm">
+          {t("detail.polymers")}
+        </Title>
+        <Stack gap="md">
+          {(systemData.polymers ?? []).map((polymer) => (
+            <Stack key={`${polymer.id}-${polymer.name}`} gap={4}>
+              <Group gap="sm">
+                <Text fw={600}>{polymer.name}</Text>
+                <Text c="dimmed" size="sm">
+                  {t("detail.copies", { count: polymer.occurrence })}
+                </Text>
+                <Text c="dimmed" size="sm">
+                  {t("detail.forceField", { forceField: polymer.force_field })}
+                </Text>
+              </Group>
+              <List size="sm" withPadding>
+                {polymer.segments.map((segment) => (
+                  <List.Item key={`${segment.id}-${segment.name}`}>
+                    {t("detail.segment", { name: segment.name, occurrence: segment.occurrence })}
+                    <List size="sm" withPadding>
+                      {segment.blocks.map((block) => (
+                        <List.Item key={block.building_block_id}>
+                          {block.ratio !== null && block.ratio !== undefined
+                            ? t("detail.blockRatio", { name: block.name, ratio: block.ratio })
+                            : t("detail.block", { name: block.name, count: block.occurrence ?? 1 })}
+                        </List.Item>
+                      ))}
+                    </List>
+                  </List.Item>
+                ))}
+              </List>
+            </Stack>
+          ))}
+        </Stack>
+      </Card>
+    </Stack>
+  );
+}

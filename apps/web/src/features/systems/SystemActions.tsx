@@ -1,0 +1,79 @@
+import { ActionIcon, Group, Tooltip } from "@mantine/core";
+import {
+  CANCELLABLE_STATUSES,
+  currentStatus,
+  STARTABLE_STATUSES,
+  type SystemWithExecutions,
+} from "@polyforge/contracts/system-executions";
+import { IconDownload, IconPlayerPlay, IconPlayerStop, IconTrash } from "@tabler/icons-react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
+import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { archiveSystem, cancelProcessing, downloadSystemFiles, startProcessing } from "./systemsApi";
+
+/** A failure toast: the client message of SPEC §8, with the server's reason when it sent one. */
+function failureToast(title: string, error: unknown) {
+  toast.error(title, error instanceof ProductError && error.status !== null ? { description: error.message } : {});
+}
+
+/** Start, cancel, download and archive for one system (SPEC §4 processing actions); the lists
+ * refetch after each. Processing actions exist only for polymer-builder systems. */
+export function SystemActions({ system, onArchived }: { system: SystemWithExecutions; onArchived?: () => void }) {
+  const { t } = useTranslation("systems");
+  const queryClient = useQueryClient();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+  const status = currentStatus(system);
+  const processable = system.origin === "polymer_builder";
+  const hasFiles = (system.system_executions.at(-1)?.result_files.length ?? 0) > 0;
+
+  const start = useMutation({
+    mutationFn: () => startProcessing(system.id),
+    onSuccess: () => toast.success(t("actions.started")),
+    onError: (error) => failureToast(t("actions.startFailed"), error),
+    onSettled: refresh,
+  });
+  const cancel = useMutation({
+    mutationFn: () => cancelProcessing(system.id),
+    onSuccess: () => toast.success(t("actions.canceled")),
+    onError: (error) => failureToast(t("actions.cancelFailed"), error),
+    onSettled: refresh,
+  });
+  const download = useMutation({
+    mutationFn: () => downloadSystemFiles(system),
+    onSuccess: () => toast.success(t("actions.downloaded")),
+    onError: (error) => failureToast(t("actions.downloadFailed"), error),
+  });
+  const archive = useMutation({
+    mutationFn: () => archiveSystem(system.id),
+    onSuccess: () => {
+      toast.success(t("actions.deleted"));
+      onArchived?.();
+    },
+    onError: (error) => failureToast(t("actions.deleteFailed"), error),
+    onSettled: refresh,
+  });
+
+  const action = (label: string, icon: ReactNode, mutation: { mutate: () => void; isPending: boolean }) => (
+    <Tooltip label={label}>
+      <ActionIcon variant="subtle" aria-label={label} loading={mutation.isPending} onClick={() => mutation.mutate()}>
+        {icon}
+      </ActionIcon>
+    </Tooltip>
+  );
+  const name = system.name;
+  return (
+    <Group gap={4} wrap="nowrap">
+      {processable && STARTABLE_STATUSES.includes(status)
+        ? action(t("actions.start", { name }), <IconPlayerPlay size={18} />, start)
+        : null}
+      {processable && CANCELLABLE_STATUSES.includes(status)
+        ? action(t("actions.cancel", { name }), <IconPlayerStop size={18} />, cancel)
+        : null}
+      {hasFiles ? action(t("actions.download", { name }), <IconDownload size={18} />, download) : null}
+      {action(t("actions.archive", { name }), <IconTrash size={18} />, archive)}
+    </Group>
+  );
+}

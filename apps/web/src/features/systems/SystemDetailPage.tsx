@@ -1,0 +1,71 @@
+import { Anchor, Group, Loader, Stack, Title } from "@mantine/core";
+import { currentStatus } from "@polyforge/contracts/system-executions";
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { type ReactNode, useEffect } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { ExecutionStatusTag } from "./ExecutionStatusTag";
+import { PolymerBuilderSummary } from "./PolymerBuilderSummary";
+import { SystemActions } from "./SystemActions";
+import { SystemResults } from "./SystemResults";
+import { SystemTypeBadge } from "./SystemTypeBadge";
+import { fetchSystem, systemQueryKey } from "./systemsApi";
+
+export interface SystemDetailPageProps {
+  systemId: string;
+  /** Where to go when the system cannot be loaded or was archived: the catalogue. */
+  onLeave: () => void;
+  /** Structure- and file-based systems show the add-molecular-system flow instead of a summary. */
+  otherOrigin: (systemId: string) => ReactNode;
+}
+
+/** /systems/$systemId (SPEC §2): back link, name, type badge, summary, status and results. */
+export function SystemDetailPage({ systemId, onLeave, otherOrigin }: SystemDetailPageProps) {
+  const { t } = useTranslation("systems");
+  const system = useQuery({
+    queryKey: systemQueryKey(systemId),
+    queryFn: () => fetchSystem(systemId),
+    refetchInterval: useSystemsPollInterval(),
+    retry: false,
+  });
+
+  useEffect(() => {
+    if (!system.isError) return;
+    toast.error(t("detail.loadFailed"));
+    onLeave();
+  }, [system.isError, onLeave, t]);
+
+  if (!system.data) return <Loader aria-label={t("loading")} />;
+  const data = system.data;
+  const latest = data.system_executions.at(-1);
+  return (
+    <Stack gap="lg">
+      <Anchor size="sm" renderRoot={(props) => <Link {...props} to="/systems" search={{ type: data.type }} />}>
+        {t("backToCatalogue")}
+      </Anchor>
+      <Group justify="space-between">
+        <Group gap="sm">
+          <Title order={2}>{data.name}</Title>
+          <SystemTypeBadge type={data.type} />
+          {data.origin === "polymer_builder" ? (
+            <ExecutionStatusTag status={currentStatus(data)} progress={latest?.progress} />
+          ) : null}
+        </Group>
+        <SystemActions system={data} onArchived={onLeave} />
+      </Group>
+      {data.origin === "polymer_builder" ? (
+        <>
+          <PolymerBuilderSummary data={data.system_data} />
+          <Stack gap="sm">
+            <Title order={3}>{t("detail.results")}</Title>
+            <SystemResults systemId={data.id} execution={latest} />
+          </Stack>
+        </>
+      ) : (
+        otherOrigin(data.id)
+      )}
+    </Stack>
+  );
+}

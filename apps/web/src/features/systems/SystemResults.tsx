@@ -1,0 +1,132 @@
+import { Alert, Card, Loader, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import type { SystemExecution } from "@polyforge/contracts/system-executions";
+import { useQuery } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
+import { useTranslation } from "react-i18next";
+import { parseEnergies } from "./energies";
+import { fetchResultText, resultFileQueryKey } from "./systemsApi";
+
+// Both are heavy (WebGL viewer, plotting): fetched only when a completed run is shown.
+const StructureViewer = lazy(() => import("./StructureViewer"));
+const EnergyPlots = lazy(() => import("./EnergyPlots"));
+
+/** The structure as built, and the last one the run produced (after dynamics, else minimisation). */
+const BUILT_STRUCTURE = "system.pdb";
+const FINAL_STRUCTURES = ["final.pdb", "minimized.pdb"];
+const ENERGIES = "energies.csv";
+
+function countAtoms(pdb: string): number {
+  return pdb.match(/^(ATOM|HETATM)/gm)?.length ?? 0;
+}
+
+/** The results of a system's latest execution: its error, or its structures and energy plots. */
+export function SystemResults({ systemId, execution }: { systemId: string; execution: SystemExecution | undefined }) {
+  const { t } = useTranslation("systems");
+  if (execution?.status === "error" || execution?.status === "failed") {
+    return (
+      <Alert color="red" title={t("detail.processingError", { code: execution.error_code ?? "" })}>
+        {execution.error_message}
+      </Alert>
+    );
+  }
+  if (execution?.status !== "completed") return <Text c="dimmed">{t("detail.notCompleted")}</Text>;
+
+  const names = new Set(execution.result_files.map((file) => file.name));
+  const finalName = FINAL_STRUCTURES.find((name) => names.has(name));
+  return (
+    <Stack gap="lg">
+      {execution.seed !== null ? (
+        <Text size="sm" c="dimmed">
+          {t("detail.seed")}: {execution.seed}
+        </Text>
+      ) : null}
+      <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
+        {names.has(BUILT_STRUCTURE) ? (
+          <StructureCard
+            systemId={systemId}
+            execution={execution}
+            name={BUILT_STRUCTURE}
+            title={t("detail.builtStructure")}
+          />
+        ) : null}
+        {finalName ? (
+          <StructureCard
+            systemId={systemId}
+            execution={execution}
+            name={finalName}
+            title={t("detail.finalStructure")}
+          />
+        ) : null}
+      </SimpleGrid>
+      {names.has(ENERGIES) ? <EnergiesCard systemId={systemId} execution={execution} /> : null}
+    </Stack>
+  );
+}
+
+function useResultText(systemId: string, execution: SystemExecution, name: string) {
+  return useQuery({
+    queryKey: resultFileQueryKey(systemId, execution.id, name),
+    queryFn: () => fetchResultText(systemId, name),
+    // A finished run's files never change.
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+}
+
+function StructureCard(props: { systemId: string; execution: SystemExecution; name: string; title: string }) {
+  const { t } = useTranslation("systems");
+  const pdb = useResultText(props.systemId, props.execution, props.name);
+  const atoms = pdb.data ? countAtoms(pdb.data) : 0;
+  return (
+    <Card withBorder radius="md">
+      <Title order={5} mb={4}>
+        {props.title}
+      </Title>
+      <Text size="xs" c="dimmed" mb="sm">
+        {props.name}
+        {pdb.data ? ` · ${t("detail.atoms", { count: atoms })}` : ""}
+      </Text>
+      {pdb.isError ? <Text c="red">{t("detail.viewerFailed")}</Text> : null}
+      {pdb.isPending ? <Loader size="sm" aria-label={t("detail.viewerLoading")} /> : null}
+      {pdb.data ? (
+        <Suspense fallback={<Loader size="sm" aria-label={t("detail.viewerLoading")} />}>
+          <StructureViewer pdb={pdb.data} atoms={atoms} label={props.title} />
+        </Suspense>
+      ) : null}
+    </Card>
+  );
+}
+
+function EnergiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
+  const { t } = useTranslation("systems");
+  const csv = useResultText(systemId, execution, ENERGIES);
+  let body = <Loader size="sm" aria-label={t("loading")} />;
+  if (csv.isError) body = <Text c="red">{t("detail.plotsFailed")}</Text>;
+  else if (csv.data) {
+    try {
+      const series = parseEnergies(csv.data);
+      body = (
+        <Suspense fallback={<Loader size="sm" aria-label={t("loading")} />}>
+          <EnergyPlots
+            series={series}
+            labels={{
+              time: t("detail.time"),
+              potentialEnergy: t("detail.potentialEnergy"),
+              temperature: t("detail.temperature"),
+              density: t("detail.density"),
+            }}
+          />
+        </Suspense>
+      );
+    } catch {
+      body = <Text c="red">{t("detail.plotsFailed")}</Text>;
+    }
+  }
+  return (
+    <Card withBorder radius="md">
+      <Title order={5} mb="sm">
+        {t("detail.plots")}
+      </Title>
+      {body}
+    </Card>
+  );
+}

@@ -1,0 +1,199 @@
+import { ActionIcon, Group, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
+import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import { IconChevronDown, IconChevronRight, IconSearch } from "@tabler/icons-react";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { Fragment, useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { formatDate } from "../../lib/formatting/date";
+import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { ExecutionStatusTag } from "./ExecutionStatusTag";
+import { SystemActions } from "./SystemActions";
+import { SystemTypeBadge } from "./SystemTypeBadge";
+import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
+
+export const CATALOGUE_PAGE_SIZE = 10;
+/** How long the name search waits after the last keystroke. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+export interface SystemsCatalogueProps {
+  type: SystemType;
+  onTypeChange: (type: SystemType) => void;
+}
+
+/** /systems (SPEC §2): type filter, name search, table with live statuses, and pagination. */
+export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) {
+  const { t } = useTranslation("systems");
+  const [nameSearch, setNameSearch] = useState("");
+  const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const [page, setPage] = useState(1);
+  const pollInterval = useSystemsPollInterval();
+
+  const params: SystemListParams = {
+    page_num: page,
+    page_size: CATALOGUE_PAGE_SIZE,
+    type,
+    name: debouncedName || undefined,
+  };
+  const systems = useQuery({
+    queryKey: systemListQueryKey(params),
+    queryFn: () => fetchSystems(params),
+    placeholderData: keepPreviousData,
+    // Live statuses come through the notifications socket; while it is closed, poll (SPEC §4, §9).
+    refetchInterval: pollInterval,
+  });
+  const total = systems.data?.metadata.num_records ?? 0;
+  const pageCount = Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));
+
+  // When the last row of the last page goes (archive), show the page that now is last.
+  useEffect(() => {
+    if (systems.data && !systems.isPlaceholderData && systems.data.data.length === 0 && page > pageCount) {
+      setPage(pageCount);
+    }
+  }, [systems.data, systems.isPlaceholderData, page, pageCount]);
+
+  function changeType(next: SystemType) {
+    setPage(1);
+    setNameSearch("");
+    onTypeChange(next);
+  }
+
+  return (
+    <Stack gap="lg">
+      <Title order={2}>{t("catalogue.title")}</Title>
+      <Group justify="space-between">
+        <SegmentedControl
+          value={type}
+          data={SYSTEM_TYPES.map((value) => ({ value, label: t(`types.${value}`) }))}
+          onChange={(value) => changeType(value as SystemType)}
+          aria-label={t("catalogue.filterLabel")}
+        />
+        <TextInput
+          w={320}
+          placeholder={t("catalogue.searchPlaceholder")}
+          aria-label={t("catalogue.searchPlaceholder")}
+          leftSection={<IconSearch size={16} />}
+          value={nameSearch}
+          onChange={(event) => {
+            setNameSearch(event.currentTarget.value);
+            setPage(1);
+          }}
+        />
+      </Group>
+      <SystemsTable systems={systems.data?.data ?? []} loading={systems.isPending} failed={systems.isError} />
+      <Group justify="space-between">
+        <Group gap="md">
+          <Text size="sm" c="dimmed">
+            {t("pagination.range", {
+              start: total === 0 ? 0 : (page - 1) * CATALOGUE_PAGE_SIZE + 1,
+              end: Math.min(page * CATALOGUE_PAGE_SIZE, total),
+            })}
+          </Text>
+          <Text size="sm" c="dimmed">
+            {t("pagination.total", { total })}
+          </Text>
+        </Group>
+        <Pagination total={pageCount} value={page} onChange={setPage} size="sm" />
+        <Text size="sm" c="dimmed">
+          {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
+        </Text>
+      </Group>
+    </Stack>
+  );
+}
+
+function SystemsTable({
+  systems,
+  loading,
+  failed,
+}: {
+  systems: SystemWithExecutions[];
+  loading: boolean;
+  failed: boolean;
+}) {
+  const { t } = useTranslation("systems");
+  const columns = [
+    t("columns.name"),
+    t("columns.type"),
+    t("columns.status"),
+    t("columns.lastModified"),
+    t("columns.actions"),
+  ];
+  let emptyText: string | null = null;
+  if (failed) emptyText = t("catalogue.loadFailed");
+  else if (loading) emptyText = t("loading");
+  else if (systems.length === 0) emptyText = t("catalogue.empty");
+
+  return (
+    <Table highlightOnHover verticalSpacing="sm">
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((column, index) => (
+            <Table.Th key={column} w={index === 0 ? "40%" : "15%"}>
+              {column}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {emptyText ? (
+          <Table.Tr>
+            <Table.Td colSpan={columns.length}>
+              <Text c={failed ? "red" : "dimmed"} ta="center">
+                {emptyText}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ) : (
+          systems.map((system) => <SystemRow key={system.id} system={system} />)
+        )}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function SystemRow({ system }: { system: SystemWithExecutions }) {
+  const { t } = useTranslation("systems");
+  const [expanded, setExpanded] = useState(false);
+  const latest = system.system_executions.at(-1);
+  const hasPotentials = system.potentials.length > 0;
+  const toggleLabel = t(expanded ? "catalogue.collapse" : "catalogue.expand", { name: system.name });
+  return (
+    <Fragment>
+      <Table.Tr data-system-id={system.id}>
+        <Table.Td>
+          <Group gap="xs" wrap="nowrap">
+            {hasPotentials ? (
+              <ActionIcon variant="subtle" size="sm" aria-label={toggleLabel} onClick={() => setExpanded(!expanded)}>
+                {expanded ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
+              </ActionIcon>
+            ) : null}
+            <Link to="/systems/$systemId" params={{ systemId: system.id }}>
+              {system.name}
+            </Link>
+          </Group>
+        </Table.Td>
+        <Table.Td>
+          <SystemTypeBadge type={system.type} />
+        </Table.Td>
+        <Table.Td>
+          <ExecutionStatusTag status={currentStatus(system)} progress={latest?.progress} />
+        </Table.Td>
+        <Table.Td>{formatDate(system.updated_at)}</Table.Td>
+        <Table.Td>
+          <SystemActions system={system} />
+        </Table.Td>
+      </Table.Tr>
+      {expanded
+        ? system.potentials.map((potential) => (
+            <Table.Tr key={potential.id}>
+              <Table.Td pl="xl">{t("catalogue.potential", { name: potential.name })}</Table.Td>
+              <Table.Td colSpan={4}>{potential.system_type}</Table.Td>
+            </Table.Tr>
+          ))
+        : null}
+    </Fragment>
+  );
+}
