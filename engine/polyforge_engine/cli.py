@@ -11,12 +11,22 @@ from typing import Any
 
 from polyforge_engine import protocol
 from polyforge_engine.build.structure import run_build_structure
+from polyforge_engine.pipeline import run_build_system
+from polyforge_engine.potential.generate import run_generate_potential
+from polyforge_engine.structures.convert_smiles import run_convert_smiles
+from polyforge_engine.structures.validate_structure import run_validate_structure
+from polyforge_engine.structures.validate_topology import run_validate_topology
 from polyforge_engine.versions import tool_versions
 
 # command name -> function(job: dict, workdir: Path) -> result payload (dict).
 # Commands register themselves here as they are implemented.
 COMMANDS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {}
 COMMANDS["build-structure"] = run_build_structure
+COMMANDS["build-system"] = run_build_system
+COMMANDS["convert-smiles"] = run_convert_smiles
+COMMANDS["validate-structure"] = run_validate_structure
+COMMANDS["validate-topology"] = run_validate_topology
+COMMANDS["generate-potential"] = run_generate_potential
 
 
 def main(argv: list[str] | None = None) -> int:

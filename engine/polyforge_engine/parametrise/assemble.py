@@ -123,9 +123,10 @@ def _topology_signature(mol: Chem.Mol) -> tuple:
     return atoms, bonds
 
 
-def _residue_key(atom: Chem.Atom) -> tuple[str, int, str]:
+def _residue_key(atom: Chem.Atom) -> tuple[str, str]:
+    # Residue numbers differ between copies, so they are not part of what makes a kind.
     info = atom.GetPDBResidueInfo()
-    return (info.GetResidueName(), info.GetResidueNumber(), info.GetName()) if info else ("", 0, "")
+    return (info.GetResidueName(), info.GetName()) if info else ("", "")
 
 
 def parametrise_system(

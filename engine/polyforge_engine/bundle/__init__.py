@@ -1,0 +1,1 @@
+"""The results bundle: zip, README, protocol inputs for GROMACS and Amber."""

@@ -1,0 +1,167 @@
+"""`build-system` (ARCHITECTURE §6): build-structure -> parametrise -> minimise -> dynamics -> bundle,
+and the parametrise-simulate-bundle tail it shares with `generate-potential`.
+
+Progress lines carry the stage and the percent of the whole command. SIGTERM becomes CANCELLED
+within seconds: every progress report and every chunk of work checks for it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rdkit import Chem
+
+from polyforge_engine import protocol as events
+from polyforge_engine.build.structure import BuildResult, build_structure
+from polyforge_engine.bundle.writer import BundleFile, write_bundle
+from polyforge_engine.job import BuildJob, parse_build_job
+from polyforge_engine.parametrise.assemble import SystemModel, group_copies, parametrise_system
+from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
+from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
+from polyforge_engine.protocol import EngineError
+from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
+from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.versions import tool_versions
+
+StageProgress = Callable[[str, float], None]
+
+
+def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
+    """Report a stage's own 0-100 % as its share of the whole command, checking for cancellation."""
+    low, high = stage_span
+
+    def report(stage: str, percent: float) -> None:
+        raise_if_cancelled()
+        events.progress(stage, low + (high - low) * max(0.0, min(100.0, percent)) / 100)
+
+    return report
+
+
+def parametrise_simulate_bundle(
+    system: SystemModel,
+    atom_types: AtomTypeSet,
+    md_protocol: Protocol,
+    workdir: Path,
+    title: str,
+    sanitized_name: str,
+    raw_job: dict[str, Any],
+    kind_labels: list[str],
+    progress_from: float,
+    extra_files: list[BundleFile] | None = None,
+    extra_report: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The shared tail: topology files, the OpenMM protocol, then the bundle; returns the result
+    payload (bundle path relative to `workdir`, seed, summary)."""
+    span = 100 - progress_from
+    parametrise_end = progress_from + span * 0.35
+    simulate_end = progress_from + span * 0.95
+    topology_dir = workdir / "topology"
+    parametrised = parametrise_system(
+        system, atom_types, topology_dir, _named(stage_progress((progress_from, parametrise_end)), "parametrising"), kind_labels
+    )
+    simulation_dir = workdir / "simulation"
+    simulation_dir.mkdir(parents=True, exist_ok=True)
+    report, _ = run_protocol(
+        parametrised.files.amber_prmtop, parametrised.files.amber_inpcrd, md_protocol, simulation_dir, stage_progress((parametrise_end, simulate_end))
+    )
+    raise_if_cancelled()
+    events.progress("bundling", simulate_end)
+    job_path = workdir / "job.snapshot.json"
+    job_path.write_text(json.dumps(raw_job, indent=2) + "\n")
+    files = [BundleFile("job.json", job_path), *(extra_files or [])]
+    files += [BundleFile(path.name, path) for path in vars(parametrised.files).values()]
+    files += [BundleFile(path.name, path) for path in report.written]
+    summary: dict[str, Any] = {
+        "seed": md_protocol.seed,
+        "force_field": atom_types.upper(),
+        "atoms": len(parametrised.structure.atoms),
+        "molecules": len(system.copies),
+        "charges": parametrised.charges_summary,
+        "energies": {
+            "potential_before_minimization_kj_mol": report.potential_energy_before_minimization_kj_mol,
+            "potential_after_minimization_kj_mol": report.potential_energy_after_minimization_kj_mol,
+            "final_potential_kj_mol": report.final_potential_energy_kj_mol,
+        },
+        "final_temperature_k": report.final_temperature_k,
+        "protocol": asdict(md_protocol),
+        "timestep_fs": report.timestep_fs,
+        "platform": report.platform,
+        "tool_versions": tool_versions(),
+        **(extra_report or {}),
+    }
+    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol)
+    events.progress("bundling", 100)
+    return {"files": {"bundle": bundle.name}, "seed": md_protocol.seed, "summary": summary}
+
+
+def _named(report: StageProgress, stage: str) -> StageProgress:
+    return lambda _inner_stage, percent: report(stage, percent)
+
+
+def protocol_of(job: BuildJob, seed: int) -> Protocol:
+    settings = job.simulation_protocol
+    minimization_steps = (settings.minimization_steps or 0) if settings.minimization else 0
+    dynamics_steps = (settings.dynamics_steps or 0) if settings.dynamics else 0
+    if dynamics_steps and (settings.temperature is None or settings.ensemble is None):
+        raise EngineError("INVALID_INPUT", "Dynamics need a temperature and an ensemble (NVE or NVT).")
+    return Protocol(
+        minimization_steps=minimization_steps,
+        dynamics_steps=dynamics_steps,
+        temperature_k=float(settings.temperature or 300.0),
+        ensemble=settings.ensemble or "NVT",
+        seed=seed,
+        potential_wall_z=job.system_setup.potential_wall_z,
+    )
+
+
+def system_atom_types(job: BuildJob) -> AtomTypeSet:
+    """The one GAFF flavour of all polymers in the system; GLYCAM or a mix is refused up front."""
+    used = {setup.polymer_id for setup in job.system_setup.polymers}
+    flavours = {atom_type_set(polymer.force_field) for polymer in job.polymers if polymer.id in used}
+    if len(flavours) != 1:
+        raise EngineError(
+            FORCE_FIELD_NOT_SUPPORTED,
+            "The polymers of one system must share one force field (all GAFF or all GAFF2).",
+        )
+    return flavours.pop()
+
+
+def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
+    """CLI command `build-system`."""
+    install_sigterm_handler()
+    job = parse_build_job(raw_job)
+    atom_types = system_atom_types(job)  # before any work: GLYCAM fails in a second, not after a build
+    build_dir = workdir / "build"
+    build_dir.mkdir(parents=True, exist_ok=True)
+    built = build_structure(job, build_dir, stage_progress((0, 30)))
+    raise_if_cancelled()
+    molecules: list[Chem.Mol] = [built.molecule(index) for index in range(len(built.molecule_kinds))]
+    grouped = group_copies(molecules)
+    system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))
+    labels = _kind_labels(built, grouped)
+    build_report = build_dir / "report.json"
+    return parametrise_simulate_bundle(
+        system,
+        atom_types,
+        protocol_of(job, built.seed),
+        workdir,
+        job.system.name,
+        job.system.sanitized_name,
+        raw_job,
+        labels,
+        progress_from=30,
+        extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
+    )
+
+
+def _kind_labels(built: BuildResult, grouped: SystemModel) -> list[str]:
+    """The polymer name of each grouped kind, found through the first copy of that kind."""
+    labels = []
+    for kind in range(len(grouped.kinds)):
+        first_copy = next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind)
+        labels.append(f"polymer {built.kinds[built.molecule_kinds[first_copy]].plan.name}")
+    return labels

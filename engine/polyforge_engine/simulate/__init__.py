@@ -1,0 +1,1 @@
+"""OpenMM minimisation and molecular dynamics."""

@@ -1,0 +1,280 @@
+"""Minimisation and molecular dynamics with OpenMM on an Amber topology.
+
+PME with a 1.0 nm cutoff (no cutoff for an isolated molecule), bonds to hydrogen constrained,
+NVE with a Verlet integrator or NVT with a Langevin middle integrator, seeded. With z walls the
+box gets a vacuum gap above the cell and a harmonic wall pushes atoms back into 0 < z < C.
+Energies go to a CSV, frames to a DCD trajectory, structures to PDB; every step of the way
+checks for cancellation so SIGTERM stops a run within seconds."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import openmm
+from openmm import app, unit
+
+from polyforge_engine.protocol import EngineError
+from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
+
+SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"
+CELL_TOO_SMALL = "CELL_TOO_SMALL"
+
+CUTOFF_NM = 1.0
+TIMESTEP_FS = 2.0
+FRICTION_PER_PS = 1.0
+WALL_FORCE_CONSTANT = 10_000.0  # kJ/mol/nm², steep enough to act as a hard wall at 300 K
+VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff of each other
+STEPS_BETWEEN_CANCEL_CHECKS = 10
+TARGET_FRAMES = 100
+_MOLAR_GAS_CONSTANT = 0.00831446261815324  # kJ/(mol K)
+_AMU_PER_A3_TO_G_PER_CM3 = 1.66053906660
+
+Ensemble = Literal["NVE", "NVT"]
+ProgressCallback = Callable[[str, float], None]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    minimization_steps: int  # 0: no minimisation
+    dynamics_steps: int  # 0: no dynamics
+    temperature_k: float
+    ensemble: Ensemble
+    seed: int  # the seed actually used (already drawn if the job said -1)
+    potential_wall_z: bool = False
+
+
+@dataclass(frozen=True)
+class SimulationFiles:
+    energies_csv: Path
+    trajectory_dcd: Path
+    minimized_pdb: Path
+    final_pdb: Path
+    log: Path
+
+
+@dataclass(frozen=True)
+class SimulationReport:
+    potential_energy_before_minimization_kj_mol: float
+    potential_energy_after_minimization_kj_mol: float | None
+    final_temperature_k: float | None
+    mean_temperature_second_half_k: float | None
+    final_potential_energy_kj_mol: float
+    steps_run: int
+    timestep_fs: float
+    platform: str
+    written: list[Path]
+
+
+def run_protocol(
+    prmtop: Path,
+    inpcrd: Path,
+    protocol: Protocol,
+    workdir: Path,
+    progress: ProgressCallback,
+) -> tuple[SimulationReport, SimulationFiles]:
+    """Minimise then run dynamics as the protocol says; write outputs in `workdir`."""
+    files = SimulationFiles(
+        energies_csv=workdir / "energies.csv",
+        trajectory_dcd=workdir / "trajectory.dcd",
+        minimized_pdb=workdir / "minimized.pdb",
+        final_pdb=workdir / "final.pdb",
+        log=workdir / "simulation.log",
+    )
+    topology_file = app.AmberPrmtopFile(str(prmtop))
+    coordinates = app.AmberInpcrdFile(str(inpcrd))
+    box_nm = _box_nm(coordinates)
+    system = create_system(topology_file, box_nm, protocol.potential_wall_z)
+    integrator = _integrator(protocol)
+    platform = openmm.Platform.getPlatformByName("CPU")
+    simulation = app.Simulation(topology_file.topology, system, integrator, platform)
+    simulation.context.setPositions(coordinates.positions)
+    if box_nm is not None:
+        simulation.context.setPeriodicBoxVectors(*system.getDefaultPeriodicBoxVectors())
+    written: list[Path] = []
+    with files.log.open("w") as log:
+        log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
+        log.write(f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n")
+        before = _potential(simulation)
+        _check_finite(before, "before minimisation")
+        log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
+        after: float | None = None
+        if protocol.minimization_steps > 0:
+            progress("minimisation", 0)
+            _minimise(simulation, protocol.minimization_steps, progress)
+            after = _potential(simulation)
+            _check_finite(after, "after minimisation")
+            log.write(f"potential energy after {protocol.minimization_steps} minimisation steps: {after:.3f} kJ/mol\n")
+            _write_pdb(simulation, files.minimized_pdb)
+            written.append(files.minimized_pdb)
+            progress("minimisation", 100)
+        temperatures: list[float] = []
+        if protocol.dynamics_steps > 0:
+            temperatures = _dynamics(simulation, system, protocol, box_nm, files, log, progress)
+            written += [files.energies_csv, files.trajectory_dcd]
+        _write_pdb(simulation, files.final_pdb)
+        written += [files.final_pdb, files.log]
+        final_potential = _potential(simulation)
+        log.write(f"final potential energy: {final_potential:.3f} kJ/mol\n")
+    second_half = temperatures[len(temperatures) // 2 :]
+    report = SimulationReport(
+        potential_energy_before_minimization_kj_mol=before,
+        potential_energy_after_minimization_kj_mol=after,
+        final_temperature_k=temperatures[-1] if temperatures else None,
+        mean_temperature_second_half_k=sum(second_half) / len(second_half) if second_half else None,
+        final_potential_energy_kj_mol=final_potential,
+        steps_run=protocol.dynamics_steps,
+        timestep_fs=TIMESTEP_FS,
+        platform=platform.getName(),
+        written=written,
+    )
+    return report, files
+
+
+def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool) -> openmm.System:
+    """The OpenMM system of our protocol; with walls the box is taller by the vacuum gap and a
+    wall force keeps every atom between z = 0 and the cell's C."""
+    if box_nm is None:
+        return topology_file.createSystem(nonbondedMethod=app.NoCutoff, constraints=app.HBonds)
+    a, b, c = box_nm
+    height = c + VACUUM_GAP_NM if walls else c
+    if min(a, b, height) < 2 * CUTOFF_NM:
+        raise EngineError(
+            CELL_TOO_SMALL,
+            f"The cell ({a * 10:.1f} × {b * 10:.1f} × {c * 10:.1f} Å) is smaller than twice the 10 Å cutoff; enlarge the cell or lower the density.",
+        )
+    topology_file.topology.setPeriodicBoxVectors(
+        [openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height)] * unit.nanometer
+    )
+    system = topology_file.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=CUTOFF_NM * unit.nanometer, constraints=app.HBonds)
+    system.setDefaultPeriodicBoxVectors(openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height))
+    if walls:
+        wall = openmm.CustomExternalForce("k_wall * (step(-z) * z^2 + step(z - z_top) * (z - z_top)^2)")
+        wall.addGlobalParameter("k_wall", WALL_FORCE_CONSTANT)
+        wall.addGlobalParameter("z_top", c)
+        for index in range(system.getNumParticles()):
+            wall.addParticle(index, [])
+        system.addForce(wall)
+    return system
+
+
+def openmm_seed(seed: int) -> int:
+    """OpenMM treats seed 0 as 'pick one at random'; shift so every recorded seed reproduces."""
+    return seed % 2_147_483_646 + 1
+
+
+def _integrator(protocol: Protocol) -> openmm.Integrator:
+    step = TIMESTEP_FS * unit.femtoseconds
+    if protocol.ensemble == "NVT":
+        integrator = openmm.LangevinMiddleIntegrator(protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step)
+        integrator.setRandomNumberSeed(openmm_seed(protocol.seed))
+        return integrator
+    return openmm.VerletIntegrator(step)
+
+
+def _box_nm(coordinates: app.AmberInpcrdFile) -> tuple[float, float, float] | None:
+    if coordinates.boxVectors is None:
+        return None
+    vectors = coordinates.boxVectors.value_in_unit(unit.nanometer)
+    return (vectors[0][0], vectors[1][1], vectors[2][2])
+
+
+def _potential(simulation: app.Simulation) -> float:
+    state = simulation.context.getState(getEnergy=True)
+    return state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+
+
+def _check_finite(value: float, when: str) -> None:
+    if not math.isfinite(value):
+        raise EngineError(
+            SIMULATION_UNSTABLE,
+            f"The energy is not a finite number {when}: atoms overlap or the structure is broken; check the structure or lower the density.",
+        )
+
+
+class _CancellableMinimisation(openmm.MinimizationReporter):
+    def __init__(self, steps: int, progress: ProgressCallback):
+        super().__init__()
+        self._steps = steps
+        self._progress = progress
+
+    def report(self, iteration, x, grad, args):  # noqa: ANN001 — OpenMM's callback signature
+        if iteration % 10 == 0:
+            self._progress("minimisation", min(99.0, 100 * iteration / self._steps))
+        return cancel_requested()  # True stops the minimiser
+
+
+def _minimise(simulation: app.Simulation, steps: int, progress: ProgressCallback) -> None:
+    reporter = _CancellableMinimisation(steps, progress)
+    simulation.minimizeEnergy(tolerance=10 * unit.kilojoule_per_mole / unit.nanometer, maxIterations=steps, reporter=reporter)
+    raise_if_cancelled()
+
+
+def _degrees_of_freedom(system: openmm.System) -> int:
+    moving = sum(1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0)
+    removes_com = any(isinstance(system.getForce(index), openmm.CMMotionRemover) for index in range(system.getNumForces()))
+    return 3 * moving - system.getNumConstraints() - (3 if removes_com else 0)
+
+
+def _dynamics(
+    simulation: app.Simulation,
+    system: openmm.System,
+    protocol: Protocol,
+    box_nm: tuple[float, float, float] | None,
+    files: SimulationFiles,
+    log,  # noqa: ANN001 — the open text log
+    progress: ProgressCallback,
+) -> list[float]:
+    simulation.context.setVelocitiesToTemperature(protocol.temperature_k * unit.kelvin, openmm_seed(protocol.seed))
+    # Drawn velocities have components along constrained bonds; remove them before step 0 is
+    # recorded, or the first kinetic energy is too high and NVE looks like it leaks energy.
+    simulation.context.applyVelocityConstraints(1e-6)
+    dof = _degrees_of_freedom(system)
+    total_mass = sum(system.getParticleMass(i).value_in_unit(unit.dalton) for i in range(system.getNumParticles()))
+    # Density of the cell the chemist asked for (without the vacuum gap of walls).
+    cell_volume_a3 = box_nm[0] * box_nm[1] * box_nm[2] * 1000 if box_nm is not None else None
+    density = total_mass * _AMU_PER_A3_TO_G_PER_CM3 / cell_volume_a3 if cell_volume_a3 else float("nan")
+    interval = max(STEPS_BETWEEN_CANCEL_CHECKS, math.ceil(protocol.dynamics_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS)
+    temperatures: list[float] = []
+    log.write(f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K, seed {protocol.seed}\n")
+    with files.energies_csv.open("w") as energies, files.trajectory_dcd.open("wb") as trajectory:
+        dcd = app.DCDFile(trajectory, simulation.topology, TIMESTEP_FS * unit.femtoseconds, 0, interval)
+        energies.write("time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3\n")
+        temperatures.append(_record(simulation, 0, dof, density, energies, None))
+        done = 0
+        while done < protocol.dynamics_steps:
+            chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, protocol.dynamics_steps - done)
+            simulation.step(chunk)
+            done += chunk
+            raise_if_cancelled()
+            if done % interval == 0 or done == protocol.dynamics_steps:
+                temperatures.append(_record(simulation, done, dof, density, energies, dcd))
+                progress("dynamics", 100 * done / protocol.dynamics_steps)
+    log.write(f"dynamics finished after {protocol.dynamics_steps} steps\n")
+    return temperatures
+
+
+def _record(simulation: app.Simulation, step: int, dof: int, density: float, energies, dcd: app.DCDFile | None) -> float:  # noqa: ANN001
+    state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
+    potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+    kinetic = state.getKineticEnergy().value_in_unit(unit.kilojoule_per_mole)
+    if not (math.isfinite(potential) and math.isfinite(kinetic)):
+        raise EngineError(
+            SIMULATION_UNSTABLE,
+            f"The simulation became unstable at step {step} (energy is not a number); add minimisation steps or lower the density.",
+        )
+    temperature = 2 * kinetic / (dof * _MOLAR_GAS_CONSTANT)
+    time_ps = step * TIMESTEP_FS / 1000
+    energies.write(f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f}\n")
+    if dcd is not None:
+        dcd.writeModel(state.getPositions(), periodicBoxVectors=state.getPeriodicBoxVectors())
+    return temperature
+
+
+def _write_pdb(simulation: app.Simulation, path: Path) -> None:
+    state = simulation.context.getState(getPositions=True)
+    with path.open("w") as handle:
+        app.PDBFile.writeFile(simulation.topology, state.getPositions(), handle, keepIds=True)

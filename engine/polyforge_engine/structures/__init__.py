@@ -1,0 +1,1 @@
+"""Structure commands: convert-smiles, validate-structure, validate-topology, and readers."""

@@ -1,0 +1,155 @@
+"""`validate-topology`: does a GROMACS .top describe its structure file? Checks that every
+included file is there, every molecule in [ molecules ] and every atom type is defined, and that
+the atoms match the structure in number and order (names compared as the structure stores them)."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from polyforge_engine.protocol import EngineError
+from polyforge_engine.structures.readers import read_structure
+from polyforge_engine.structures.validate_structure import job_file
+
+INVALID_TOPOLOGY = "INVALID_TOPOLOGY"
+MAX_TOPOLOGY_BYTES = 4000 * 1024 * 1024  # SPEC §9: potential file up to 4000 MB
+
+
+@dataclass
+class _MoleculeType:
+    atom_names: list[str] = field(default_factory=list)
+    atom_types: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Topology:
+    atom_types: set[str] = field(default_factory=set)
+    molecule_types: dict[str, _MoleculeType] = field(default_factory=dict)
+    molecules: list[tuple[str, int]] = field(default_factory=list)
+
+
+def _invalid(where: str, problem: str) -> EngineError:
+    return EngineError(INVALID_TOPOLOGY, f"{where}: {problem}")
+
+
+def read_topology(path: Path) -> Topology:
+    topology = Topology()
+    _read_into(path, topology, defines=set(), state={"section": "", "molecule": ""})
+    return topology
+
+
+def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[str, str]) -> None:
+    active: list[bool] = []  # one entry per open #ifdef: is its branch being read
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path.name} line {number}"
+            line = raw.split(";", 1)[0].strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                words = line.split()
+                directive = words[0]
+                if directive in {"#ifdef", "#ifndef"}:
+                    wanted = (len(words) > 1 and words[1] in defines) == (directive == "#ifdef")
+                    active.append(wanted and all(active))
+                elif directive == "#else":
+                    if not active:
+                        raise _invalid(where, "#else without #ifdef.")
+                    active[-1] = not active[-1] and all(active[:-1])
+                elif directive == "#endif":
+                    if not active:
+                        raise _invalid(where, "#endif without #ifdef.")
+                    active.pop()
+                elif not all(active):
+                    continue
+                elif directive == "#define" and len(words) > 1:
+                    defines.add(words[1])
+                elif directive == "#include":
+                    name = shlex.split(line[len("#include") :].strip())[0] if len(words) > 1 else ""
+                    included = path.parent / name
+                    if not included.is_file():
+                        raise _invalid(where, f"the topology includes {name}, which was not provided; upload a self-contained topology.")
+                    _read_into(included, topology, defines, state)
+                continue
+            if not all(active):
+                continue
+            if line.startswith("["):
+                if not line.endswith("]"):
+                    raise _invalid(where, f"the section header {line!r} is not closed with ']'.")
+                state["section"] = line[1:-1].strip().lower()
+                continue
+            fields = line.split()
+            section = state["section"]
+            if section == "atomtypes":
+                # name [bonded type] [at.num] mass charge ptype sigma epsilon: the name comes first
+                topology.atom_types.add(fields[0])
+            elif section == "moleculetype":
+                state["molecule"] = fields[0]
+                topology.molecule_types[fields[0]] = _MoleculeType()
+            elif section == "atoms":
+                if len(fields) < 5:
+                    raise _invalid(where, "an [ atoms ] line needs at least: number, type, residue number, residue, atom name.")
+                molecule = topology.molecule_types.get(state["molecule"])
+                if molecule is None:
+                    raise _invalid(where, "[ atoms ] appears before any [ moleculetype ].")
+                molecule.atom_types.append(fields[1])
+                molecule.atom_names.append(fields[4])
+            elif section == "molecules":
+                if len(fields) < 2 or not fields[1].isdigit():
+                    raise _invalid(where, "a [ molecules ] line needs a molecule name and a whole count.")
+                topology.molecules.append((fields[0], int(fields[1])))
+    if active:
+        raise EngineError(INVALID_TOPOLOGY, f"{path.name}: an #ifdef is never closed with #endif; the file may be truncated.")
+
+
+def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, Any]:
+    if not topology_path.is_file():
+        raise EngineError(INVALID_TOPOLOGY, f"The topology file {topology_path.name} does not exist.")
+    if topology_path.stat().st_size > MAX_TOPOLOGY_BYTES:
+        raise EngineError(INVALID_TOPOLOGY, "The file exceeds the maximum size of 4000 MB")
+    topology = read_topology(topology_path)
+    if not topology.molecules:
+        raise EngineError(INVALID_TOPOLOGY, "The topology has no [ molecules ] section (or it is empty): it does not say what the system contains.")
+    expected_names: list[str] = []
+    for name, count in topology.molecules:
+        molecule = topology.molecule_types.get(name)
+        if molecule is None:
+            raise EngineError(INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ].")
+        undefined = sorted(set(molecule.atom_types) - topology.atom_types)
+        if undefined:
+            raise EngineError(INVALID_TOPOLOGY, f"The atom type(s) {', '.join(undefined[:5])} of molecule {name} are not defined in [ atomtypes ].")
+        expected_names += molecule.atom_names * count
+    structure = read_structure(structure_path)
+    if len(expected_names) != len(structure.names):
+        raise EngineError(
+            INVALID_TOPOLOGY,
+            f"The topology describes {len(expected_names)} atoms but the structure has {len(structure.names)}; the molecule counts do not match.",
+        )
+    width = 5 if structure_path.suffix.lower() == ".gro" else 4  # how many characters each format keeps
+    for index, (expected, found) in enumerate(zip(expected_names, structure.names, strict=True)):
+        if expected[:width] != found[:width]:
+            raise EngineError(
+                INVALID_TOPOLOGY,
+                f"Atom {index + 1} is {found} in the structure but {expected} in the topology; the atom order does not match.",
+            )
+    return {
+        "atoms": len(expected_names),
+        "molecules": sum(count for _, count in topology.molecules),
+        "molecule_types": [name for name, _ in topology.molecules],
+    }
+
+
+def run_validate_topology(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
+    """CLI command: `{"topology_file", "structure_file"}` -> `{"valid": true, atoms, molecules,
+    molecule_types}` or `{"valid": false, "error_code", "message"}`."""
+    topology_path = job_file(job, workdir, "topology_file")
+    structure_path = job_file(job, workdir, "structure_file")
+    try:
+        summary = validate_topology(topology_path, structure_path)
+    except EngineError as exc:
+        if exc.code == "INVALID_INPUT":
+            raise
+        return {"valid": False, "error_code": exc.code, "message": exc.message}
+    return {"valid": True, **summary}
