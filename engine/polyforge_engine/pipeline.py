@@ -24,7 +24,7 @@ from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
-from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.simulate.md import Protocol, check_cell, run_protocol
 from polyforge_engine.versions import tool_versions
 
 StageProgress = Callable[[str, float], None]
@@ -139,6 +139,7 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     build_dir.mkdir(parents=True, exist_ok=True)
     built = build_structure(job, build_dir, stage_progress((0, 30)))
     raise_if_cancelled()
+    check_cell(tuple(float(side) / 10 for side in built.box), job.system_setup.potential_wall_z)  # before the costly part
     molecules: list[Chem.Mol] = [built.molecule(index) for index in range(len(built.molecule_kinds))]
     grouped = group_copies(molecules)
     system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))

@@ -139,13 +139,9 @@ def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float
     wall force keeps every atom between z = 0 and the cell's C."""
     if box_nm is None:
         return topology_file.createSystem(nonbondedMethod=app.NoCutoff, constraints=app.HBonds)
+    check_cell(box_nm, walls)
     a, b, c = box_nm
     height = c + VACUUM_GAP_NM if walls else c
-    if min(a, b, height) < 2 * CUTOFF_NM:
-        raise EngineError(
-            CELL_TOO_SMALL,
-            f"The cell ({a * 10:.1f} × {b * 10:.1f} × {c * 10:.1f} Å) is smaller than twice the 10 Å cutoff; enlarge the cell or lower the density.",
-        )
     topology_file.topology.setPeriodicBoxVectors(
         [openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height)] * unit.nanometer
     )
@@ -159,6 +155,17 @@ def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float
             wall.addParticle(index, [])
         system.addForce(wall)
     return system
+
+
+def check_cell(box_nm: tuple[float, float, float], walls: bool) -> None:
+    """PME needs every box side to hold twice the cutoff (the vacuum gap counts with walls)."""
+    a, b, c = box_nm
+    height = c + VACUUM_GAP_NM if walls else c
+    if min(a, b, height) < 2 * CUTOFF_NM:
+        raise EngineError(
+            CELL_TOO_SMALL,
+            f"The cell ({a * 10:.1f} × {b * 10:.1f} × {c * 10:.1f} Å) is smaller than twice the 10 Å cutoff; enlarge the cell or lower the density.",
+        )
 
 
 def openmm_seed(seed: int) -> int:
