@@ -9,7 +9,8 @@ scored against the atoms already placed nearby (cell list, minimum image): atoms
 must stay `inter` Å away, atoms of the same molecule more than three bonds apart `intra` Å, and with
 walls every atom inside 0 < z < C. Among acceptable candidates one is drawn at random, favouring
 those with fewer atoms around them, so chains head for empty space; when none is acceptable the last few units are taken back (back-off), and after too many back-offs the
-molecule starts again elsewhere; a molecule that still cannot be placed ends the build.
+molecule starts again elsewhere; a molecule that still cannot be placed raises PLACEMENT_FAILED
+(structure.py then grows the system in a larger cell and compresses it, see compress.py).
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ class Tolerances:
 
 
 TORSIONS = 12  # torsion angles tried per unit (random phase, evenly spaced)
+FINE_TORSIONS = 48  # tried once more, before backing off, when none of the coarse ones fits
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
 LOOK_AHEAD = 5.0  # Å around a candidate where placed atoms count as crowding
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
 BACKOFFS_PER_START = 40
-STARTS_PER_MOLECULE = 12
 
 
 def _rotation_about(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -94,10 +95,27 @@ class _UnitGeometry:
     centred_proxies: np.ndarray  # (conformers, sites, 3) the template's proxies in the same frame
     back_directions: np.ndarray  # (conformers, 3) unit vectors from the anchor towards the parent
     half_bond: np.ndarray  # (conformers,) half the template's bond length to the parent
-    extent: float  # largest distance of an atom from the anchor
+    extent: float  # largest distance of an atom (or look-ahead point) from the anchor
+    # Look-ahead: the proxy of each site that gets a child stands for that child's anchor atom
+    # (its index in the molecule), so a unit is not placed where its children could never go.
+    ahead_sites: np.ndarray  # site indices
+    ahead_atoms: np.ndarray  # the children's anchor atoms
+
+    def points(self, conformer: np.ndarray) -> np.ndarray:
+        """(m, atoms + look-ahead points, 3) in the unit's frame for the given conformers."""
+        return np.concatenate([self.centred[conformer], self.centred_proxies[conformer][:, self.ahead_sites]], axis=1)
+
+    @property
+    def checked_atoms(self) -> np.ndarray:
+        return np.concatenate([self.local_atoms, self.ahead_atoms])
 
 
 def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> list[_UnitGeometry]:
+    children: dict[int, list[tuple[int, int]]] = {}  # unit -> [(site, child's anchor atom)]
+    for index, unit in enumerate(kind.plan.units):
+        if unit.parent >= 0:
+            child_anchor = int(kind.unit_offsets[index]) + templates[unit.smiles].sites[unit.own_site].anchor
+            children.setdefault(unit.parent, []).append((unit.parent_site, child_anchor))
     geometries = []
     for index, unit in enumerate(kind.plan.units):
         template = templates[unit.smiles]
@@ -112,6 +130,10 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             anchor_xyz = template.coordinates.mean(axis=1)
             back_directions, half_bond = np.zeros((len(anchor_xyz), 3)), np.zeros(len(anchor_xyz))
         centred = template.coordinates - anchor_xyz[:, None, :]
+        centred_proxies = template.proxies - anchor_xyz[:, None, :]
+        ahead = children.get(index, [])
+        ahead_sites = np.array([site for site, _ in ahead], dtype=np.int64)
+        reach = np.concatenate([centred, centred_proxies[:, ahead_sites]], axis=1)
         geometries.append(
             _UnitGeometry(
                 template=template,
@@ -121,10 +143,12 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 own_site=unit.own_site,
                 local_atoms=offset + np.arange(template.atom_count),
                 centred=centred,
-                centred_proxies=template.proxies - anchor_xyz[:, None, :],
+                centred_proxies=centred_proxies,
                 back_directions=back_directions,
                 half_bond=half_bond,
-                extent=float(np.linalg.norm(centred, axis=2).max()),
+                extent=float(np.linalg.norm(reach, axis=2).max()),
+                ahead_sites=ahead_sites,
+                ahead_atoms=np.array([atom for _, atom in ahead], dtype=np.int64),
             )
         )
     return geometries
@@ -142,20 +166,21 @@ class SystemGrower:
         rng: np.random.Generator,
         tolerances: Tolerances,
         total_atoms: int,
+        starts: int,
     ):
+        """`starts`: how many times a stuck molecule starts again elsewhere before the build fails."""
         self.kinds = kinds
         self.geometries = [_unit_geometries(kind, templates) for kind in kinds]
         self.box = np.asarray(box, dtype=float)
         self.walls = walls
         self.rng = rng
         self.tol = tolerances
+        self.starts = starts
         self.inter = tolerances.inter + tolerances.margin
         self.intra = tolerances.intra + tolerances.margin
         if walls and self.box[2] <= 2 * tolerances.wall:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
-        # Cells at least `inter` wide; wider in dilute systems so the table stays about one atom per cell.
-        side = max(self.inter, float(np.prod(self.box) / max(total_atoms, 1)) ** (1 / 3))
-        self.grid = CellGrid(self.box, periodic_z=not walls, cell_side=side, capacity=total_atoms)
+        self.grid = self._new_grid(total_atoms)
         self.positions = np.zeros((total_atoms, 3))  # unwrapped: each molecule whole
         self.molecule_offsets: list[int] = []
         self.molecule_kinds: list[int] = []
@@ -215,8 +240,8 @@ class SystemGrower:
             centre = self.rng.uniform(lower, upper)
             rotation = _random_rotation(self.rng)
             conformer = int(self.rng.integers(conformers))
-            xyz = unit.centred[conformer] @ rotation.T + centre
-            acceptable, crowding = self._assess(xyz[None], unit.local_atoms, molecule, kind, centre, unit.extent)
+            xyz = unit.points(np.array([conformer]))[0] @ rotation.T + centre
+            acceptable, crowding = self._assess(xyz[None], unit.checked_atoms, molecule, kind, centre, unit.extent)
             if acceptable[0]:
                 found.append((float(crowding[0]), (rotation, centre, conformer)))
                 if len(found) == ROOT_CHOICES:
@@ -225,7 +250,7 @@ class SystemGrower:
             return None
         return min(found, key=lambda item: item[0])[1]
 
-    def _place_child(self, molecule: int, kind: AssembledPolymer, units: list[_UnitGeometry], index: int, rotations: np.ndarray, translations: np.ndarray, conformer_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
+    def _place_child(self, molecule: int, kind: AssembledPolymer, units: list[_UnitGeometry], index: int, rotations: np.ndarray, translations: np.ndarray, conformer_of: np.ndarray, torsions: int) -> tuple[np.ndarray, np.ndarray, int] | None:
         unit = units[index]
         parent = units[unit.parent]
         anchor = self.positions[self.molecule_offsets[molecule] + parent.offset + parent.template.sites[unit.parent_site].anchor]
@@ -235,21 +260,22 @@ class SystemGrower:
         parent_half = np.linalg.norm(bond) / 2
         direction = bond / (2 * parent_half)
         conformers = len(unit.centred)
-        torsions = 1 if unit.template.atom_count == 1 else TORSIONS
+        torsions = 1 if unit.template.atom_count == 1 else torsions
         angles = self.rng.uniform(0, 2 * np.pi) + np.arange(torsions) * (2 * np.pi / torsions)
         turn = _rotation_about(direction, angles)  # (torsions, 3, 3)
         align = _aligning(unit.back_directions, -direction)  # (conformers, 3, 3)
         rotation = np.einsum("tij,cjk->ctik", turn, align).reshape(-1, 3, 3)
         conformer = np.repeat(np.arange(conformers), torsions)
         joint = anchor + direction[None, :] * (parent_half + unit.half_bond[conformer])[:, None]  # (m, 3)
-        candidates = np.einsum("mij,maj->mai", rotation, unit.centred[conformer]) + joint[:, None, :]
-        acceptable, crowding = self._assess(candidates, unit.local_atoms, molecule, kind, joint[0], unit.extent + 0.5)
+        candidates = np.einsum("mij,maj->mai", rotation, unit.points(conformer)) + joint[:, None, :]
+        acceptable, crowding = self._assess(candidates, unit.checked_atoms, molecule, kind, joint[0], unit.extent + 0.5)
         chosen = self._choose(acceptable, crowding)
         if chosen < 0:
             return None
         return rotation[chosen], joint[chosen], int(conformer[chosen])
 
-    def _grow_molecule(self, molecule: int, kind_index: int) -> None:
+    def _grow_molecule(self, molecule: int, kind_index: int) -> bool:
+        """Grow one molecule; False (with all of it taken back) when every start got stuck."""
         kind = self.kinds[kind_index]
         units = self.geometries[kind_index]
         base = self.molecule_offsets[molecule]
@@ -269,14 +295,16 @@ class SystemGrower:
         def take_back(index: int) -> None:
             self.grid.remove(base + units[index].local_atoms[::-1])
 
-        for _start in range(STARTS_PER_MOLECULE):
+        for _start in range(self.starts):
             root = self._place_root(molecule, kind, units[0])
             if root is None:
                 continue
             commit(0, root)
             placed, backoffs = 1, 0
             while placed < len(units) and backoffs <= BACKOFFS_PER_START:
-                placement = self._place_child(molecule, kind, units, placed, rotations, translations, conformer_of)
+                placement = self._place_child(molecule, kind, units, placed, rotations, translations, conformer_of, TORSIONS)
+                if placement is None:
+                    placement = self._place_child(molecule, kind, units, placed, rotations, translations, conformer_of, FINE_TORSIONS)
                 if placement is not None:
                     commit(placed, placement)
                     placed += 1
@@ -287,14 +315,26 @@ class SystemGrower:
                     take_back(index)
                 placed -= steps
             if placed == len(units):
-                return
+                return True
             for index in range(placed - 1, -1, -1):
                 take_back(index)
-        raise EngineError(
-            "PLACEMENT_FAILED",
-            f"A copy of polymer '{kind.plan.name}' could not be placed without overlapping other atoms "
-            f"({len(self.molecule_offsets)} of the molecules were being built). Lower the density or enlarge the cell.",
-        )
+        return False
+
+    def _new_grid(self, total_atoms: int) -> CellGrid:
+        # Cells at least `inter` wide; wider in dilute systems so the table stays about one atom per cell.
+        side = max(self.inter, float(np.prod(self.box) / max(total_atoms, 1)) ** (1 / 3))
+        return CellGrid(self.box, periodic_z=not self.walls, cell_side=side, capacity=total_atoms)
+
+    def regrid(self, positions: np.ndarray, box: np.ndarray) -> None:
+        """Refill the cell list from new positions in a new cell (after compression), for measuring."""
+        self.box = np.asarray(box, dtype=float)
+        self.grid = self._new_grid(len(positions))
+        for molecule, kind_index in enumerate(self.molecule_kinds):
+            start = self.molecule_offsets[molecule]
+            atoms = np.arange(start, start + self.kinds[kind_index].atom_count)
+            self.grid.insert(atoms, positions[atoms], molecule)
+        self.positions = np.array(positions)
+        self.centre_molecules()
 
     def grow(self, order: list[int], on_progress: Callable[[float], None]) -> np.ndarray:
         """Place the molecules (kind indices, in construction order); returns unwrapped positions with
@@ -306,13 +346,23 @@ class SystemGrower:
             offset += self.kinds[kind_index].atom_count
         report_every = max(1, len(order) // 50)
         for molecule, kind_index in enumerate(order):
-            self._grow_molecule(molecule, kind_index)
+            if not self._grow_molecule(molecule, kind_index):
+                raise EngineError(
+                    "PLACEMENT_FAILED",
+                    f"A copy of polymer '{self.kinds[kind_index].plan.name}' could not be placed without "
+                    f"overlapping other atoms ({molecule} of {len(order)} molecules were in place). "
+                    "Lower the density or enlarge the cell.",
+                )
             if (molecule + 1) % report_every == 0 or molecule + 1 == len(order):
                 on_progress((molecule + 1) / len(order))
-        for molecule, kind_index in enumerate(order):
+        self.centre_molecules()
+        return self.positions
+
+    def centre_molecules(self) -> None:
+        """Shift each (whole) molecule by cell vectors so its centre lies inside the cell."""
+        for molecule, kind_index in enumerate(self.molecule_kinds):
             start = self.molecule_offsets[molecule]
             atoms = slice(start, start + self.kinds[kind_index].atom_count)
             centre = self.positions[atoms].mean(axis=0)
             shift = np.where(self.grid.periodic, np.floor(centre / self.box) * self.box, 0.0)
             self.positions[atoms] -= shift
-        return self.positions

@@ -78,6 +78,7 @@ def build_report(
     grid: CellGrid,
     seed: int,
     tolerances: dict[str, float],
+    grown_in_cell: list[float],
 ) -> dict[str, Any]:
     total_mass = sum(kinds[k].masses.sum() for k in molecule_kinds)
     volume = float(np.prod(box))
@@ -120,6 +121,7 @@ def build_report(
         "min_intramolecular_nonbonded_distance": intra,
         "contact_search_limit": limit,
         "tolerances": tolerances,
+        "grown_in_cell": grown_in_cell,  # larger than box when the system was grown there and compressed
         "seed": seed,
         "polymers": polymers,
     }

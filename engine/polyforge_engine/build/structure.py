@@ -24,6 +24,7 @@ from rdkit.Geometry import Point3D
 from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
 from polyforge_engine.build.growth import SystemGrower, Tolerances
+from polyforge_engine.build.compress import compress
 from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
@@ -35,6 +36,11 @@ ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
 # Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
 # packing (74 %). Below that no arrangement can keep the atoms apart.
+# Linear factors by which a cell is enlarged for growth before compression; 1.0 = the cell itself.
+EXPANSIONS = (1.0, 1.3, 1.6, 2.0)
+STARTS_FIRST = 3  # starts per stuck molecule before trying a larger cell
+STARTS_LAST = 12  # in the largest cell, before giving up
+
 MIN_VOLUME_PER_ATOM = (np.pi / 6) * 1.5**3 / 0.74
 
 
@@ -118,23 +124,55 @@ def build_structure(
             "Lower the density or enlarge the cell.",
         )
 
-    progress("packing", 15)
-    grower = SystemGrower(kinds, templates, box, job.system_setup.potential_wall_z, rng, tolerances, total_atoms)
-    positions = grower.grow(order, lambda fraction: progress("packing", 15 + 75 * fraction))
+    walls = job.system_setup.potential_wall_z
+    # Dense cells jam growth: grow in a larger cell (x, y and, without walls, z scaled up) and
+    # compress. The first try uses the target cell itself with a short retry budget.
+    compressible = np.array([1.0, 1.0, 0.0 if walls else 1.0])
+    for attempt, expansion in enumerate(EXPANSIONS):
+        last = attempt == len(EXPANSIONS) - 1
+        grown_box = box * (1.0 + (expansion - 1.0) * compressible)
+        progress("packing", 15)
+        grower = SystemGrower(
+            kinds, templates, grown_box, walls, rng, tolerances, total_atoms, starts=STARTS_LAST if last else STARTS_FIRST
+        )
+        try:
+            positions = grower.grow(order, lambda fraction: progress("packing", 15 + 60 * fraction))
+            break
+        except EngineError as exc:
+            if exc.code != "PLACEMENT_FAILED" or last:
+                raise
+    offsets = np.array(grower.molecule_offsets, dtype=np.int64)
+    if expansion > 1.0:
+        progress("compressing", 75)
+        positions = compress(
+            positions, kinds, order, offsets, grown_box, box, walls, tolerances,
+            lambda fraction: progress("compressing", 75 + 15 * fraction),
+        )
+        grower.regrid(positions, box)
+        positions = grower.positions
 
     progress("measuring", 90)
-    offsets = np.array(grower.molecule_offsets, dtype=np.int64)
     report = build_report(
         kinds=kinds,
         molecule_kinds=order,
         molecule_offsets=offsets,
         positions=positions,
         box=box,
-        walls=job.system_setup.potential_wall_z,
+        walls=walls,
         grid=grower.grid,
         seed=seed,
         tolerances=asdict(tolerances),
+        grown_in_cell=[float(side) for side in grown_box],
     )
+    inter, intra = report["min_intermolecular_distance"], report["min_intramolecular_nonbonded_distance"]
+    walls_kept = not walls or bool(((positions[:, 2] > 0.0) & (positions[:, 2] < box[2])).all())
+    if (inter is not None and inter < tolerances.inter) or (intra is not None and intra < tolerances.intra) or not walls_kept:
+        raise EngineError(
+            "PLACEMENT_FAILED",
+            f"The molecules could not be packed into the {box[0]:.1f} × {box[1]:.1f} × {box[2]:.1f} Å cell with "
+            f"atoms of different molecules at least {tolerances.inter} Å apart and atoms of one molecule at least "
+            f"{tolerances.intra} Å apart. Lower the density or enlarge the cell.",
+        )
 
     progress("writing files", 95)
     workdir.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from rdkit import Chem, RDLogger
-from rdkit.Chem import AllChem
+from rdkit.Chem import AllChem, rdMolTransforms
 
 from polyforge_engine.protocol import EngineError
 
@@ -21,7 +21,9 @@ RDLogger.DisableLog("rdApp.*")
 
 # Conformer generation is seeded independently of the job: a unit always gets the same templates.
 CONFORMER_SEED = 0x5EED
-MAX_CONFORMERS = 4
+EMBEDDED_CONFORMERS = 24  # embedded for a unit with rotatable bonds, then minimised and de-duplicated
+MAX_CONFORMERS = 9  # distinct conformers kept (e.g. trans, gauche+, gauche- per backbone bond)
+DISTINCT_TORSION = 20.0  # degrees
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def _parse(smiles: str, where: str) -> Chem.Mol:
 
 def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
     rotatable = Chem.rdMolDescriptors.CalcNumRotatableBonds(mol)
-    count = 1 if rotatable == 0 else MAX_CONFORMERS
+    count = 1 if rotatable == 0 else EMBEDDED_CONFORMERS
     params = AllChem.ETKDGv3()
     params.randomSeed = CONFORMER_SEED
     params.numThreads = 1
@@ -87,7 +89,34 @@ def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
         AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
     elif AllChem.UFFHasAllMoleculeParams(mol):
         AllChem.UFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
-    return conformer_ids
+    return _distinct_conformers(mol, conformer_ids)
+
+
+def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int]) -> list[int]:
+    """Conformers that differ in some heavy-atom torsion about a chain bond by more than DISTINCT_TORSION
+    (signed, so mirror-image gauche states both stay)."""
+    quadruples = []
+    for bond in mol.GetBonds():
+        j, k = bond.GetBeginAtom(), bond.GetEndAtom()
+        if bond.IsInRing() or bond.GetBondType() != Chem.BondType.SINGLE:
+            continue
+        before = [n.GetIdx() for n in j.GetNeighbors() if n.GetIdx() != k.GetIdx() and n.GetAtomicNum() > 1]
+        after = [n.GetIdx() for n in k.GetNeighbors() if n.GetIdx() != j.GetIdx() and n.GetAtomicNum() > 1]
+        if before and after:
+            quadruples.append((before[0], j.GetIdx(), k.GetIdx(), after[0]))
+    if not quadruples:
+        return conformer_ids[:1]
+    torsions = np.array(
+        [[rdMolTransforms.GetDihedralDeg(mol.GetConformer(cid), *q) for q in quadruples] for cid in conformer_ids]
+    )
+    kept: list[int] = []  # rows of `torsions`
+    for row in range(len(conformer_ids)):
+        if len(kept) == MAX_CONFORMERS:
+            break
+        difference = np.abs((torsions[kept] - torsions[row] + 180.0) % 360.0 - 180.0)
+        if (difference.max(axis=1) > DISTINCT_TORSION).all():  # vacuously true for the first
+            kept.append(row)
+    return [conformer_ids[row] for row in kept]
 
 
 def build_template(smiles: str, where: str) -> UnitTemplate:

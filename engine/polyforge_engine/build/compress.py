@@ -1,0 +1,133 @@
+"""Squeezing a system grown in a larger cell down to its target cell, for cells too dense to fill by
+growth alone.
+
+Chain growth with hard distance limits jams well below melt densities, so a dense system is grown in
+a proportionally larger cell and then compressed in small steps: coordinates and cell are scaled
+together, and after each step OpenMM's minimiser restores the geometry on a purely geometric energy.
+Bond lengths and angles (pairs one and two bonds apart) are held at their built values, and so are
+pairs across rigid bonds (ring, multiple, conjugated), which keeps rings flat and stereocentres as
+built while single bonds stay free to turn. A short-range quadratic repulsion pushes apart every
+other pair closer than its limit (between molecules or within one molecule). With walls only x and y
+are compressed and a quadratic wall keeps atoms inside 0 < z < C, the cell being padded in z so
+periodic images never meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import openmm
+from openmm import unit
+from rdkit import Chem
+
+from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.build.growth import Tolerances
+
+HOLD_CONSTANT = 5.0e5  # kJ/mol/nm² on held pairs
+PUSH_CONSTANT = 5.0e5  # kJ/mol/nm² on pairs closer than their limit
+WALL_CONSTANT = 5.0e5  # kJ/mol/nm²
+PUSH_BEYOND = 0.05  # Å: aim a little past the limits so the minimum lands on the right side
+STEP = 0.97  # linear compression per step
+FINAL_MINIMISATIONS = 3
+
+
+def held_pairs(mol: Chem.Mol) -> np.ndarray:
+    """(pairs, 2) atom pairs whose distance is held: bonded, sharing a neighbour, or across a rigid bond."""
+    pairs: set[tuple[int, int]] = set()
+    neighbours = [[n.GetIdx() for n in atom.GetNeighbors()] for atom in mol.GetAtoms()]
+    for bond in mol.GetBonds():
+        j, k = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        pairs.add((min(j, k), max(j, k)))
+        rigid = bond.IsInRing() or bond.GetBondType() != Chem.BondType.SINGLE or bond.GetIsConjugated()
+        if rigid:
+            for i in neighbours[j]:
+                for m in neighbours[k]:
+                    if i != k and m != j and i != m:
+                        pairs.add((min(i, m), max(i, m)))
+    for centre in neighbours:
+        for a in range(len(centre)):
+            for b in range(a + 1, len(centre)):
+                pairs.add((min(centre[a], centre[b]), max(centre[a], centre[b])))
+    return np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+
+
+def _vectors(box_nm: np.ndarray) -> list[openmm.Vec3]:
+    return [openmm.Vec3(box_nm[0], 0, 0), openmm.Vec3(0, box_nm[1], 0), openmm.Vec3(0, 0, box_nm[2])]
+
+
+def compress(
+    positions: np.ndarray,
+    kinds: list[AssembledPolymer],
+    molecule_kinds: list[int],
+    molecule_offsets: np.ndarray,
+    grown_box: np.ndarray,
+    target_box: np.ndarray,
+    walls: bool,
+    tolerances: Tolerances,
+    on_progress: Callable[[float], None],
+) -> np.ndarray:
+    """Positions (Å) squeezed from `grown_box` into `target_box`; the caller measures the result."""
+    inter = (tolerances.inter + tolerances.margin + PUSH_BEYOND) / 10.0
+    intra = (tolerances.intra + tolerances.margin + PUSH_BEYOND) / 10.0
+    z_padding = 2 * inter if walls else 0.0
+    system = openmm.System()
+    for kind_index in molecule_kinds:
+        for mass in kinds[kind_index].masses:
+            system.addParticle(float(mass))
+
+    hold = openmm.HarmonicBondForce()
+    held_by_kind = [held_pairs(kind.mol) for kind in kinds]
+    for molecule, kind_index in enumerate(molecule_kinds):
+        start = int(molecule_offsets[molecule])
+        pairs = held_by_kind[kind_index] + start
+        lengths = np.linalg.norm(positions[pairs[:, 0]] - positions[pairs[:, 1]], axis=1) / 10.0
+        for (a, b), length in zip(pairs.tolist(), lengths.tolist(), strict=True):
+            hold.addBond(a, b, length, HOLD_CONSTANT)
+    system.addForce(hold)
+
+    repel = openmm.CustomNonbondedForce(
+        "push * step(limit - r) * (limit - r)^2; limit = select(molecule1 - molecule2, inter, intra)"
+    )
+    repel.addGlobalParameter("push", PUSH_CONSTANT)
+    repel.addGlobalParameter("inter", inter)
+    repel.addGlobalParameter("intra", intra)
+    repel.addPerParticleParameter("molecule")
+    repel.setNonbondedMethod(openmm.CustomNonbondedForce.CutoffPeriodic)
+    repel.setCutoffDistance(max(inter, intra))
+    for molecule, kind_index in enumerate(molecule_kinds):
+        kind = kinds[kind_index]
+        for _ in range(kind.atom_count):
+            repel.addParticle([float(molecule)])
+        start = int(molecule_offsets[molecule])
+        # Pairs within three bonds never repel: their distances come from the chemistry.
+        for a, b in zip((kind.close_pairs // kind.atom_count + start).tolist(), (kind.close_pairs % kind.atom_count + start).tolist(), strict=True):
+            repel.addExclusion(a, b)
+    system.addForce(repel)
+    if walls:
+        wall = openmm.CustomExternalForce("wall * (step(low - z) * (low - z)^2 + step(z - high) * (z - high)^2)")
+        wall.addGlobalParameter("wall", WALL_CONSTANT)
+        wall.addGlobalParameter("low", (tolerances.wall + PUSH_BEYOND) / 10.0)
+        wall.addGlobalParameter("high", (target_box[2] - tolerances.wall - PUSH_BEYOND) / 10.0)
+        for atom in range(len(positions)):
+            wall.addParticle(atom, [])
+        system.addForce(wall)
+
+    grown_nm, target_nm = grown_box / 10.0, target_box / 10.0
+    steps = max(1, int(np.ceil(np.log(float((target_nm / grown_nm).min())) / np.log(STEP))))
+    system.setDefaultPeriodicBoxVectors(*_vectors(grown_nm + [0, 0, z_padding]))
+    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CPU"))
+    current_nm = np.asarray(positions) / 10.0
+    for step in range(1, steps + 1):
+        box_nm = grown_nm * (target_nm / grown_nm) ** (step / steps)
+        previous_nm = grown_nm * (target_nm / grown_nm) ** ((step - 1) / steps)
+        current_nm = current_nm * (box_nm / previous_nm)
+        context.setPeriodicBoxVectors(*_vectors(box_nm + [0, 0, z_padding]))
+        context.setPositions(current_nm)
+        openmm.LocalEnergyMinimizer.minimize(context, 10.0, 500)
+        current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+        on_progress(step / steps)
+    for _ in range(FINAL_MINIMISATIONS):
+        openmm.LocalEnergyMinimizer.minimize(context, 0.1, 5000)
+    final = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.angstrom)
+    return np.asarray(final)

@@ -1,0 +1,186 @@
+"""3D systems built end to end with real RDKit (and OpenMM for dense cells), checked by brute force:
+distances, density, walls, seeds, bond lengths."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import (
+    ETHYLENE,
+    ETHYLENE_OXIDE,
+    STYRENE,
+    aminoacid_block,
+    homopolymer_job,
+    job,
+    linear_block,
+    polymer,
+    segment,
+)
+from rdkit import Chem
+from rdkit.Chem import Descriptors
+from test_build_sequence import dendrimer_job
+
+from polyforge_engine.build.structure import BuildResult, build_structure
+from polyforge_engine.job import parse_build_job
+from polyforge_engine.protocol import EngineError
+
+
+def build(raw: dict[str, Any], workdir: Path) -> BuildResult:
+    return build_structure(parse_build_job(raw), workdir)
+
+
+def minimum_image(delta: np.ndarray, box: np.ndarray, walls: bool) -> np.ndarray:
+    periodic = np.array([True, True, not walls])
+    return np.where(periodic, delta - np.round(delta / box) * box, delta)
+
+
+def brute_force_contacts(result: BuildResult) -> tuple[float, float]:
+    """Smallest distance between atoms of different molecules, and between atoms of one molecule more
+    than three bonds apart (RDKit's topological distances), over all pairs."""
+    positions, box = result.positions, result.box
+    molecule = np.concatenate(
+        [np.full(result.kinds[k].atom_count, m) for m, k in enumerate(result.molecule_kinds)]
+    )
+    inter = np.inf
+    for start in range(0, len(positions), 500):
+        block = positions[start : start + 500]
+        delta = minimum_image(block[:, None, :] - positions[None, :, :], box, result.walls)
+        distance = np.sqrt((delta**2).sum(axis=-1))
+        other = molecule[start : start + 500, None] != molecule[None, :]
+        inter = min(inter, distance[other].min(initial=np.inf))
+    intra = np.inf
+    for m, k in enumerate(result.molecule_kinds):
+        kind = result.kinds[k]
+        xyz = positions[result.molecule_offsets[m] : result.molecule_offsets[m] + kind.atom_count]
+        delta = minimum_image(xyz[:, None, :] - xyz[None, :, :], box, result.walls)
+        distance = np.sqrt((delta**2).sum(axis=-1))
+        far = Chem.GetDistanceMatrix(kind.mol) > 3
+        intra = min(intra, distance[far].min(initial=np.inf))
+    return float(inter), float(intra)
+
+
+def assert_sound(result: BuildResult, target_density: float | None) -> None:
+    inter, intra = brute_force_contacts(result)
+    assert inter >= 2.0, f"atoms of different molecules {inter:.3f} Å apart"
+    assert intra >= 1.5, f"non-bonded atoms of one molecule {intra:.3f} Å apart"
+    report = result.report
+    assert report["min_intermolecular_distance"] == pytest.approx(inter, abs=1e-6)
+    assert report["min_intramolecular_nonbonded_distance"] == pytest.approx(intra, abs=1e-6)
+    mass = sum(Descriptors.MolWt(result.kinds[k].mol) for k in result.molecule_kinds)
+    achieved = mass * 1.66054 / float(np.prod(result.box))
+    assert report["density"] == pytest.approx(achieved, rel=1e-6)
+    if target_density is not None:
+        assert achieved == pytest.approx(target_density, rel=1e-3)
+    # Bond lengths stay chemical after growth (and relaxation).
+    for m, k in enumerate(result.molecule_kinds):
+        kind = result.kinds[k]
+        xyz = result.positions[result.molecule_offsets[m] :]
+        lengths = np.linalg.norm(xyz[kind.bonds[:, 0]] - xyz[kind.bonds[:, 1]], axis=1)
+        assert lengths.min() > 0.9 and lengths.max() < 1.9
+    assert report["atoms"] == len(result.positions)
+    assert report["molecules"] == len(result.molecule_kinds)
+
+
+HOMOPOLYMERS = {"PE": ETHYLENE, "PS": STYRENE, "PEO": ETHYLENE_OXIDE}
+
+
+@pytest.mark.parametrize("density", [0.1, 0.8])
+@pytest.mark.parametrize("name", sorted(HOMOPOLYMERS))
+def test_homopolymer_50_systems(name: str, density: float, tmp_path: Path) -> None:
+    result = build(homopolymer_job(HOMOPOLYMERS[name], 50, 4, density=density), tmp_path)
+    assert_sound(result, density)
+    per_chain = result.kinds[0].atom_count
+    assert len(result.positions) == 4 * per_chain
+    polymer_report = result.report["polymers"][0]
+    assert polymer_report["copies"] == 4 and len(polymer_report["sequence"]) == 50
+    assert polymer_report["radius_of_gyration"]["mean"] > 3.0
+    assert polymer_report["end_to_end_distance"]["mean"] > 1.0
+
+
+def test_same_seed_same_coordinates_other_seed_other(tmp_path: Path) -> None:
+    first = build(homopolymer_job(ETHYLENE, 10, 3, seed=5), tmp_path / "a")
+    again = build(homopolymer_job(ETHYLENE, 10, 3, seed=5), tmp_path / "b")
+    other = build(homopolymer_job(ETHYLENE, 10, 3, seed=6), tmp_path / "c")
+    assert np.array_equal(first.positions, again.positions)
+    assert (tmp_path / "a" / "system.pdb").read_text() == (tmp_path / "b" / "system.pdb").read_text()
+    assert not np.allclose(first.positions, other.positions)
+    assert first.report["seed"] == 5
+
+
+def test_seed_minus_one_draws_and_reports_a_seed(tmp_path: Path) -> None:
+    result = build(homopolymer_job(ETHYLENE, 5, 2, seed=-1), tmp_path)
+    assert result.seed >= 0 and result.report["seed"] == result.seed
+
+
+def test_walls_keep_every_atom_inside(tmp_path: Path) -> None:
+    raw = homopolymer_job(ETHYLENE_OXIDE, 30, 6, density=None, cell_sides=[25.0, 25.0, 20.0], walls=True)
+    result = build(raw, tmp_path)
+    z = result.positions[:, 2]
+    assert z.min() > 0.0 and z.max() < 20.0
+    assert_sound(result, None)
+    assert np.allclose(result.box, [25.0, 25.0, 20.0])
+
+
+def test_random_copolymer_system_in_random_order(tmp_path: Path) -> None:
+    ethylene, styrene = linear_block("Ethylene", ETHYLENE), linear_block("Styrene", STYRENE)
+    seg = segment("linear_random", [(ethylene, 1), (styrene, 1)], total=30)
+    copolymer = polymer("random", [seg])
+    pe_seg = segment("linear_block", [(ethylene, 20)])
+    pe = polymer("PE-20", [pe_seg])
+    raw = job([ethylene, styrene], [seg, pe_seg], [(copolymer, 3), (pe, 3)], density=0.5, order="random", seed=3)
+    result = build(raw, tmp_path)
+    assert_sound(result, 0.5)
+    assert Counter(result.molecule_kinds) == {0: 3, 1: 3}
+    assert result.molecule_kinds != [0, 0, 0, 1, 1, 1]  # seed 3 shuffles the construction order
+    # The written files follow the construction order.
+    pdb_residues = [line[17:20] for line in (tmp_path / "system.pdb").read_text().splitlines() if line.startswith("ATOM")]
+    first_molecule = pdb_residues[: result.kinds[result.molecule_kinds[0]].atom_count]
+    assert ("STY" in first_molecule) == (result.molecule_kinds[0] == 0)
+    assert Counter(result.report["polymers"][0]["sequence"]) == {"ETH": 15, "STY": 15}
+
+
+def test_peptide_system(tmp_path: Path) -> None:
+    letters = "GASKFAGGSA"
+    blocks = {letter: aminoacid_block(letter) for letter in set(letters)}
+    seg = segment("linear_peptide", [(blocks[letter], 1) for letter in letters], capping_type="synthetic")
+    raw = job(list(blocks.values()), [seg], [(polymer("peptide", [seg]), 4)], density=0.3)
+    result = build(raw, tmp_path)
+    assert_sound(result, 0.3)
+    # Stereocentres survive growth: the built coordinates give back the L-aminoacids' CIP labels.
+    mol = result.molecule(0)
+    Chem.AssignStereochemistryFrom3D(mol)
+    centres = [atom.GetProp("_CIPCode") for atom in mol.GetAtoms() if atom.HasProp("_CIPCode")]
+    reference = Chem.MolFromSequence(letters)
+    Chem.AssignStereochemistry(reference, cleanIt=True, force=True)
+    expected = [atom.GetProp("_CIPCode") for atom in reference.GetAtoms() if atom.HasProp("_CIPCode")]
+    assert centres == expected
+
+
+def test_generation_two_dendrimer_system(tmp_path: Path) -> None:
+    raw = dendrimer_job("dendrimer_from_central_unit", 2, [1, 1, 1, 1])
+    raw["system_setup"]["polymers"][0]["occurrence"] = 3
+    raw["system_setup"]["density"] = 0.3
+    result = build(raw, tmp_path)
+    assert_sound(result, 0.3)
+    assert result.kinds[0].formula == "C57H144N28"  # C + 28 × C2H4N + 32 H
+    assert result.report["polymers"][0]["end_to_end_distance"] is None
+
+
+def test_density_too_high(tmp_path: Path) -> None:
+    with pytest.raises(EngineError) as caught:
+        build(homopolymer_job(ETHYLENE, 10, 2, density=6.0), tmp_path)
+    assert caught.value.code == "DENSITY_TOO_HIGH"
+    assert not any(tmp_path.iterdir())
+
+
+def test_molecule_that_cannot_be_placed(tmp_path: Path) -> None:
+    # Walls leave a slab 0.5 Å thick: no ethylene unit fits, whatever the orientation.
+    raw = homopolymer_job(ETHYLENE, 5, 1, density=None, cell_sides=[40.0, 40.0, 2.5], walls=True)
+    with pytest.raises(EngineError) as caught:
+        build(raw, tmp_path)
+    assert caught.value.code == "PLACEMENT_FAILED"
+    assert not any(tmp_path.iterdir())
