@@ -179,9 +179,14 @@ def build_structure(
     files = {name: workdir / name for name in ("system.pdb", "system.gro", "report.json")}
     # Written under temporary names and renamed at the end: a failed run leaves no result files behind.
     partial = {name: path.with_name(path.name + ".partial") for name, path in files.items()}
-    write_pdb(partial["system.pdb"], kinds, order, positions, box)
-    write_gro(partial["system.gro"], job.system.name, kinds, order, positions, box)
-    partial["report.json"].write_text(json.dumps(report, indent=2) + "\n")
+    try:
+        write_pdb(partial["system.pdb"], kinds, order, positions, box)
+        write_gro(partial["system.gro"], job.system.name, kinds, order, positions, box)
+        partial["report.json"].write_text(json.dumps(report, indent=2) + "\n")
+    except BaseException:
+        for path in partial.values():
+            path.unlink(missing_ok=True)
+        raise
     for name, path in files.items():
         os.replace(partial[name], path)
     progress("done", 100)
