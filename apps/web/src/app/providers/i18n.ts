@@ -27,7 +27,10 @@ export function initI18n(): Promise<unknown> {
         order: ["querystring", "cookie", "localStorage", "sessionStorage", "navigator", "htmlTag"],
         lookupQuerystring: "lng",
       },
-      // Only English is shipped: asking for "en-GB" would fetch files that do not exist.
+      // The languages with files under public/locales. Any other detected language (or "en-GB") uses
+      // English instead of asking for files that do not exist (the server would answer with the SPA page).
+      supportedLngs: ["en"],
+      nonExplicitSupportedLngs: true,
       load: "languageOnly",
       interpolation: { escapeValue: false }, // React escapes already
       showSupportNotice: false,
