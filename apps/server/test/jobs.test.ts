@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_ATTEMPTS, SystemProcessingQueue } from "../src/modules/system-executions/processing";
@@ -152,6 +154,23 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
       .update(systemExecutions)
       .set({ status: "cancelled" })
       .where(eq(systemExecutions.id, latest.system_executions.at(-1).id));
+  });
+
+  it("hands its jobs back when it shuts down mid-run, killing the engine", async () => {
+    const system = await finishedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 2_000_000 });
+    const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
+    processing = createSystemProcessing(testApp.config, db, testApp.app.log, { heartbeatMs: 500, pollMs: 200 });
+    processing.runner.start();
+    await waitForStatus(db, execution.id, ["running"], 180_000);
+    await processing.runner.stop();
+    expect(await executionRow(db, execution.id)).toMatchObject({
+      status: "waiting_for_resources",
+      leaseOwner: null,
+      attempts: 1,
+    });
+    const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
+    expect(stdout.split("\n").filter((line) => line.includes(execution.id))).toEqual([]);
+    await db.update(systemExecutions).set({ status: "cancelled" }).where(eq(systemExecutions.id, execution.id));
   });
 
   it("runs at most POLYFORGE_MAX_JOBS engines at once", async () => {

@@ -18,7 +18,8 @@ export interface TinySystemOptions {
   copies?: number;
   /** Ethylene units per chain. */
   units?: number;
-  density?: number;
+  /** A cube of this side (Å); the engine needs at least twice its 10 Å cutoff. */
+  cellSide?: number;
   minimizationSteps?: number;
   dynamicsSteps?: number;
 }
@@ -26,13 +27,17 @@ export interface TinySystemOptions {
 /** A finished polymer-builder system made through the API (the builder's calls): `copies` chains
  * of polyethylene with `units` units each, and a short protocol. Answers the system body. */
 export async function finishedPolyethylene(user: Caller, options: TinySystemOptions = {}) {
-  const { copies = 3, units = 4, density = 0.1, minimizationSteps = 50, dynamicsSteps = 100 } = options;
+  const { copies = 3, units = 4, cellSide = 25, minimizationSteps = 50, dynamicsSteps = 100 } = options;
   const draft = await startDraft(user);
   const block = await linearBlock(user);
   await expectStatus(user, 200, "PATCH", `/building_blocks/${block}/draft?draft_status=true`);
   const segment = await createSegment(user, linearBlockSegment(`PE${units}`, [[block, units]]));
   const polymer = await createPolymer(user, "PE", [[segment, 1]]);
-  await saveSetup(user, [[polymer, copies]], { density });
+  await saveSetup(user, [[polymer, copies]], {
+    cell_dimension_selector: "cell_sides",
+    cell_sides: [cellSide, cellSide, cellSide],
+    density: undefined,
+  });
   const protocol = await expectStatus(user, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft");
   await expectStatus(user, 200, "PATCH", `/polymer_builder_systems/simulation_protocol/${protocol.id}`, {
     simulation: "MD",

@@ -1,5 +1,5 @@
 import { Alert, Card, Loader, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import type { SystemExecution } from "@polyforge/contracts/system-executions";
+import { RESULT_VIEWER_FILES, type SystemExecution } from "@polyforge/contracts/system-executions";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
@@ -10,10 +10,7 @@ import { fetchResultText, resultFileQueryKey } from "./systemsApi";
 const StructureViewer = lazy(() => import("./StructureViewer"));
 const EnergyPlots = lazy(() => import("./EnergyPlots"));
 
-/** The structure as built, and the last one the run produced (after dynamics, else minimisation). */
-const BUILT_STRUCTURE = "system.pdb";
-const FINAL_STRUCTURES = ["final.pdb", "minimized.pdb"];
-const ENERGIES = "energies.csv";
+const { builtStructure: BUILT_STRUCTURE, finalStructures: FINAL_STRUCTURES, energies: ENERGIES } = RESULT_VIEWER_FILES;
 
 function countAtoms(pdb: string): number {
   return pdb.match(/^(ATOM|HETATM)/gm)?.length ?? 0;
@@ -32,7 +29,7 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
   if (execution?.status !== "completed") return <Text c="dimmed">{t("detail.notCompleted")}</Text>;
 
   const names = new Set(execution.result_files.map((file) => file.name));
-  const finalName = FINAL_STRUCTURES.find((name) => names.has(name));
+  const finalName = FINAL_STRUCTURES.find((name: string) => names.has(name));
   return (
     <Stack gap="lg">
       {execution.seed !== null ? (
