@@ -9,13 +9,17 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import AllChem
 
+from polyforge_engine.parametrise.assemble import SystemModel, group_copies
+
 PE_UNIT = "[*:1]CC[*:2]"
 PS_UNIT = "[*:1]CC(c1ccccc1)[*:2]"
+ALA_UNIT = "[*:1]NC(C)C(=O)[*:2]"
 
 
-def linear_polymer(unit_smiles: str, units: int, residue_name: str, seed: int = 7) -> Chem.Mol:
-    """Hydrogen-capped chain of `units` copies of a unit with markers [*:1] (head) and [*:2]
-    (tail), one residue per unit, explicit hydrogens, one ETKDG conformer."""
+def linear_polymer(unit_smiles: str, units: int, residue_name: str, seed: int = 7, tail_cap: str = "[H]") -> Chem.Mol:
+    """Chain of `units` copies of a unit with markers [*:1] (head) and [*:2] (tail), a hydrogen
+    head cap and `tail_cap` (an atom SMILES), one residue per unit, explicit hydrogens, one
+    ETKDG conformer."""
     pieces = []
     for number in range(1, units + 1):
         unit = Chem.MolFromSmiles(unit_smiles)
@@ -27,11 +31,11 @@ def linear_polymer(unit_smiles: str, units: int, residue_name: str, seed: int = 
                 atom.SetIntProp("unit", number)
         pieces.append(unit)
     head_cap = Chem.MolFromSmiles("[H][*:1]", sanitize=False)
-    tail_cap = Chem.MolFromSmiles(f"[H][*:{units + 1}]", sanitize=False)
-    for cap, number in ((head_cap, 1), (tail_cap, units)):
+    tail = Chem.MolFromSmiles(f"{tail_cap}[*:{units + 1}]", sanitize=False)
+    for cap, number in ((head_cap, 1), (tail, units)):
         cap.GetAtomWithIdx(0).SetIntProp("unit", number)
     combined = pieces[0]
-    for piece in [*pieces[1:], head_cap, tail_cap]:
+    for piece in [*pieces[1:], head_cap, tail]:
         combined = Chem.CombineMols(combined, piece)
     chain = Chem.molzip(combined)
     Chem.SanitizeMol(chain)
@@ -80,3 +84,11 @@ def packed_copies(mol: Chem.Mol, copies: int, box_nm: float, seed: int = 3) -> t
             conformer.SetAtomPosition(atom_index, point.tolist())
         result.append(copy)
     return result, np.array([box_nm * 10] * 3)
+
+
+def melt(unit_smiles: str, units: int, residue_name: str, copies: int, box_nm: float, tail_cap: str = "[H]") -> SystemModel:
+    """A small melt as parametrise_system takes it: `copies` chains on a grid in a cubic box."""
+    chain = linear_polymer(unit_smiles, units, residue_name, tail_cap=tail_cap)
+    molecules, box = packed_copies(chain, copies, box_nm)
+    grouped = group_copies(molecules)
+    return SystemModel(grouped.kinds, grouped.copies, box)

@@ -9,6 +9,7 @@ checks for cancellation so SIGTERM stops a run within seconds."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ CELL_TOO_SMALL = "CELL_TOO_SMALL"
 
 CUTOFF_NM = 1.0
 TIMESTEP_FS = 2.0
-FRICTION_PER_PS = 1.0
+FRICTION_PER_PS = 5.0  # 1/ps; short runs start cold from a minimised structure and must reach T within ~0.2 ps
 WALL_FORCE_CONSTANT = 10_000.0  # kJ/mol/nm², steep enough to act as a hard wall at 300 K
 VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff of each other
 STEPS_BETWEEN_CANCEL_CHECKS = 10
@@ -90,7 +91,7 @@ def run_protocol(
     system = create_system(topology_file, box_nm, protocol.potential_wall_z)
     integrator = _integrator(protocol)
     platform = openmm.Platform.getPlatformByName("CPU")
-    simulation = app.Simulation(topology_file.topology, system, integrator, platform)
+    simulation = app.Simulation(topology_file.topology, system, integrator, platform, cpu_properties())
     simulation.context.setPositions(coordinates.positions)
     if box_nm is not None:
         simulation.context.setPeriodicBoxVectors(*system.getDefaultPeriodicBoxVectors())
@@ -155,6 +156,13 @@ def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float
             wall.addParticle(index, [])
         system.addForce(wall)
     return system
+
+
+def cpu_properties() -> dict[str, str]:
+    """OpenMM CPU platform settings. One thread by default: with several threads the energy sums
+    (and so the minimiser's path) vary from run to run, and the same seed must give the same
+    trajectory. POLYFORGE_OPENMM_THREADS trades that reproducibility for speed."""
+    return {"Threads": os.environ.get("POLYFORGE_OPENMM_THREADS", "1"), "DeterministicForces": "true"}
 
 
 def check_cell(box_nm: tuple[float, float, float], walls: bool) -> None:
