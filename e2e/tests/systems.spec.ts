@@ -1,0 +1,124 @@
+import { expect, type Page, test } from "@playwright/test";
+import { artifact, signUp } from "../support/auth";
+
+const SYSTEM_NAME = "E2E PE melt";
+
+/** A tiny system through the polymer builder's six steps: three chains of four ethylene units in
+ * a 25 Å cube, a short minimisation and a few thousand MD steps. */
+async function buildTinySystem(page: Page) {
+  const next = () => page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
+  await page.getByRole("button", { name: "Add Ethylene", exact: true }).click();
+  await expect(page.getByTestId("added-blocks").getByLabel("Added")).toBeVisible();
+  await next();
+
+  const blockForm = page.getByRole("region", { name: "Linear block" });
+  await blockForm.getByLabel("Segment name").fill("PE4");
+  await blockForm.getByRole("button", { name: "Add Ethylene", exact: true }).click();
+  await blockForm.getByLabel("Occurrence Ethylene").fill("4");
+  await blockForm.getByRole("button", { name: "Add segment" }).click();
+  await expect(page.getByText("Segment created")).toBeVisible();
+  await next();
+
+  await page.getByLabel("Polymer name").fill("PE");
+  await page.getByRole("textbox", { name: "Force field" }).click();
+  await page.getByRole("option", { name: "gaff2", exact: true }).click();
+  await page.getByRole("button", { name: "Add PE4" }).click();
+  await page.getByRole("button", { name: "Add polymer" }).click();
+  await expect(page.getByText("Polymer created")).toBeVisible();
+  await next();
+
+  await page.getByText("Cell sides", { exact: true }).click();
+  for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("25");
+  await page.getByRole("button", { name: "Add PE", exact: true }).click();
+  await page.getByLabel("Occurrence PE").fill("3");
+  await page.getByRole("button", { name: "Save system setup" }).click();
+  await expect(page.getByText("Your system setup was updated")).toBeVisible();
+  await next();
+
+  await page.getByLabel("Random seed").fill("11");
+  await page.getByLabel("Minimization steps").fill("50");
+  await page.getByLabel("Dynamics steps").fill("20000");
+  await page.getByRole("button", { name: "Save simulation protocol" }).click();
+  await expect(page.getByRole("complementary", { name: "Saved simulation protocol" })).toBeVisible();
+  await next();
+
+  await page.getByLabel("System name").fill(SYSTEM_NAME);
+  await page.getByRole("button", { name: "Create system" }).click();
+  await expect(page.getByText("System created")).toBeVisible();
+  await expect(page).toHaveURL(/\/systems\?type=system/);
+}
+
+test("a user processes a system from the catalogue, watches its status, views and downloads the results", async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await signUp(page);
+  await buildTinySystem(page);
+
+  await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: SYSTEM_NAME });
+  await expect(row.getByText("Not submitted")).toBeVisible();
+  await expect(page.getByText("1 - 1")).toBeVisible();
+  await expect(page.getByText("1 of 1 pages")).toBeVisible();
+
+  // Start: the tag moves on by itself (notifications socket), no reload.
+  await row.getByRole("button", { name: `Start processing ${SYSTEM_NAME}` }).click();
+  await expect(page.getByText("Processing started")).toBeVisible();
+  await expect(row.getByText(/^(Waiting for resources|Processing|Running)/)).toBeVisible();
+  await expect(row.getByText(/^Running \d+%$/)).toBeVisible({ timeout: 180_000 });
+  await page.screenshot({ path: artifact("systems-catalogue-running"), fullPage: true });
+  await expect(row.getByText("Completed")).toBeVisible({ timeout: 240_000 });
+  await page.screenshot({ path: artifact("systems-catalogue-completed"), fullPage: true });
+
+  // Download the results bundle.
+  const downloadPromise = page.waitForEvent("download");
+  await row.getByRole("button", { name: `Download the files of ${SYSTEM_NAME}` }).click();
+  const download = await downloadPromise;
+  expect(download.suggestedFilename()).toBe("e2e_pe_melt_files.zip");
+  await expect(page.getByText("Files downloaded")).toBeVisible();
+
+  // The dashboard lists it with its status.
+  await page.getByRole("navigation").getByRole("link", { name: "Home" }).click();
+  const systemsCard = page.locator(".mantine-Card-root").filter({ hasText: "Systems summary" });
+  await expect(systemsCard.getByText(SYSTEM_NAME)).toBeVisible();
+  await expect(systemsCard.getByText("Completed")).toBeVisible();
+
+  // Detail: summary, both structures in the 3D viewer, and the energy plots.
+  await systemsCard.getByRole("link", { name: SYSTEM_NAME }).click();
+  await expect(page.getByRole("heading", { name: SYSTEM_NAME })).toBeVisible();
+  await expect(page.getByText("Simulation parameters")).toBeVisible();
+  await expect(page.getByText("Segment PE4 × 1")).toBeVisible();
+  const viewers = page.getByTestId("structure-viewer");
+  await expect(viewers).toHaveCount(2);
+  await expect(viewers.first().locator("canvas")).toBeVisible();
+  await expect(viewers.nth(1).locator("canvas")).toBeVisible();
+  await expect(page.getByText("78 atoms").first()).toBeVisible();
+  await expect(page.getByTestId("energy-plot")).toHaveCount(3);
+  await expect(page.getByTestId("energy-plot").first().locator("canvas")).toBeVisible();
+  await page.screenshot({ path: artifact("systems-detail"), fullPage: true });
+
+  await page.getByRole("link", { name: "← Back to molecular systems" }).click();
+  await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
+
+  // Archive it: gone from the list.
+  await row.getByRole("button", { name: `Delete ${SYSTEM_NAME}` }).click();
+  await expect(page.getByText("System deleted")).toBeVisible();
+  await expect(page.getByText("No items found")).toBeVisible();
+});
+
+test("the catalogue filters by type, falls back to molecule and searches by name", async ({ page }) => {
+  await signUp(page);
+  await page.goto("/systems?type=bogus");
+  await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
+  await expect(page).toHaveURL(/type=molecule/);
+  await expect(page.getByText("No items found")).toBeVisible();
+  await expect(page.getByText("0 - 0")).toBeVisible();
+  await page.getByText("Mixed", { exact: true }).click();
+  await expect(page).toHaveURL(/type=mixed/);
+  await page.getByPlaceholder("Search molecular systems by name...").fill("nothing like this");
+  await expect(page.getByText("No items found")).toBeVisible();
+  await page.getByText("System", { exact: true }).click();
+  await expect(page.getByPlaceholder("Search molecular systems by name...")).toHaveValue("");
+  await page.screenshot({ path: artifact("systems-catalogue-empty"), fullPage: true });
+});
