@@ -1,4 +1,4 @@
-import { Badge } from "@mantine/core";
+import { Badge, Tooltip } from "@mantine/core";
 import { type DisplayGroup, displayGroup } from "@polyforge/contracts/system-executions";
 import { useTranslation } from "react-i18next";
 
@@ -12,17 +12,31 @@ const COLORS: Record<DisplayGroup, string> = {
   cancelled: "orange",
 };
 
-/** A status tag grouped as SPEC §4 says; a running job shows its progress. */
-export function ExecutionStatusTag({ status, progress }: { status: string | undefined; progress?: number }) {
+export interface ExecutionStatusTagProps {
+  status: string | undefined;
+  progress?: number;
+  /** Why the run failed; shown on hover. */
+  error?: string | null;
+}
+
+/** A status tag grouped as SPEC §4 says; a running job shows its progress, a failed one its reason. */
+export function ExecutionStatusTag({ status, progress, error }: ExecutionStatusTagProps) {
   const { t } = useTranslation("systems");
   const group = displayGroup(status);
   const label =
     group === "running" && progress !== undefined && progress > 0
       ? t("status.runningProgress", { progress: Math.round(progress) })
       : t(`status.${group}`);
-  return (
+  const tag = (
     <Badge color={COLORS[group]} variant="light" data-status={group}>
       {label}
     </Badge>
+  );
+  return group === "error" && error ? (
+    <Tooltip label={error} multiline w={320}>
+      {tag}
+    </Tooltip>
+  ) : (
+    tag
   );
 }

@@ -76,7 +76,14 @@ export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> 
           <Title order={4} mb="sm">
             {t("detail.setup")}
           </Title>
-          {fieldTable(SETUP_FIELDS)}
+          {fieldTable(
+            // Only the cell dimension the user chose: a density or three sides.
+            SETUP_FIELDS.filter((field) =>
+              field === "density" || field === "cell_sides"
+                ? (field === "density") === (systemData.cell_dimension_selector === "density")
+                : true,
+            ),
+          )}
         </Card>
       </SimpleGrid>
       <Card withBorder radius="md">

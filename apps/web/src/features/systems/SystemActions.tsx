@@ -14,9 +14,10 @@ import { ProductError } from "../../lib/api/productError";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { archiveSystem, cancelProcessing, downloadSystemFiles, startProcessing } from "./systemsApi";
 
-/** A failure toast: the client message of SPEC §8, with the server's reason when it sent one. */
+/** A failure toast: the client message of SPEC §8, with the server's reason when it adds one. */
 function failureToast(title: string, error: unknown) {
-  toast.error(title, error instanceof ProductError && error.status !== null ? { description: error.message } : {});
+  const reason = error instanceof ProductError && error.status !== null ? error.message : title;
+  toast.error(title, reason !== title ? { description: reason } : {});
 }
 
 /** Start, cancel, download and archive for one system (SPEC §4 processing actions); the lists

@@ -1,4 +1,15 @@
-import { ActionIcon, Group, Pagination, SegmentedControl, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import {
+  ActionIcon,
+  Anchor,
+  Group,
+  Pagination,
+  SegmentedControl,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
@@ -170,16 +181,22 @@ function SystemRow({ system }: { system: SystemWithExecutions }) {
                 {expanded ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
               </ActionIcon>
             ) : null}
-            <Link to="/systems/$systemId" params={{ systemId: system.id }}>
+            <Anchor
+              renderRoot={(props) => <Link {...props} to="/systems/$systemId" params={{ systemId: system.id }} />}
+            >
               {system.name}
-            </Link>
+            </Anchor>
           </Group>
         </Table.Td>
         <Table.Td>
           <SystemTypeBadge type={system.type} />
         </Table.Td>
         <Table.Td>
-          <ExecutionStatusTag status={currentStatus(system)} progress={latest?.progress} />
+          <ExecutionStatusTag
+            status={currentStatus(system)}
+            progress={latest?.progress}
+            error={latest?.error_message}
+          />
         </Table.Td>
         <Table.Td>{formatDate(system.updated_at)}</Table.Td>
         <Table.Td>

@@ -1,0 +1,149 @@
+import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { signIn } from "../../lib/auth/session";
+import { renderApp } from "../../test/renderApp";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+const fetchMock = vi.fn<typeof fetch>();
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+
+function execution(overrides: Partial<SystemExecution>): SystemExecution {
+  return {
+    id: crypto.randomUUID(),
+    status: "completed",
+    progress: 100,
+    stage: null,
+    seed: 1,
+    versions: {},
+    error_code: null,
+    error_message: null,
+    result_files: [],
+    created_at: "2026-11-20T10:00:00Z",
+    started_at: null,
+    finished_at: null,
+    updated_at: "2026-11-20T10:00:00Z",
+    ...overrides,
+  };
+}
+
+function system(name: string, overrides: Partial<SystemWithExecutions> = {}): SystemWithExecutions {
+  return {
+    id: crypto.randomUUID(),
+    name,
+    sanitized_name: name.toLowerCase(),
+    description: "",
+    origin: "polymer_builder",
+    type: "system",
+    is_draft: false,
+    system_data: {},
+    created_at: "2026-11-20T10:00:00Z",
+    updated_at: "2026-11-21T10:00:00Z",
+    potentials: [],
+    system_executions: [],
+    ...overrides,
+  };
+}
+
+const done = system("Done melt", {
+  system_executions: [execution({ result_files: [{ name: "done_melt_files.zip", size: 10 }] })],
+  potentials: [{ id: "p-1", name: "GAFF2 water", system_type: "system" }],
+});
+const failed = system("Failed melt", {
+  system_executions: [
+    execution({ status: "error", error_code: "CELL_TOO_SMALL", error_message: "The cell is too small." }),
+  ],
+});
+const fresh = system("Fresh melt");
+
+/** The list answers `systems` with 12 records in total; start answers `startStatus`. */
+function serve(startStatus = 201) {
+  fetchMock.mockImplementation(async (url, init) => {
+    const path = String(url);
+    if (init?.method === "POST" && path.endsWith("/process/start")) {
+      return startStatus < 400
+        ? json(startStatus, execution({ status: "waiting_for_resources" }))
+        : json(startStatus, { errors: [{ error_code: "SYSTEM.PROCESS.FAILED", args: {} }] });
+    }
+    if (path.startsWith("/api/v2/systems?")) {
+      return json(200, { data: [done, failed, fresh], metadata: { page_num: 1, page_size: 10, num_records: 12 } });
+    }
+    return json(404, { errors: [{ error_code: "COMMON.ROUTE.NOT_FOUND" }] });
+  });
+}
+
+const listCalls = () =>
+  fetchMock.mock.calls
+    .map(([url]) => String(url))
+    .filter((url) => url.startsWith("/api/v2/systems?"))
+    .map((url) => Object.fromEntries(new URLSearchParams(url.split("?")[1])));
+
+describe("systems catalogue", () => {
+  beforeAll(async () => {
+    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+  });
+  beforeEach(() => {
+    fetchMock.mockReset();
+    vi.stubGlobal("fetch", fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows rows with status tags, the actions each status allows, pagination and potentials", async () => {
+    serve();
+    renderApp("/systems?type=system");
+    const doneRow = (await screen.findByText("Done melt")).closest("tr")!;
+    expect(within(doneRow).getByText("Completed")).toBeInTheDocument();
+    expect(within(doneRow).getByRole("button", { name: "Download the files of Done melt" })).toBeInTheDocument();
+    expect(within(doneRow).queryByRole("button", { name: /Start processing/ })).not.toBeInTheDocument();
+
+    const failedRow = screen.getByText("Failed melt").closest("tr")!;
+    expect(within(failedRow).getByText("Error")).toBeInTheDocument();
+    expect(within(failedRow).getByRole("button", { name: "Start processing Failed melt" })).toBeInTheDocument();
+    const freshRow = screen.getByText("Fresh melt").closest("tr")!;
+    expect(within(freshRow).getByText("Not submitted")).toBeInTheDocument();
+    expect(within(freshRow).queryByRole("button", { name: /Download/ })).not.toBeInTheDocument();
+
+    expect(screen.getByText("1 - 10")).toBeInTheDocument();
+    expect(screen.getByText("Total: 12")).toBeInTheDocument();
+    expect(screen.getByText("1 of 2 pages")).toBeInTheDocument();
+    expect(listCalls()[0]).toEqual({ page_num: "1", page_size: "10", type: "system" });
+
+    await userEvent.setup().click(screen.getByRole("button", { name: "Show the potentials of Done melt" }));
+    expect(screen.getByText("Potential - GAFF2 water")).toBeInTheDocument();
+  });
+
+  it("starts processing with a toast and refetches; a refused start shows the spec's message", async () => {
+    serve();
+    renderApp("/systems?type=system");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Start processing Fresh melt" }));
+    expect(await screen.findByText("Processing started")).toBeInTheDocument();
+    await waitFor(() => expect(listCalls().length).toBeGreaterThan(1));
+
+    serve(409);
+    await user.click(screen.getByRole("button", { name: "Start processing Failed melt" }));
+    expect(await screen.findByText("There was a problem starting the processing")).toBeInTheDocument();
+  });
+
+  it("resets the page and the name search when the type filter changes", async () => {
+    serve();
+    const { router } = renderApp("/systems?type=system");
+    const user = userEvent.setup();
+    await screen.findByText("Done melt");
+    await user.click(screen.getByRole("button", { name: "2" }));
+    await user.type(screen.getByPlaceholderText("Search molecular systems by name..."), "melt");
+    await waitFor(() => expect(listCalls().at(-1)).toMatchObject({ name: "melt", page_num: "1" }));
+
+    await user.click(screen.getByText("Mixed"));
+    expect(router.state.location.search).toEqual({ type: "mixed" });
+    expect(screen.getByPlaceholderText("Search molecular systems by name...")).toHaveValue("");
+    await waitFor(() => expect(listCalls().at(-1)).toEqual({ page_num: "1", page_size: "10", type: "mixed" }));
+  });
+
+  it("says 'An error has occurred' when the list cannot be read", async () => {
+    fetchMock.mockImplementation(async () => json(400, { errors: [{ error_code: "SYSTEM.GET.INVALID_QUERY" }] }));
+    renderApp("/systems");
+    expect(await screen.findByText("An error has occurred")).toBeInTheDocument();
+  });
+});
