@@ -61,12 +61,20 @@ def parametrise_simulate_bundle(
     simulate_end = progress_from + span * 0.95
     topology_dir = workdir / "topology"
     parametrised = parametrise_system(
-        system, atom_types, topology_dir, _named(stage_progress((progress_from, parametrise_end)), "parametrising"), kind_labels
+        system,
+        atom_types,
+        topology_dir,
+        _named(stage_progress((progress_from, parametrise_end)), "parametrising"),
+        kind_labels,
     )
     simulation_dir = workdir / "simulation"
     simulation_dir.mkdir(parents=True, exist_ok=True)
     report, _ = run_protocol(
-        parametrised.files.amber_prmtop, parametrised.files.amber_inpcrd, md_protocol, simulation_dir, stage_progress((parametrise_end, simulate_end))
+        parametrised.files.amber_prmtop,
+        parametrised.files.amber_inpcrd,
+        md_protocol,
+        simulation_dir,
+        _simulation_progress((parametrise_end, simulate_end), md_protocol),
     )
     raise_if_cancelled()
     events.progress("bundling", simulate_end)
@@ -96,6 +104,15 @@ def parametrise_simulate_bundle(
     bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol)
     events.progress("bundling", 100)
     return {"files": {"bundle": bundle.name}, "seed": md_protocol.seed, "summary": summary}
+
+
+def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> StageProgress:
+    """Minimisation then dynamics share the span in proportion to their steps."""
+    low, high = span
+    steps = md_protocol.minimization_steps + md_protocol.dynamics_steps
+    split = low + (high - low) * (md_protocol.minimization_steps / steps if steps else 1.0)
+    minimisation, dynamics = stage_progress((low, split)), stage_progress((split, high))
+    return lambda stage, percent: (minimisation if stage == "minimisation" else dynamics)(stage, percent)
 
 
 def _named(report: StageProgress, stage: str) -> StageProgress:
@@ -139,7 +156,9 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     build_dir.mkdir(parents=True, exist_ok=True)
     built = build_structure(job, build_dir, stage_progress((0, 30)))
     raise_if_cancelled()
-    check_cell(tuple(float(side) / 10 for side in built.box), job.system_setup.potential_wall_z)  # before the costly part
+    check_cell(
+        tuple(float(side) / 10 for side in built.box), job.system_setup.potential_wall_z
+    )  # before the costly part
     molecules: list[Chem.Mol] = [built.molecule(index) for index in range(len(built.molecule_kinds))]
     grouped = group_copies(molecules)
     system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))

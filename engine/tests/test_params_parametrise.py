@@ -30,14 +30,18 @@ def _no_progress(stage: str, percent: float) -> None:
 
 
 @pytest.fixture(scope="module", params=sorted(MELTS))
-def parametrised(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[SystemModel, ParametrisedSystem]:
+def parametrised(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[SystemModel, ParametrisedSystem]:
     unit_smiles, units, residue, copies, box_nm, tail_cap = MELTS[request.param]
     system = melt(unit_smiles, units, residue, copies, box_nm, tail_cap)
     result = parametrise_system(system, "gaff2", tmp_path_factory.mktemp(request.param), _no_progress)
     return system, result
 
 
-def test_total_charge_is_the_integer_net_charge_in_both_formats(parametrised: tuple[SystemModel, ParametrisedSystem]) -> None:
+def test_total_charge_is_the_integer_net_charge_in_both_formats(
+    parametrised: tuple[SystemModel, ParametrisedSystem],
+) -> None:
     _, result = parametrised
     amber = parmed.load_file(str(result.files.amber_prmtop))
     gromacs = parmed.load_file(str(result.files.gromacs_top), xyz=str(result.files.gromacs_gro))
@@ -56,7 +60,9 @@ def _energy(structure: parmed.Structure, positions: np.ndarray, box: np.ndarray)
     return context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
 
 
-def test_gromacs_files_give_the_same_energy_as_amber_files(parametrised: tuple[SystemModel, ParametrisedSystem]) -> None:
+def test_gromacs_files_give_the_same_energy_as_amber_files(
+    parametrised: tuple[SystemModel, ParametrisedSystem],
+) -> None:
     system, result = parametrised
     amber = parmed.load_file(str(result.files.amber_prmtop), xyz=str(result.files.amber_inpcrd))
     gromacs = parmed.load_file(str(result.files.gromacs_top), xyz=str(result.files.gromacs_gro))

@@ -36,10 +36,22 @@ def pe_melt(tmp_path_factory: pytest.TempPathFactory) -> ParametrisedSystem:
 
 def _run(pe_melt: ParametrisedSystem, workdir: Path, **settings: object) -> tuple[object, np.ndarray]:
     workdir.mkdir(parents=True, exist_ok=True)
-    defaults: dict[str, object] = {"minimization_steps": 100, "dynamics_steps": 1000, "temperature_k": 300.0, "ensemble": "NVT", "seed": 11}
+    defaults: dict[str, object] = {
+        "minimization_steps": 100,
+        "dynamics_steps": 1000,
+        "temperature_k": 300.0,
+        "ensemble": "NVT",
+        "seed": 11,
+    }
     protocol = Protocol(**{**defaults, **settings})  # type: ignore[arg-type]
-    report, files = run_protocol(pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, protocol, workdir, _no_progress)
-    energies = np.loadtxt(files.energies_csv, delimiter=",", skiprows=1, ndmin=2) if protocol.dynamics_steps else np.empty((0, 6))
+    report, files = run_protocol(
+        pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, protocol, workdir, _no_progress
+    )
+    energies = (
+        np.loadtxt(files.energies_csv, delimiter=",", skiprows=1, ndmin=2)
+        if protocol.dynamics_steps
+        else np.empty((0, 6))
+    )
     return report, energies
 
 
@@ -77,7 +89,11 @@ def test_same_seed_gives_the_same_trajectory(pe_melt: ParametrisedSystem, tmp_pa
     for name, seed in (("first", 5), ("again", 5), ("other", 6)):
         _run(pe_melt, tmp_path / name, dynamics_steps=200, seed=seed)
         # the files' headers carry creation times; compare what the dynamics produced
-        atoms = [line for line in (tmp_path / name / "final.pdb").read_text().splitlines() if line.startswith(("ATOM", "HETATM"))]
+        atoms = [
+            line
+            for line in (tmp_path / name / "final.pdb").read_text().splitlines()
+            if line.startswith(("ATOM", "HETATM"))
+        ]
         runs[name] = ((tmp_path / name / "energies.csv").read_text(), atoms)
     assert runs["first"] == runs["again"]
     assert runs["first"][0] != runs["other"][0]
@@ -96,7 +112,13 @@ def test_cell_smaller_than_twice_the_cutoff_is_refused(tmp_path: Path) -> None:
     system = melt(PE_UNIT, 3, "PE", 1, 1.5)
     parametrised = parametrise_system(system, "gaff2", tmp_path / "topology", _no_progress)
     with pytest.raises(EngineError) as error:
-        run_protocol(parametrised.files.amber_prmtop, parametrised.files.amber_inpcrd, Protocol(10, 0, 300.0, "NVT", 1), tmp_path, _no_progress)
+        run_protocol(
+            parametrised.files.amber_prmtop,
+            parametrised.files.amber_inpcrd,
+            Protocol(10, 0, 300.0, "NVT", 1),
+            tmp_path,
+            _no_progress,
+        )
     assert error.value.code == "CELL_TOO_SMALL"
 
 
@@ -105,7 +127,16 @@ def test_sigterm_stops_build_system_promptly_with_cancelled(tmp_path: Path) -> N
     job["simulation_protocol"].update(dynamics=True, dynamics_steps=5_000_000, temperature=300, ensemble="NVT")
     (tmp_path / "job.json").write_text(json.dumps(job))
     process = subprocess.Popen(
-        [sys.executable, "-m", "polyforge_engine", "build-system", "--input", str(tmp_path / "job.json"), "--workdir", str(tmp_path / "work")],
+        [
+            sys.executable,
+            "-m",
+            "polyforge_engine",
+            "build-system",
+            "--input",
+            str(tmp_path / "job.json"),
+            "--workdir",
+            str(tmp_path / "work"),
+        ],
         cwd=ENGINE_DIR,
         stdout=subprocess.PIPE,
         text=True,

@@ -39,7 +39,14 @@ class BundleFile:
     path: Path
 
 
-def write_bundle(workdir: Path, sanitized_name: str, title: str, files: list[BundleFile], report: dict[str, object], protocol: Protocol | None) -> Path:
+def write_bundle(
+    workdir: Path,
+    sanitized_name: str,
+    title: str,
+    files: list[BundleFile],
+    report: dict[str, object],
+    protocol: Protocol | None,
+) -> Path:
     """Write `{sanitized_name}_files.zip` into `workdir` under a temporary name and rename it
     at the end, so a cancelled or failed run never leaves a half-written bundle."""
     extras = _protocol_inputs(workdir, protocol) if protocol is not None else []
@@ -131,7 +138,11 @@ def dynamics_mdp(protocol: Protocol) -> str:
 
 
 def amber_input(protocol: Protocol) -> str:
-    thermostat = f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={protocol.temperature_k}," if protocol.ensemble == "NVT" else "ntt=0,"
+    thermostat = (
+        f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={protocol.temperature_k},"
+        if protocol.ensemble == "NVT"
+        else "ntt=0,"
+    )
     return (
         f"PolyForge protocol: {protocol.ensemble} dynamics, {protocol.dynamics_steps} steps\n"
         " &cntrl\n"
@@ -163,12 +174,20 @@ def _readme(title: str, names: list[str], protocol: Protocol | None) -> str:
             + (f"{protocol.minimization_steps} steps. " if protocol.minimization_steps else "none. ")
             + (
                 f"Dynamics: {protocol.dynamics_steps} steps, {protocol.ensemble} "
-                + ("(Langevin middle integrator, friction 1/ps)" if protocol.ensemble == "NVT" else "(Verlet, velocities drawn at the temperature)")
+                + (
+                    "(Langevin middle integrator, friction 1/ps)"
+                    if protocol.ensemble == "NVT"
+                    else "(Verlet, velocities drawn at the temperature)"
+                )
                 + f" at {protocol.temperature_k} K."
                 if protocol.dynamics_steps
                 else "Dynamics: none."
             )
-            + (" Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell." if protocol.potential_wall_z else "")
+            + (
+                " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
+                if protocol.potential_wall_z
+                else ""
+            )
             + "\n"
         )
     start = "final.pdb" if "final.pdb" in present else "system.gro"

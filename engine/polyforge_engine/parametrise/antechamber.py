@@ -21,7 +21,10 @@ _SQM_KEYWORDS = "qm_theory='AM1', grms_tol=0.0005, scfconv=1.d-10, ndiis_attempt
 def fragment_conformer(fragment: Chem.Mol, label: str) -> Chem.Mol:
     """A reproducible 3D conformer (ETKDG, then MMFF or UFF) of a fragment with explicit H."""
     mol = Chem.Mol(fragment)
-    if AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED) != 0 and AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED, useRandomCoords=True) != 0:
+    if (
+        AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED) != 0
+        and AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED, useRandomCoords=True) != 0
+    ):
         raise EngineError(CHARGING_FAILED, f"No 3D geometry could be built for {label} to compute its charges.")
     if AllChem.MMFFHasAllMoleculeParams(mol):
         AllChem.MMFFOptimizeMolecule(mol, maxIters=1000)
@@ -39,15 +42,37 @@ def am1bcc_types_and_charges(
     Chem.MolToMolFile(fragment_conformer(fragment, label), str(workdir / "fragment.mol"), kekulize=True)
     run_tool(
         "antechamber",
-        ["-i", "fragment.mol", "-fi", "mdl", "-o", "fragment.mol2", "-fo", "mol2", "-c", "bcc",
-         "-at", atom_types, "-nc", str(net_charge), "-s", "0", "-pf", "y", "-ek", _SQM_KEYWORDS],
+        [
+            "-i",
+            "fragment.mol",
+            "-fi",
+            "mdl",
+            "-o",
+            "fragment.mol2",
+            "-fo",
+            "mol2",
+            "-c",
+            "bcc",
+            "-at",
+            atom_types,
+            "-nc",
+            str(net_charge),
+            "-s",
+            "0",
+            "-pf",
+            "y",
+            "-ek",
+            _SQM_KEYWORDS,
+        ],
         workdir,
         CHARGING_FAILED,
         f"AM1-BCC charging of {label} failed",
     )
     types, charges = read_mol2_types_and_charges(workdir / "fragment.mol2")
     if len(types) != fragment.GetNumAtoms():
-        raise EngineError(CHARGING_FAILED, f"antechamber returned {len(types)} atoms for {label}, expected {fragment.GetNumAtoms()}.")
+        raise EngineError(
+            CHARGING_FAILED, f"antechamber returned {len(types)} atoms for {label}, expected {fragment.GetNumAtoms()}."
+        )
     return types, charges
 
 

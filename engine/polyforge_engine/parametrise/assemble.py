@@ -116,9 +116,7 @@ def residue_contiguous(mol: Chem.Mol) -> Chem.Mol:
 
 
 def _topology_signature(mol: Chem.Mol) -> tuple:
-    atoms = tuple(
-        (atom.GetAtomicNum(), atom.GetFormalCharge(), _residue_key(atom)) for atom in mol.GetAtoms()
-    )
+    atoms = tuple((atom.GetAtomicNum(), atom.GetFormalCharge(), _residue_key(atom)) for atom in mol.GetAtoms())
     bonds = tuple(sorted((b.GetBeginAtomIdx(), b.GetEndAtomIdx(), str(b.GetBondType())) for b in mol.GetBonds()))
     return atoms, bonds
 
@@ -130,7 +128,11 @@ def _residue_key(atom: Chem.Atom) -> tuple[str, str]:
 
 
 def parametrise_system(
-    system: SystemModel, atom_types: AtomTypeSet, workdir: Path, progress: ProgressCallback, kind_labels: list[str] | None = None
+    system: SystemModel,
+    atom_types: AtomTypeSet,
+    workdir: Path,
+    progress: ProgressCallback,
+    kind_labels: list[str] | None = None,
 ) -> ParametrisedSystem:
     """Charge, type and assemble every kind, then the whole system; files go to `workdir`."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -138,8 +140,8 @@ def parametrise_system(
     labels = kind_labels or [f"molecule {number}" for number in range(1, len(system.kinds) + 1)]
     kind_structures: list[parmed.Structure] = []
     charged_kinds: list[ChargedMolecule] = []
+    share = 100 / len(system.kinds)  # of the progress, per kind
     for number, (mol, label) in enumerate(zip(system.kinds, labels, strict=True)):
-        share = 100 / len(system.kinds)
 
         def report(done: int, total: int, start: float = number * share) -> None:
             progress("charging", start + share * 0.8 * done / total)
@@ -179,7 +181,9 @@ def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, coordinates:
         f"{number:6d} {bond.GetBeginAtomIdx() + 1:6d} {bond.GetEndAtomIdx() + 1:6d} {_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
         for number, bond in enumerate(mol.GetBonds(), start=1)
     ]
-    substructures = [f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)]
+    substructures = [
+        f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)
+    ]
     path.write_text(
         "@<TRIPOS>MOLECULE\nMOL\n"
         f"{mol.GetNumAtoms()} {mol.GetNumBonds()} {len(residue_names)} 0 0\nSMALL\nUSER_CHARGES\n\n"
@@ -189,7 +193,9 @@ def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, coordinates:
     )
 
 
-def _kind_topology(mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomTypeSet, workdir: Path, label: str) -> parmed.Structure:
+def _kind_topology(
+    mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomTypeSet, workdir: Path, label: str
+) -> parmed.Structure:
     workdir.mkdir(parents=True, exist_ok=True)
     write_mol2(mol, charged, workdir / "kind.mol2")
     run_tool(
@@ -211,7 +217,9 @@ def _kind_topology(mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomType
     # A plain Structure: AmberParm copies take charges from its prmtop arrays, not from atoms.
     structure = amber.copy(parmed.Structure)
     if [atom.name for atom in structure.atoms] != [_atom_name(atom) for atom in mol.GetAtoms()]:
-        raise EngineError(PARAMETERS_MISSING, f"tleap reordered the atoms of {label}; atom names must be unique within each residue.")
+        raise EngineError(
+            PARAMETERS_MISSING, f"tleap reordered the atoms of {label}; atom names must be unique within each residue."
+        )
     # The prmtop stores charges to 8 significant digits; keep ours, which sum exactly.
     for atom, charge in zip(structure.atoms, charged.charges, strict=True):
         atom.charge = float(charge)
@@ -252,7 +260,9 @@ def write_topology(structure: parmed.Structure, workdir: Path) -> TopologyFiles:
     gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
     # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
     top_text = files.gromacs_top.read_text()
-    files.gromacs_top.write_text(top_text.replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"'))
+    files.gromacs_top.write_text(
+        top_text.replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"')
+    )
     parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro))
     amber = parmed.amber.AmberParm.from_structure(structure)
     amber.write_parm(str(files.amber_prmtop))
@@ -266,7 +276,11 @@ def write_topology(structure: parmed.Structure, workdir: Path) -> TopologyFiles:
 
 
 def _charges_summary(
-    system: SystemModel, charged_kinds: list[ChargedMolecule], labels: list[str], cache: FragmentCache, structure: parmed.Structure
+    system: SystemModel,
+    charged_kinds: list[ChargedMolecule],
+    labels: list[str],
+    cache: FragmentCache,
+    structure: parmed.Structure,
 ) -> dict[str, object]:
     counts = [sum(1 for copy in system.copies if copy.kind == kind) for kind in range(len(system.kinds))]
     total = float(sum(atom.charge for atom in structure.atoms))

@@ -36,7 +36,11 @@ def residue_groups(mol: Chem.Mol) -> list[list[int]]:
     groups: dict[tuple[str, int, str, str], list[int]] = {}
     for atom in mol.GetAtoms():
         info = atom.GetPDBResidueInfo()
-        key = (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName(), info.GetInsertionCode()) if info else ("", 0, "", "")
+        key = (
+            (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName(), info.GetInsertionCode())
+            if info
+            else ("", 0, "", "")
+        )
         groups.setdefault(key, []).append(atom.GetIdx())
     return list(groups.values())
 
@@ -68,8 +72,13 @@ def _fragment_atoms(mol: Chem.Mol, central: list[int], groups: list[list[int]], 
         uncappable = {
             group_of[other]
             for bond in mol.GetBonds()
-            for inside, other in ((bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()), (bond.GetEndAtomIdx(), bond.GetBeginAtomIdx()))
-            if inside in members and other not in members and (bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing())
+            for inside, other in (
+                (bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()),
+                (bond.GetEndAtomIdx(), bond.GetBeginAtomIdx()),
+            )
+            if inside in members
+            and other not in members
+            and (bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing())
         }
         if not uncappable:
             return members

@@ -30,7 +30,7 @@ DEFAULT_CHARGE = 0
 DEFAULT_MINIMIZATION_STEPS = 5
 
 
-def whole_number(value: Any, what: str) -> int:  # noqa: ANN401 — raw JSON
+def whole_number(value: Any, what: str) -> int:
     try:
         number = float(str(value).strip())
     except ValueError:
@@ -45,13 +45,18 @@ def molecules_from_sdf(path: Path, charge: int) -> list[Chem.Mol]:
     molecules: list[Chem.Mol] = []
     for number, mol in enumerate(supplier, start=1):
         if mol is None:
-            raise EngineError(INVALID_STRUCTURE, f"Record {number} of {path.name} is not a valid molecule (broken valence or garbled).")
+            raise EngineError(
+                INVALID_STRUCTURE,
+                f"Record {number} of {path.name} is not a valid molecule (broken valence or garbled).",
+            )
         molecules += list(Chem.GetMolFrags(mol, asMols=True))
     if not molecules:
         raise EngineError(INVALID_STRUCTURE, f"{path.name} contains no molecule.")
     found = sum(Chem.GetFormalCharge(mol) for mol in molecules)
     if found != charge:
-        raise EngineError(WRONG_NET_CHARGE, f"The structure carries a net charge of {found}, but {charge} was requested.")
+        raise EngineError(
+            WRONG_NET_CHARGE, f"The structure carries a net charge of {found}, but {charge} was requested."
+        )
     return molecules
 
 
@@ -69,8 +74,14 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
         try:
             atom = Chem.Atom(element)
         except RuntimeError:
-            raise EngineError(INVALID_STRUCTURE, f"Atom {index + 1} ({name}) has an unknown element {element!r}.") from None
-        atom.SetMonomerInfo(Chem.AtomPDBResidueInfo(name[:4], residueName=residue[:3] or "MOL", residueNumber=number, chainId=chain.strip()))
+            raise EngineError(
+                INVALID_STRUCTURE, f"Atom {index + 1} ({name}) has an unknown element {element!r}."
+            ) from None
+        atom.SetMonomerInfo(
+            Chem.AtomPDBResidueInfo(
+                name[:4], residueName=residue[:3] or "MOL", residueNumber=number, chainId=chain.strip()
+            )
+        )
         editable.AddAtom(atom)
         conformer.SetAtomPosition(index, xyz)
     editable.AddConformer(conformer, assignId=True)

@@ -98,7 +98,9 @@ def run_protocol(
     written: list[Path] = []
     with files.log.open("w") as log:
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
-        log.write(f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n")
+        log.write(
+            f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n"
+        )
         before = _potential(simulation)
         _check_finite(before, "before minimisation")
         log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
@@ -135,7 +137,9 @@ def run_protocol(
     return report, files
 
 
-def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool) -> openmm.System:
+def create_system(
+    topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool
+) -> openmm.System:
     """The OpenMM system of our protocol; with walls the box is taller by the vacuum gap and a
     wall force keeps every atom between z = 0 and the cell's C."""
     if box_nm is None:
@@ -146,7 +150,9 @@ def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float
     topology_file.topology.setPeriodicBoxVectors(
         [openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height)] * unit.nanometer
     )
-    system = topology_file.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=CUTOFF_NM * unit.nanometer, constraints=app.HBonds)
+    system = topology_file.createSystem(
+        nonbondedMethod=app.PME, nonbondedCutoff=CUTOFF_NM * unit.nanometer, constraints=app.HBonds
+    )
     system.setDefaultPeriodicBoxVectors(openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height))
     if walls:
         wall = openmm.CustomExternalForce("k_wall * (step(-z) * z^2 + step(z - z_top) * (z - z_top)^2)")
@@ -184,7 +190,9 @@ def openmm_seed(seed: int) -> int:
 def _integrator(protocol: Protocol) -> openmm.Integrator:
     step = TIMESTEP_FS * unit.femtoseconds
     if protocol.ensemble == "NVT":
-        integrator = openmm.LangevinMiddleIntegrator(protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step)
+        integrator = openmm.LangevinMiddleIntegrator(
+            protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step
+        )
         integrator.setRandomNumberSeed(openmm_seed(protocol.seed))
         return integrator
     return openmm.VerletIntegrator(step)
@@ -215,22 +223,31 @@ class _CancellableMinimisation(openmm.MinimizationReporter):
         super().__init__()
         self._steps = steps
         self._progress = progress
+        self._highest = 0
 
-    def report(self, iteration, x, grad, args):  # noqa: ANN001 — OpenMM's callback signature
-        if iteration % 10 == 0:
+    def report(self, iteration, x, grad, args):
+        # OpenMM restarts its iteration count when it tightens constraints; progress never goes back.
+        if iteration % 10 == 0 and iteration > self._highest:
+            self._highest = iteration
             self._progress("minimisation", min(99.0, 100 * iteration / self._steps))
         return cancel_requested()  # True stops the minimiser
 
 
 def _minimise(simulation: app.Simulation, steps: int, progress: ProgressCallback) -> None:
     reporter = _CancellableMinimisation(steps, progress)
-    simulation.minimizeEnergy(tolerance=10 * unit.kilojoule_per_mole / unit.nanometer, maxIterations=steps, reporter=reporter)
+    simulation.minimizeEnergy(
+        tolerance=10 * unit.kilojoule_per_mole / unit.nanometer, maxIterations=steps, reporter=reporter
+    )
     raise_if_cancelled()
 
 
 def _degrees_of_freedom(system: openmm.System) -> int:
-    moving = sum(1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0)
-    removes_com = any(isinstance(system.getForce(index), openmm.CMMotionRemover) for index in range(system.getNumForces()))
+    moving = sum(
+        1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0
+    )
+    removes_com = any(
+        isinstance(system.getForce(index), openmm.CMMotionRemover) for index in range(system.getNumForces())
+    )
     return 3 * moving - system.getNumConstraints() - (3 if removes_com else 0)
 
 
@@ -240,7 +257,7 @@ def _dynamics(
     protocol: Protocol,
     box_nm: tuple[float, float, float] | None,
     files: SimulationFiles,
-    log,  # noqa: ANN001 — the open text log
+    log,
     progress: ProgressCallback,
 ) -> list[float]:
     simulation.context.setVelocitiesToTemperature(protocol.temperature_k * unit.kelvin, openmm_seed(protocol.seed))
@@ -252,12 +269,19 @@ def _dynamics(
     # Density of the cell the chemist asked for (without the vacuum gap of walls).
     cell_volume_a3 = box_nm[0] * box_nm[1] * box_nm[2] * 1000 if box_nm is not None else None
     density = total_mass * _AMU_PER_A3_TO_G_PER_CM3 / cell_volume_a3 if cell_volume_a3 else float("nan")
-    interval = max(STEPS_BETWEEN_CANCEL_CHECKS, math.ceil(protocol.dynamics_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS)
+    interval = max(
+        STEPS_BETWEEN_CANCEL_CHECKS,
+        math.ceil(protocol.dynamics_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS,
+    )
     temperatures: list[float] = []
-    log.write(f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K, seed {protocol.seed}\n")
+    log.write(
+        f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K, seed {protocol.seed}\n"
+    )
     with files.energies_csv.open("w") as energies, files.trajectory_dcd.open("wb") as trajectory:
         dcd = app.DCDFile(trajectory, simulation.topology, TIMESTEP_FS * unit.femtoseconds, 0, interval)
-        energies.write("time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3\n")
+        energies.write(
+            "time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3\n"
+        )
         temperatures.append(_record(simulation, 0, dof, density, energies, None))
         done = 0
         while done < protocol.dynamics_steps:
@@ -272,7 +296,9 @@ def _dynamics(
     return temperatures
 
 
-def _record(simulation: app.Simulation, step: int, dof: int, density: float, energies, dcd: app.DCDFile | None) -> float:  # noqa: ANN001
+def _record(
+    simulation: app.Simulation, step: int, dof: int, density: float, energies, dcd: app.DCDFile | None
+) -> float:
     state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
     potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
     kinetic = state.getKineticEnergy().value_in_unit(unit.kilojoule_per_mole)
@@ -283,7 +309,9 @@ def _record(simulation: app.Simulation, step: int, dof: int, density: float, ene
         )
     temperature = 2 * kinetic / (dof * _MOLAR_GAS_CONSTANT)
     time_ps = step * TIMESTEP_FS / 1000
-    energies.write(f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f}\n")
+    energies.write(
+        f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f}\n"
+    )
     if dcd is not None:
         dcd.writeModel(state.getPositions(), periodicBoxVectors=state.getPeriodicBoxVectors())
     return temperature

@@ -28,7 +28,10 @@ def smiles_molecules(smiles: str) -> list[Chem.Mol]:
     if parsed is None:
         raise EngineError(INVALID_SMILES, "Invalid SMILES format")
     if any(atom.GetAtomicNum() == 0 for atom in parsed.GetAtoms()):
-        raise EngineError(INVALID_SMILES, "The SMILES contains connection markers ([*:1], [*:2]); a structure needs a complete molecule.")
+        raise EngineError(
+            INVALID_SMILES,
+            "The SMILES contains connection markers ([*:1], [*:2]); a structure needs a complete molecule.",
+        )
     fragments = Chem.GetMolFrags(parsed, asMols=True, sanitizeFrags=True)
     kinds: dict[str, str] = {}
     for fragment in fragments:
@@ -43,7 +46,9 @@ def smiles_molecules(smiles: str) -> list[Chem.Mol]:
         for atom in with_h.GetAtoms():
             counters[atom.GetSymbol()] = counters.get(atom.GetSymbol(), 0) + 1
             name = f"{atom.GetSymbol()}{np.base_repr(counters[atom.GetSymbol()], 36)}"[:4]
-            atom.SetMonomerInfo(Chem.AtomPDBResidueInfo(name, residueName=residue, residueNumber=number, isHeteroAtom=True))
+            atom.SetMonomerInfo(
+                Chem.AtomPDBResidueInfo(name, residueName=residue, residueNumber=number, isHeteroAtom=True)
+            )
         molecules.append(with_h)
     return molecules
 
@@ -54,7 +59,10 @@ def embed(mol: Chem.Mol, label: str) -> Chem.Mol:
     if AllChem.EmbedMolecule(mol, params) != 0:
         params.useRandomCoords = True
         if AllChem.EmbedMolecule(mol, params) != 0:
-            raise EngineError(EMBEDDING_FAILED, f"No 3D structure could be generated for {label}; check its stereochemistry and rings.")
+            raise EngineError(
+                EMBEDDING_FAILED,
+                f"No 3D structure could be generated for {label}; check its stereochemistry and rings.",
+            )
     if AllChem.MMFFHasAllMoleculeParams(mol):
         AllChem.MMFFOptimizeMolecule(mol, maxIters=2000)
     else:

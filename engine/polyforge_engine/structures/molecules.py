@@ -10,7 +10,18 @@ from scipy.spatial import cKDTree
 
 from polyforge_engine.structures.readers import StructureAtoms
 
-_COVALENT_RADII = {"H": 0.31, "C": 0.76, "N": 0.71, "O": 0.66, "F": 0.57, "P": 1.07, "S": 1.05, "Cl": 1.02, "Br": 1.20, "I": 1.39}
+_COVALENT_RADII = {
+    "H": 0.31,
+    "C": 0.76,
+    "N": 0.71,
+    "O": 0.66,
+    "F": 0.57,
+    "P": 1.07,
+    "S": 1.05,
+    "Cl": 1.02,
+    "Br": 1.20,
+    "I": 1.39,
+}
 _DEFAULT_RADIUS = 1.5
 _BOND_TOLERANCE = 0.4  # Å beyond the sum of covalent radii
 
@@ -31,7 +42,11 @@ def molecule_labels(atoms: StructureAtoms) -> np.ndarray:
     """Molecule number of every atom: connected components of the file's CONECT bonds when it
     has them, else of bonds perceived from distances."""
     count = len(atoms.names)
-    bonds = np.asarray(atoms.bonds, dtype=np.int64).reshape(-1, 2) if atoms.bonds else distance_bonds(atoms.elements, atoms.xyz())
+    bonds = (
+        np.asarray(atoms.bonds, dtype=np.int64).reshape(-1, 2)
+        if atoms.bonds
+        else distance_bonds(atoms.elements, atoms.xyz())
+    )
     graph = coo_matrix((np.ones(len(bonds), dtype=np.int8), (bonds[:, 0], bonds[:, 1])), shape=(count, count))
     _, labels = connected_components(graph, directed=False)
     return labels

@@ -38,7 +38,10 @@ class StructureAtoms:
 def structure_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in {".pdb", ".gro"}:
-        raise EngineError(UNSUPPORTED_FILE_TYPE, f"The file has an unsupported file type. Accepted: .pdb, .gro (got {suffix or 'no extension'}).")
+        raise EngineError(
+            UNSUPPORTED_FILE_TYPE,
+            f"The file has an unsupported file type. Accepted: .pdb, .gro (got {suffix or 'no extension'}).",
+        )
     return suffix[1:]
 
 
@@ -66,13 +69,16 @@ def guess_element(atom_name: str, element_field: str = "") -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open("r", encoding="utf-8", errors="strict", newline=None) as handle:
-        number = 0
-        try:
-            for number, line in enumerate(handle, start=1):  # noqa: B007 — number is used after the loop too
-                yield number, line.rstrip("\r\n")
-        except UnicodeDecodeError as exc:
-            raise EngineError(INVALID_STRUCTURE, f"Line {number + 1}: the file is not text (bytes that are not UTF-8); it may be corrupt or binary.") from exc
+    """Numbered lines, decoded one by one so a binary or corrupt line is reported where it is."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                yield number, raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise EngineError(
+                    INVALID_STRUCTURE,
+                    f"Line {number}: the file is not text (bytes that are not UTF-8); it may be corrupt or binary.",
+                ) from None
 
 
 def _number(text: str, line: int, what: str, kind: type = float) -> float:
@@ -89,7 +95,10 @@ def read_pdb(path: Path) -> StructureAtoms:
         record = line[:6].strip().upper()
         if record in {"ATOM", "HETATM"}:
             if len(line) < 54:
-                raise EngineError(INVALID_STRUCTURE, f"Line {number}: the {record} record is cut short ({len(line)} characters; coordinates need 54).")
+                raise EngineError(
+                    INVALID_STRUCTURE,
+                    f"Line {number}: the {record} record is cut short ({len(line)} characters; coordinates need 54).",
+                )
             x = _number(line[30:38], number, "x coordinate")
             y = _number(line[38:46], number, "y coordinate")
             z = _number(line[46:54], number, "z coordinate")
@@ -123,7 +132,10 @@ def read_pdb(path: Path) -> StructureAtoms:
                     if serials[0] in serial_to_index and partner in serial_to_index:
                         atoms.bonds.append((serial_to_index[serials[0]], serial_to_index[partner]))
                     else:
-                        raise EngineError(INVALID_STRUCTURE, f"Line {number}: CONECT names atom {partner if serials[0] in serial_to_index else serials[0]}, which the file does not have.")
+                        raise EngineError(
+                            INVALID_STRUCTURE,
+                            f"Line {number}: CONECT names atom {partner if serials[0] in serial_to_index else serials[0]}, which the file does not have.",
+                        )
     return atoms
 
 
@@ -144,7 +156,10 @@ def read_gro(path: Path) -> StructureAtoms:
         atom_index = number - 3
         if atom_index < expected:
             if len(line) < 44:
-                raise EngineError(INVALID_STRUCTURE, f"Line {number}: the atom line is cut short ({len(line)} characters; coordinates need 44).")
+                raise EngineError(
+                    INVALID_STRUCTURE,
+                    f"Line {number}: the atom line is cut short ({len(line)} characters; coordinates need 44).",
+                )
             residue_number = int(_number(line[0:5], number, "residue number", int))
             residue_name = line[5:10].strip()
             name = line[10:15].strip()
@@ -159,16 +174,25 @@ def read_gro(path: Path) -> StructureAtoms:
         elif atom_index == expected:
             sides = line.split()
             if len(sides) < 3:
-                raise EngineError(INVALID_STRUCTURE, f"Line {number}: the box line needs three lengths, found {len(sides)}.")
+                raise EngineError(
+                    INVALID_STRUCTURE, f"Line {number}: the box line needs three lengths, found {len(sides)}."
+                )
             atoms.box = tuple(_number(side, number, "box length") * 10 for side in sides[:3])  # type: ignore[assignment]
         elif line.strip():
-            raise EngineError(INVALID_STRUCTURE, f"Line {number}: unexpected text after the box line; the atom count on line 2 ({expected}) may be wrong.")
+            raise EngineError(
+                INVALID_STRUCTURE,
+                f"Line {number}: unexpected text after the box line; the atom count on line 2 ({expected}) may be wrong.",
+            )
     if expected is None:
         raise EngineError(INVALID_STRUCTURE, f"Line {last_line + 1}: the file ends before the atom count (line 2).")
     if len(atoms.names) < expected:
         raise EngineError(
-            INVALID_STRUCTURE, f"Line {last_line + 1}: the file ends after {len(atoms.names)} atoms, but line 2 announces {expected}; it looks truncated."
+            INVALID_STRUCTURE,
+            f"Line {last_line + 1}: the file ends after {len(atoms.names)} atoms, but line 2 announces {expected}; it looks truncated.",
         )
     if atoms.box is None:
-        raise EngineError(INVALID_STRUCTURE, f"Line {last_line + 1}: the box line (last line of a .gro file) is missing; the file looks truncated.")
+        raise EngineError(
+            INVALID_STRUCTURE,
+            f"Line {last_line + 1}: the box line (last line of a .gro file) is missing; the file looks truncated.",
+        )
     return atoms

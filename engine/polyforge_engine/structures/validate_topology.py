@@ -70,7 +70,10 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                     name = shlex.split(line[len("#include") :].strip())[0] if len(words) > 1 else ""
                     included = path.parent / name
                     if not included.is_file():
-                        raise _invalid(where, f"the topology includes {name}, which was not provided; upload a self-contained topology.")
+                        raise _invalid(
+                            where,
+                            f"the topology includes {name}, which was not provided; upload a self-contained topology.",
+                        )
                     _read_into(included, topology, defines, state)
                 continue
             if not all(active):
@@ -90,7 +93,9 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                 topology.molecule_types[fields[0]] = _MoleculeType()
             elif section == "atoms":
                 if len(fields) < 5:
-                    raise _invalid(where, "an [ atoms ] line needs at least: number, type, residue number, residue, atom name.")
+                    raise _invalid(
+                        where, "an [ atoms ] line needs at least: number, type, residue number, residue, atom name."
+                    )
                 molecule = topology.molecule_types.get(state["molecule"])
                 if molecule is None:
                     raise _invalid(where, "[ atoms ] appears before any [ moleculetype ].")
@@ -101,7 +106,9 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                     raise _invalid(where, "a [ molecules ] line needs a molecule name and a whole count.")
                 topology.molecules.append((fields[0], int(fields[1])))
     if active:
-        raise EngineError(INVALID_TOPOLOGY, f"{path.name}: an #ifdef is never closed with #endif; the file may be truncated.")
+        raise EngineError(
+            INVALID_TOPOLOGY, f"{path.name}: an #ifdef is never closed with #endif; the file may be truncated."
+        )
 
 
 def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, Any]:
@@ -111,15 +118,23 @@ def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, An
         raise EngineError(INVALID_TOPOLOGY, "The file exceeds the maximum size of 4000 MB")
     topology = read_topology(topology_path)
     if not topology.molecules:
-        raise EngineError(INVALID_TOPOLOGY, "The topology has no [ molecules ] section (or it is empty): it does not say what the system contains.")
+        raise EngineError(
+            INVALID_TOPOLOGY,
+            "The topology has no [ molecules ] section (or it is empty): it does not say what the system contains.",
+        )
     expected_names: list[str] = []
     for name, count in topology.molecules:
         molecule = topology.molecule_types.get(name)
         if molecule is None:
-            raise EngineError(INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ].")
+            raise EngineError(
+                INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ]."
+            )
         undefined = sorted(set(molecule.atom_types) - topology.atom_types)
         if undefined:
-            raise EngineError(INVALID_TOPOLOGY, f"The atom type(s) {', '.join(undefined[:5])} of molecule {name} are not defined in [ atomtypes ].")
+            raise EngineError(
+                INVALID_TOPOLOGY,
+                f"The atom type(s) {', '.join(undefined[:5])} of molecule {name} are not defined in [ atomtypes ].",
+            )
         expected_names += molecule.atom_names * count
     structure = read_structure(structure_path)
     if len(expected_names) != len(structure.names):

@@ -1,0 +1,133 @@
+"""`build-system` end to end through the CLI: build-structure -> parametrise -> minimise -> dynamics
+-> bundle, on a small PE-10 job."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ETHYLENE, homopolymer_job
+from test_params_structures import run_engine
+
+
+def _pe_job(**protocol: Any) -> dict[str, Any]:
+    job = homopolymer_job(ETHYLENE, 10, 4, density=0.1)
+    job["simulation_protocol"].update(
+        {"dynamics": True, "dynamics_steps": 200, "temperature": 300, "ensemble": "NVT", **protocol}
+    )
+    return job
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    workdir = tmp_path_factory.mktemp("build_system")
+    code, events = run_engine("build-system", _pe_job(random_seed=-1), workdir)
+    assert code == 0, events[-1]
+    return workdir, events
+
+
+def test_progress_names_every_stage_with_rising_percent(built: tuple[Path, list[dict[str, Any]]]) -> None:
+    _, events = built
+    progress = [event for event in events if event["event"] == "progress"]
+    stages = [event["stage"] for event in progress]
+    for stage in ("packing", "parametrising", "minimisation", "dynamics", "bundling"):
+        assert stage in stages
+    percents = [event["percent"] for event in progress]
+    assert percents == sorted(percents)
+    assert percents[-1] == 100
+
+
+def test_result_names_the_bundle_and_the_drawn_seed(built: tuple[Path, list[dict[str, Any]]]) -> None:
+    workdir, events = built
+    result = events[-1]
+    assert result["event"] == "result"
+    assert result["files"] == {"bundle": "test_system_files.zip"}
+    assert isinstance(result["seed"], int) and result["seed"] >= 0
+    assert result["summary"]["protocol"]["seed"] == result["seed"]
+    assert (workdir / "test_system_files.zip").is_file()
+    assert not list(workdir.glob("*.partial"))
+
+
+def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path, list[dict[str, Any]]]) -> None:
+    workdir, _ = built
+    with zipfile.ZipFile(workdir / "test_system_files.zip") as archive:
+        names = set(archive.namelist())
+        readme = archive.read("README.md").decode()
+        report = json.loads(archive.read("report.json"))
+        mdp = archive.read("md.mdp").decode()
+        snapshot = json.loads(archive.read("job.json"))
+    expected = {
+        "README.md",
+        "job.json",
+        "report.json",
+        "system.pdb",
+        "system.gro",
+        "system.top",
+        "molecules.itp",
+        "system.prmtop",
+        "system.inpcrd",
+        "minimized.pdb",
+        "final.pdb",
+        "trajectory.dcd",
+        "energies.csv",
+        "simulation.log",
+        "minimization.mdp",
+        "md.mdp",
+        "md.in",
+    }
+    assert expected <= names
+    for name in names - {"README.md"}:
+        assert f"`{name}`" in readme
+    for program in ("GROMACS", "Amber", "OpenMM"):
+        assert f"Continue in {program}" in readme
+    assert snapshot["system"]["sanitized_name"] == "test_system"
+    assert report["seed"] == report["protocol"]["seed"]
+    assert abs(report["charges"]["total_charge"]) < 1e-4
+    assert (
+        report["energies"]["potential_after_minimization_kj_mol"]
+        < report["energies"]["potential_before_minimization_kj_mol"]
+    )
+    assert report["final_temperature_k"] > 0
+    assert report["tool_versions"]["ambertools"] and report["tool_versions"]["openmm"]
+    assert (
+        "integrator      = sd" in mdp
+        and "nsteps          = 200" in mdp
+        and f"gen-seed        = {report['seed']}" in mdp
+    )
+
+
+def test_recorded_seed_reproduces_the_run(built: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
+    workdir, events = built
+    code, again = run_engine("build-system", _pe_job(random_seed=events[-1]["seed"]), tmp_path)
+    assert code == 0, again[-1]
+    first = (workdir / "simulation" / "energies.csv").read_text()
+    assert (tmp_path / "simulation" / "energies.csv").read_text() == first
+
+
+def test_walls_run_with_a_vacuum_gap(tmp_path: Path) -> None:
+    job = _pe_job()
+    job["system_setup"].update(
+        cell_dimension_selector="cell_sides", cell_sides=[25.0, 25.0, 25.0], density=None, potential_wall_z=True
+    )
+    code, events = run_engine("build-system", job, tmp_path)
+    assert code == 0, events[-1]
+    with zipfile.ZipFile(tmp_path / "test_system_files.zip") as archive:
+        assert "nwall           = 2" in archive.read("md.mdp").decode()
+        assert "vacuum gap" in archive.read("README.md").decode()
+
+
+def test_glycam_polymer_is_refused_before_building(tmp_path: Path) -> None:
+    job = _pe_job()
+    job["polymers"][0]["force_field"] = "glycam_06j"
+    code, events = run_engine("build-system", job, tmp_path)
+    assert code == 1
+    assert events == [
+        {
+            "event": "error",
+            "code": "FORCE_FIELD_NOT_SUPPORTED",
+            "message": "The force field glycam_06j (GLYCAM) is not supported yet; choose GAFF or GAFF2.",
+        }
+    ]
