@@ -126,6 +126,7 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(page.getByText("System created")).toBeVisible();
   await expect(page).toHaveURL(/\/systems\?type=system/);
   await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "PE PS peptide box" })).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-created"), fullPage: true });
 
   // The builder starts again with a fresh draft.
