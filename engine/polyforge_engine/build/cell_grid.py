@@ -86,6 +86,10 @@ class CellGrid:
         found = self.table[flat].ravel()
         return found[found >= 0]
 
+    def crowding(self, points: np.ndarray) -> np.ndarray:
+        """Atoms stored in the 27 cells around each point."""
+        return self.count[self.neighbour_cells(self._cells(self.wrap(points)))].sum(axis=1)
+
     def neighbour_cells(self, cells: np.ndarray) -> np.ndarray:
         """For each given cell, its 27 neighbouring cells (the empty cell beyond a wall): (len, 27)."""
         coords = np.stack(np.unravel_index(cells, tuple(self.shape)), axis=1)

@@ -28,8 +28,9 @@ HOLD_CONSTANT = 5.0e5  # kJ/mol/nm² on held pairs
 PUSH_CONSTANT = 5.0e5  # kJ/mol/nm² on pairs closer than their limit
 WALL_CONSTANT = 5.0e5  # kJ/mol/nm²
 PUSH_BEYOND = 0.05  # Å: aim a little past the limits so the minimum lands on the right side
-STEP = 0.97  # linear compression per step
-FINAL_MINIMISATIONS = 3
+STEP = 0.94  # linear compression per step
+STEP_ITERATIONS = 300  # minimiser iterations per compression step
+FINAL_MINIMISATIONS = 4  # at most, until no pair is closer than its limit
 
 
 def held_pairs(mol: Chem.Mol) -> np.ndarray:
@@ -95,6 +96,7 @@ def compress(
     repel.addPerParticleParameter("molecule")
     repel.setNonbondedMethod(openmm.CustomNonbondedForce.CutoffPeriodic)
     repel.setCutoffDistance(max(inter, intra))
+    repel.setForceGroup(1)  # its energy alone says whether any pair is still too close
     for molecule, kind_index in enumerate(molecule_kinds):
         kind = kinds[kind_index]
         for _ in range(kind.atom_count):
@@ -124,10 +126,13 @@ def compress(
         current_nm = current_nm * (box_nm / previous_nm)
         context.setPeriodicBoxVectors(*_vectors(box_nm + [0, 0, z_padding]))
         context.setPositions(current_nm)
-        openmm.LocalEnergyMinimizer.minimize(context, 10.0, 500)
+        openmm.LocalEnergyMinimizer.minimize(context, 10.0, STEP_ITERATIONS)
         current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
         on_progress(step / steps)
     for _ in range(FINAL_MINIMISATIONS):
-        openmm.LocalEnergyMinimizer.minimize(context, 0.1, 5000)
+        openmm.LocalEnergyMinimizer.minimize(context, 1.0, 2000)
+        overlap = context.getState(getEnergy=True, groups={1}).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+        if overlap == 0.0:
+            break
     final = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.angstrom)
     return np.asarray(final)

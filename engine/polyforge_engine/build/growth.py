@@ -38,7 +38,6 @@ TORSIONS = 12  # torsion angles tried per unit (random phase, evenly spaced)
 FINE_TORSIONS = 48  # tried once more, before backing off, when none of the coarse ones fits
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
-LOOK_AHEAD = 5.0  # Å around a candidate where placed atoms count as crowding
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
 BACKOFFS_PER_START = 40
 
@@ -100,6 +99,11 @@ class _UnitGeometry:
     # (its index in the molecule), so a unit is not placed where its children could never go.
     ahead_sites: np.ndarray  # site indices
     ahead_atoms: np.ndarray  # the children's anchor atoms
+    # Candidate tables per torsion count T, computed once: every conformer turned so that its bond to
+    # the parent points along -z, then spun about z by 2πj/T. Rows are conformer * T + j.
+    spun_points: dict[int, np.ndarray]  # T -> (conformers * T, points, 3)
+    spun_rotations: dict[int, np.ndarray]  # T -> (conformers * T, 3, 3) template frame -> spun frame
+    spun_conformers: dict[int, np.ndarray]  # T -> (conformers * T,)
 
     def points(self, conformer: np.ndarray) -> np.ndarray:
         """(m, atoms + look-ahead points, 3) in the unit's frame for the given conformers."""
@@ -134,6 +138,16 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
         ahead = children.get(index, [])
         ahead_sites = np.array([site for site, _ in ahead], dtype=np.int64)
         reach = np.concatenate([centred, centred_proxies[:, ahead_sites]], axis=1)
+        spun_points, spun_rotations, spun_conformers = {}, {}, {}
+        if unit.own_site >= 0:
+            to_canonical = _aligning(back_directions, np.array([0.0, 0.0, -1.0]))
+            for torsions in {1 if template.atom_count == 1 else t for t in (TORSIONS, FINE_TORSIONS)}:
+                spins = _rotation_about(np.array([0.0, 0.0, 1.0]), np.arange(torsions) * (2 * np.pi / torsions))
+                rotations = np.einsum("tij,cjk->ctik", spins, to_canonical).reshape(-1, 3, 3)
+                conformer = np.repeat(np.arange(len(centred)), torsions)
+                spun_points[torsions] = np.einsum("mij,maj->mai", rotations, reach[conformer])
+                spun_rotations[torsions] = rotations
+                spun_conformers[torsions] = conformer
         geometries.append(
             _UnitGeometry(
                 template=template,
@@ -149,6 +163,9 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,
                 ahead_atoms=np.array([atom for _, atom in ahead], dtype=np.int64),
+                spun_points=spun_points,
+                spun_rotations=spun_rotations,
+                spun_conformers=spun_conformers,
             )
         )
     return geometries
@@ -188,19 +205,17 @@ class SystemGrower:
     # -- scoring --------------------------------------------------------------------------------
     def _assess(self, candidates: np.ndarray, local_atoms: np.ndarray, molecule: int, kind: AssembledPolymer, centre: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
         """For candidate placements (m, atoms, 3) within `radius` of `centre`: whether each keeps every
-        limit, and how crowded its surroundings are (placed atoms within LOOK_AHEAD Å of its centroid)."""
+        limit, and how crowded its surroundings are (atoms in the 27 cells around its centroid)."""
         acceptable = np.ones(len(candidates), dtype=bool)
         if self.walls:
             z = candidates[..., 2]
             acceptable &= ((z > self.tol.wall) & (z < self.box[2] - self.tol.wall)).all(axis=1)
-        near = self.grid.atoms_near(centre, radius + LOOK_AHEAD)
+        crowding = self.grid.crowding(candidates.mean(axis=1)).astype(float)
+        near = self.grid.atoms_near(centre, radius + self.inter)
         # Nearest periodic image of each nearby atom as seen from the centre, relative to the centre:
         # the candidates then need no further minimum-image work.
         seen = self.grid.minimum_image(self.grid.positions[near] - centre)
         flat = candidates.reshape(-1, 3) - centre
-        centroids = flat.reshape(candidates.shape).mean(axis=1)
-        crowd_squared = (centroids * centroids).sum(axis=1)[:, None] + (seen * seen).sum(axis=1)[None, :] - 2.0 * centroids @ seen.T
-        crowding = (crowd_squared < LOOK_AHEAD**2).sum(axis=1).astype(float)
         within = (seen * seen).sum(axis=1) <= (radius + self.inter) ** 2
         near, seen = near[within], seen[within]
         if len(near) == 0:
@@ -259,20 +274,19 @@ class SystemGrower:
         bond = proxy - anchor
         parent_half = np.linalg.norm(bond) / 2
         direction = bond / (2 * parent_half)
-        conformers = len(unit.centred)
         torsions = 1 if unit.template.atom_count == 1 else torsions
-        angles = self.rng.uniform(0, 2 * np.pi) + np.arange(torsions) * (2 * np.pi / torsions)
-        turn = _rotation_about(direction, angles)  # (torsions, 3, 3)
-        align = _aligning(unit.back_directions, -direction)  # (conformers, 3, 3)
-        rotation = np.einsum("tij,cjk->ctik", turn, align).reshape(-1, 3, 3)
-        conformer = np.repeat(np.arange(conformers), torsions)
+        # Spun frame -> world: z onto the bond direction, plus a random phase for the torsions.
+        frame = _aligning(np.array([[0.0, 0.0, 1.0]]), direction)[0] @ _rotation_about(
+            np.array([0.0, 0.0, 1.0]), np.array([self.rng.uniform(0, 2 * np.pi)])
+        )[0]
+        conformer = unit.spun_conformers[torsions]
         joint = anchor + direction[None, :] * (parent_half + unit.half_bond[conformer])[:, None]  # (m, 3)
-        candidates = np.einsum("mij,maj->mai", rotation, unit.points(conformer)) + joint[:, None, :]
+        candidates = unit.spun_points[torsions] @ frame.T + joint[:, None, :]
         acceptable, crowding = self._assess(candidates, unit.checked_atoms, molecule, kind, joint[0], unit.extent + 0.5)
         chosen = self._choose(acceptable, crowding)
         if chosen < 0:
             return None
-        return rotation[chosen], joint[chosen], int(conformer[chosen])
+        return frame @ unit.spun_rotations[torsions][chosen], joint[chosen], int(conformer[chosen])
 
     def _grow_molecule(self, molecule: int, kind_index: int) -> bool:
         """Grow one molecule; False (with all of it taken back) when every start got stuck."""

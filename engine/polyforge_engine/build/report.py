@@ -15,18 +15,25 @@ CHUNK = 20_000  # atoms per vectorised batch when scanning contacts
 
 
 def closest_contacts(
-    grid: CellGrid, kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray
+    grid: CellGrid,
+    kind_sizes: list[int],
+    kind_close_pairs: list[np.ndarray],
+    molecule_kinds: list[int],
+    molecule_offsets: np.ndarray,
 ) -> tuple[float | None, float | None, float]:
     """(smallest distance between atoms of different molecules, smallest distance between atoms of
-    one molecule more than three bonds apart, distance up to which the search is complete). Uses the
-    grid filled by the builder: every atom against the atoms of its 27 neighbouring cells."""
+    one molecule more than three bonds apart, distance up to which the search is complete).
+
+    `grid` holds every atom (index = position in the system, molecule set); each molecule kind is
+    described by its atom count and the sorted keys i*size+j of its pairs within three bonds. Every
+    atom is compared with the atoms of its 27 neighbouring cells."""
     limit = float(grid.side.min())
     atom_count = len(grid.molecule)
     kind_of_molecule = np.asarray(molecule_kinds)
-    kind_sizes = np.array([kind.atom_count for kind in kinds], dtype=np.int64)
+    sizes = np.array(kind_sizes, dtype=np.int64)
     # One sorted key space for every kind's close pairs: base[kind] + i * size + j.
-    key_base = np.concatenate([[0], np.cumsum(kind_sizes**2)[:-1]])
-    close = np.concatenate([kind.close_pairs + base for kind, base in zip(kinds, key_base, strict=True)])
+    key_base = np.concatenate([[0], np.cumsum(sizes**2)[:-1]])
+    close = np.concatenate([pairs + base for pairs, base in zip(kind_close_pairs, key_base, strict=True)])
     inter_min, intra_min = np.inf, np.inf
     for start in range(0, atom_count, CHUNK):
         atoms = np.arange(start, min(start + CHUNK, atom_count))
@@ -45,7 +52,7 @@ def closest_contacts(
             kind = kind_of_molecule[molecule]
             local_i = i[same] - molecule_offsets[molecule]
             local_j = j[same] - molecule_offsets[molecule]
-            keys = key_base[kind] + np.minimum(local_i, local_j) * kind_sizes[kind] + np.maximum(local_i, local_j)
+            keys = key_base[kind] + np.minimum(local_i, local_j) * sizes[kind] + np.maximum(local_i, local_j)
             slot = np.minimum(np.searchsorted(close, keys), len(close) - 1)
             far_apart = close[slot] != keys if len(close) else np.ones(len(keys), dtype=bool)
             if far_apart.any():
@@ -82,7 +89,9 @@ def build_report(
 ) -> dict[str, Any]:
     total_mass = sum(kinds[k].masses.sum() for k in molecule_kinds)
     volume = float(np.prod(box))
-    inter, intra, limit = closest_contacts(grid, kinds, molecule_kinds, molecule_offsets)
+    inter, intra, limit = closest_contacts(
+        grid, [kind.atom_count for kind in kinds], [kind.close_pairs for kind in kinds], molecule_kinds, molecule_offsets
+    )
     polymers = []
     for index, kind in enumerate(kinds):
         radii, ends = [], []

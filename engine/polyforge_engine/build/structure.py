@@ -36,8 +36,10 @@ ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
 # Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
 # packing (74 %). Below that no arrangement can keep the atoms apart.
-# Linear factors by which a cell is enlarged for growth before compression; 1.0 = the cell itself.
-EXPANSIONS = (1.0, 1.3, 1.6, 2.0)
+# Growth jams somewhere below ~25-30 Å³ per atom (e.g. polyethylene near 0.3 g/cm³): denser cells are
+# grown larger and compressed. If growth still jams, the next (linear) enlargement is tried.
+GROWABLE_VOLUME_PER_ATOM = 28.0
+RETRY_EXPANSIONS = (1.0, 1.2, 1.45, 1.8)
 STARTS_FIRST = 3  # starts per stuck molecule before trying a larger cell
 STARTS_LAST = 12  # in the largest cell, before giving up
 
@@ -125,11 +127,15 @@ def build_structure(
         )
 
     walls = job.system_setup.potential_wall_z
-    # Dense cells jam growth: grow in a larger cell (x, y and, without walls, z scaled up) and
-    # compress. The first try uses the target cell itself with a short retry budget.
+    # Dense cells jam growth: grow in a larger cell (x, y and, without walls, z scaled up) with
+    # at least GROWABLE_VOLUME_PER_ATOM, then compress; a larger cell again if growth still jams.
     compressible = np.array([1.0, 1.0, 0.0 if walls else 1.0])
-    for attempt, expansion in enumerate(EXPANSIONS):
-        last = attempt == len(EXPANSIONS) - 1
+    volume_per_atom = float(np.prod(box)) / total_atoms
+    first = (GROWABLE_VOLUME_PER_ATOM / volume_per_atom) ** (1 / compressible.sum())
+    first = first if first > 1.1 else 1.0  # nearly growable: try the cell itself first
+    expansions = [first * factor for factor in RETRY_EXPANSIONS]
+    for attempt, expansion in enumerate(expansions):
+        last = attempt == len(expansions) - 1
         grown_box = box * (1.0 + (expansion - 1.0) * compressible)
         progress("packing", 15)
         grower = SystemGrower(

@@ -1,0 +1,287 @@
+"""PolyForge build-structure against Packmol and polyply (gen_coords) on the same machine, in one run.
+
+    .venv/bin/python bench/engine/run_bench.py [--million]
+
+Peers live in bench/.venv-bench (see bench/README.md). Every tool runs as a separate process under
+/usr/bin/time -v (wall time, peak memory); every output is measured by the same code (PolyForge's cell
+list): smallest distance between atoms of different molecules and between atoms of one molecule more
+than three bonds apart. Results go to bench/engine/out/results.json and are printed as a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "engine"))
+
+from polyforge_engine.build.assembly import pairs_within_three_bonds  # noqa: E402
+from polyforge_engine.build.cell_grid import CellGrid  # noqa: E402
+from polyforge_engine.build.report import closest_contacts  # noqa: E402
+
+OUT = ROOT / "bench" / "engine" / "out"
+ENGINE_PYTHON = ROOT / ".venv" / "bin" / "python"
+PEERS = ROOT / "bench" / ".venv-bench" / "bin"
+PEER_TIMEOUT = 900  # s; a peer still running after this is reported as unfinished
+TOLERANCE = 2.0  # Å between atoms of different molecules, for every tool
+UNITS = {"PE": "[*:1]CC[*:2]", "PEO": "[*:1]CCO[*:2]"}
+
+# polyply libraries: PEO all-atom (OPLS-AA, LigParGen); PE only exists united-atom (2016H66).
+POLYPLY = {
+    "PEO": {
+        "lib": "oplsaaLigParGen",
+        "block": "PEO",
+        "atomtypes": "[ defaults ]\n1 3 yes 0.5 0.5\n\n[ atomtypes ]\n"
+        "opls_135 C 6 12.011 0.0 A 3.50000e-01 2.76144e-01\n"
+        "opls_140 H 1 1.008 0.0 A 2.50000e-01 1.25520e-01\n"
+        "opls_179 O 8 15.999 0.0 A 2.90000e-01 5.85760e-01\n",
+    },
+    "PE": {
+        "lib": "2016H66",
+        "block": "PE",
+        "atomtypes": "[ defaults ]\n1 1 no 1.0 1.0\n\n[ atomtypes ]\n"
+        "CH2 6 14.027 0.0 A 0.0074684164 3.3965584e-05\n"
+        "CH3 6 15.035 0.0 A 0.0096138025 2.6646244e-05\n",
+    },
+}
+
+
+def timed(command: list[str], workdir: Path, timeout: float, stdin: str | None = None) -> dict[str, Any]:
+    """Run under /usr/bin/time -v: wall seconds, peak resident memory (MB), exit code, output tail."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            ["/usr/bin/time", "-v", *command], cwd=workdir, input=stdin, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "wall_s": timeout, "error": f"did not finish within {timeout:.0f} s"}
+    wall = time.perf_counter() - started
+    peak_kb = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    return {
+        "ok": proc.returncode == 0,
+        "wall_s": wall,
+        "peak_mb": int(peak_kb.group(1)) / 1024 if peak_kb else None,
+        "exit_code": proc.returncode,
+        "tail": (proc.stdout + proc.stderr)[-600:],
+    }
+
+
+def polyforge_job(unit: str, length: int, copies: int, density: float, seed: int = 1) -> dict[str, Any]:
+    block, segment, polymer = (str(uuid.uuid4()) for _ in range(3))
+    return {
+        "system": {"id": str(uuid.uuid4()), "name": "bench", "sanitized_name": "bench"},
+        "blocks": [
+            {
+                "id": block,
+                "name": "Unit",
+                "type": "linear",
+                "data": {"repeating_unit": unit, "head_repeating_unit": "[*:2][H]", "tail_repeating_unit": "[*:1][H]"},
+            }
+        ],
+        "segments": [
+            {
+                "id": segment,
+                "name": "S",
+                "type": "linear_block",
+                "data": {"total_building_blocks": length},
+                "blocks": [{"building_block_id": block, "order": 0, "occurrence": length}],
+            }
+        ],
+        "polymers": [
+            {"id": polymer, "name": "P", "force_field": "gaff2", "segments": [{"segment_id": segment, "occurrence": 1, "order": 0}]}
+        ],
+        "system_setup": {
+            "cell_dimension_selector": "density",
+            "density": density,
+            "cell_sides": None,
+            "potential_wall_z": False,
+            "construction_order": "as_listed_in_components",
+            "polymers": [{"polymer_id": polymer, "order": 0, "occurrence": copies}],
+        },
+        "simulation_protocol": {
+            "simulation": "MD",
+            "random_seed": seed,
+            "minimization": False,
+            "minimization_steps": None,
+            "dynamics": False,
+            "dynamics_steps": None,
+            "temperature": None,
+            "ensemble": None,
+        },
+    }
+
+
+def read_pdb(path: Path) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Coordinates and CONECT bonds (0-based) of a PDB file with decimal serials."""
+    xyz, bonds = [], set()
+    for line in path.read_text().splitlines():
+        if line.startswith(("ATOM", "HETATM")):
+            xyz.append((float(line[30:38]), float(line[38:46]), float(line[46:54])))
+        elif line.startswith("CONECT"):
+            fields = [int(line[i : i + 5]) - 1 for i in range(6, len(line.rstrip()), 5)]
+            bonds |= {tuple(sorted((fields[0], other))) for other in fields[1:]}
+    return np.array(xyz), sorted(bonds)
+
+
+def read_gro(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    lines = path.read_text().splitlines()
+    count = int(lines[1])
+    xyz = np.array([(float(l[20:28]), float(l[28:36]), float(l[36:44])) for l in lines[2 : 2 + count]]) * 10.0
+    box = np.array([float(v) for v in lines[2 + count].split()[:3]]) * 10.0
+    return xyz, box
+
+
+def itp_bonds(path: Path) -> tuple[int, list[tuple[int, int]]]:
+    section, atoms, bonds = "", 0, []
+    for line in path.read_text().splitlines():
+        text = line.split(";")[0].strip()
+        if text.startswith("["):
+            section = text.strip("[] ")
+        elif text and section == "atoms":
+            atoms += 1
+        elif text and section == "bonds":
+            a, b = text.split()[:2]
+            bonds.append((int(a) - 1, int(b) - 1))
+    return atoms, bonds
+
+
+def contacts(xyz: np.ndarray, box: np.ndarray, molecule_size: int, molecule_bonds: list[tuple[int, int]]) -> dict[str, Any]:
+    """Smallest distances for copies of one molecule laid out one after another."""
+    molecules = len(xyz) // molecule_size
+    grid = CellGrid(box, periodic_z=True, cell_side=3.0, capacity=len(xyz))
+    for molecule in range(molecules):
+        atoms = np.arange(molecule * molecule_size, (molecule + 1) * molecule_size)
+        grid.insert(atoms, xyz[atoms], molecule)
+    close = pairs_within_three_bonds(np.array(molecule_bonds, dtype=np.int64).reshape(-1, 2), molecule_size)
+    offsets = np.arange(molecules, dtype=np.int64) * molecule_size
+    inter, intra, limit = closest_contacts(grid, [molecule_size], [close], [0] * molecules, offsets)
+    return {"min_inter": inter, "min_intra_nonbonded": intra, "search_limit": limit}
+
+
+def run_polyforge(name: str, unit: str, length: int, copies: int, density: float) -> dict[str, Any]:
+    workdir = OUT / name / "polyforge"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    (workdir / "job.json").write_text(json.dumps(polyforge_job(unit, length, copies, density)))
+    run = timed(
+        [str(ENGINE_PYTHON), "-m", "polyforge_engine", "build-structure", "--input", "job.json", "--workdir", "."],
+        workdir,
+        timeout=7200,
+    )
+    if not run["ok"]:
+        return run
+    report = json.loads((workdir / "report.json").read_text())
+    run.update(atoms=report["atoms"], box=report["box"], density=report["density"], grown_in_cell=report["grown_in_cell"])
+    xyz, bonds = read_pdb(workdir / "system.pdb") if report["atoms"] <= 99_999 else (None, None)
+    if xyz is not None:
+        size = report["polymers"][0]["atoms_per_molecule"]
+        run.update(contacts(xyz, np.array(report["box"]), size, [b for b in bonds if b[0] < size and b[1] < size]))
+    else:  # hexadecimal serials beyond 99,999 atoms: take the engine's own measurement (same code)
+        run.update(min_inter=report["min_intermolecular_distance"], min_intra_nonbonded=report["min_intramolecular_nonbonded_distance"])
+    return run
+
+
+def run_packmol(name: str, unit: str, length: int, copies: int, box: list[float]) -> dict[str, Any]:
+    packmol = PEERS / "packmol"
+    if not packmol.exists():
+        return {"ok": False, "error": f"{packmol} not found"}
+    workdir = OUT / name / "packmol"
+    shutil.rmtree(workdir, ignore_errors=True)
+    # The molecule Packmol copies: one chain built by PolyForge alone in a dilute cell (not timed).
+    single = OUT / name / "single-chain"
+    shutil.rmtree(single, ignore_errors=True)
+    single.mkdir(parents=True)
+    (single / "job.json").write_text(json.dumps(polyforge_job(unit, length, 1, 0.01)))
+    subprocess.run(
+        [str(ENGINE_PYTHON), "-m", "polyforge_engine", "build-structure", "--input", "job.json", "--workdir", "."],
+        cwd=single, check=True, capture_output=True,
+    )
+    chain_xyz, chain_bonds = read_pdb(single / "system.pdb")
+    workdir.mkdir(parents=True)
+    shutil.copy(single / "system.pdb", workdir / "chain.pdb")
+    a, b, c = box
+    (workdir / "pack.inp").write_text(
+        f"tolerance {TOLERANCE}\nfiletype pdb\noutput packed.pdb\nseed 1\npbc 0. 0. 0. {a:.3f} {b:.3f} {c:.3f}\n"
+        f"structure chain.pdb\n  number {copies}\n  inside box 0. 0. 0. {a:.3f} {b:.3f} {c:.3f}\nend structure\n"
+    )
+    run = timed([str(packmol)], workdir, PEER_TIMEOUT, stdin=(workdir / "pack.inp").read_text())
+    packed = workdir / "packed.pdb"
+    if not packed.exists():
+        packed = workdir / "packed.pdb_FORCED"
+    if packed.exists():
+        xyz, _ = read_pdb(packed)
+        run.update(atoms=len(xyz), output=packed.name)
+        run.update(contacts(xyz, np.array(box), len(chain_xyz), chain_bonds))
+    run["perfect_packing"] = "Success!" in run.get("tail", "")
+    return run
+
+
+def run_polyply(name: str, kind: str, length: int, copies: int, density: float) -> dict[str, Any]:
+    polyply = PEERS / "polyply"
+    if not polyply.exists():
+        return {"ok": False, "error": f"{polyply} not found"}
+    spec = POLYPLY[kind]
+    workdir = OUT / name / "polyply"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    params = subprocess.run(
+        [str(polyply), "gen_params", "-lib", spec["lib"], "-seq", f"{spec['block']}:{length}", "-o", "mol.itp", "-name", kind],
+        cwd=workdir, capture_output=True, text=True,
+    )
+    if params.returncode != 0:
+        return {"ok": False, "error": params.stderr[-600:]}
+    (workdir / "topol.top").write_text(
+        f"{spec['atomtypes']}\n#include \"mol.itp\"\n\n[ system ]\nbench\n\n[ molecules ]\n{kind} {copies}\n"
+    )
+    run = timed(
+        [str(polyply), "gen_coords", "-p", "topol.top", "-o", "out.gro", "-name", kind, "-dens", str(density * 1000)],
+        workdir,
+        PEER_TIMEOUT,
+    )
+    if (workdir / "out.gro").exists():
+        xyz, box = read_gro(workdir / "out.gro")
+        size, bonds = itp_bonds(workdir / "mol.itp")
+        run.update(atoms=len(xyz), box=box.tolist(), force_field=spec["lib"])
+        run.update(contacts(xyz, box, size, bonds))
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--million", action="store_true", help="also build ~1 M atoms with PolyForge")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Any] = {"machine": subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip()}
+    comparisons = [("PE-100x20_d0.1", "PE", 100, 20, 0.1), ("PEO-100x50_d0.8", "PEO", 100, 50, 0.8)]
+    for name, kind, length, copies, density in comparisons:
+        print(f"== {name}", flush=True)
+        entry = {"polyforge": run_polyforge(name, UNITS[kind], length, copies, density)}
+        print("polyforge", {k: v for k, v in entry["polyforge"].items() if k != "tail"}, flush=True)
+        entry["packmol"] = run_packmol(name, UNITS[kind], length, copies, entry["polyforge"]["box"])
+        print("packmol", {k: v for k, v in entry["packmol"].items() if k != "tail"}, flush=True)
+        entry["polyply"] = run_polyply(name, kind, length, copies, density)
+        print("polyply", {k: v for k, v in entry["polyply"].items() if k != "tail"}, flush=True)
+        results[name] = entry
+    scaling = [("PE-100x17_d0.1", 17), ("PE-100x166_d0.1", 166)] + ([("PE-100x1661_d0.1", 1661)] if args.million else [])
+    results["scaling"] = {}
+    for name, copies in scaling:
+        print(f"== {name}", flush=True)
+        results["scaling"][name] = run_polyforge(name, UNITS["PE"], 100, copies, 0.1)
+        print({k: v for k, v in results["scaling"][name].items() if k != "tail"}, flush=True)
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
