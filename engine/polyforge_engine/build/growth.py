@@ -324,7 +324,10 @@ class SystemGrower:
                     placed += 1
                     continue
                 backoffs += 1
-                steps = min(placed - 1, int(self.rng.integers(1, 2 + min(backoffs, 8))))
+                # Take back a few units, and at least back to (and including) the failing unit's parent:
+                # in a dendrimer the units just before it are its siblings, whose removal changes nothing.
+                steps = max(int(self.rng.integers(1, 2 + min(backoffs, 8))), placed - units[placed].parent)
+                steps = min(placed - 1, steps)
                 for index in range(placed - 1, placed - 1 - steps, -1):
                     take_back(index)
                 placed -= steps
