@@ -101,7 +101,7 @@ def parametrise_simulate_bundle(
         "tool_versions": tool_versions(),
         **(extra_report or {}),
     }
-    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol)
+    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None)
     events.progress("bundling", 100)
     return {"files": {"bundle": bundle.name}, "seed": md_protocol.seed, "summary": summary}
 
@@ -156,9 +156,8 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     build_dir.mkdir(parents=True, exist_ok=True)
     built = build_structure(job, build_dir, stage_progress((0, 30)))
     raise_if_cancelled()
-    check_cell(
-        tuple(float(side) / 10 for side in built.box), job.system_setup.potential_wall_z
-    )  # before the costly part
+    a, b, c = (float(side) / 10 for side in built.box)
+    check_cell((a, b, c), job.system_setup.potential_wall_z)  # nm; before the costly part
     molecules: list[Chem.Mol] = [built.molecule(index) for index in range(len(built.molecule_kinds))]
     grouped = group_copies(molecules)
     system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))

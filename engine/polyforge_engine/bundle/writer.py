@@ -45,15 +45,16 @@ def write_bundle(
     title: str,
     files: list[BundleFile],
     report: dict[str, object],
-    protocol: Protocol | None,
+    protocol: Protocol,
+    periodic: bool,
 ) -> Path:
     """Write `{sanitized_name}_files.zip` into `workdir` under a temporary name and rename it
     at the end, so a cancelled or failed run never leaves a half-written bundle."""
-    extras = _protocol_inputs(workdir, protocol) if protocol is not None else []
+    extras = _protocol_inputs(workdir, protocol)
     report_path = workdir / "report.json"
     report_path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     entries = [*files, *extras, BundleFile("report.json", report_path)]
-    readme = _readme(title, [entry.name for entry in entries], protocol)
+    readme = _readme(title, [entry.name for entry in entries], protocol, periodic)
     target = workdir / f"{sanitized_name}_files.zip"
     partial = workdir / f".{target.name}.partial"
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -154,7 +155,7 @@ def amber_input(protocol: Protocol) -> str:
     )
 
 
-def _readme(title: str, names: list[str], protocol: Protocol | None) -> str:
+def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) -> str:
     present = set(names) | {"README.md"}
     listed = "\n".join(f"- `{name}` — {FILE_DESCRIPTIONS[name]}" for name in FILE_DESCRIPTIONS if name in present)
     sections = [
@@ -166,55 +167,68 @@ def _readme(title: str, names: list[str], protocol: Protocol | None) -> str:
         "- `README.md` — this file.",
         listed + "\n",
     ]
-    if protocol is not None:
-        sections.append(
-            "## The protocol that was run\n\n"
-            f"OpenMM, PME electrostatics with a {CUTOFF_NM} nm cutoff, bonds to hydrogen constrained, "
-            f"{TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
-            + (f"{protocol.minimization_steps} steps. " if protocol.minimization_steps else "none. ")
-            + (
-                f"Dynamics: {protocol.dynamics_steps} steps, {protocol.ensemble} "
-                + (
-                    "(Langevin middle integrator, friction 1/ps)"
-                    if protocol.ensemble == "NVT"
-                    else "(Verlet, velocities drawn at the temperature)"
-                )
-                + f" at {protocol.temperature_k} K."
-                if protocol.dynamics_steps
-                else "Dynamics: none."
-            )
-            + (
-                " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
-                if protocol.potential_wall_z
-                else ""
-            )
-            + "\n"
+    sections.append(
+        "## The protocol that was run\n\n"
+        + (
+            f"OpenMM, PME electrostatics with a {CUTOFF_NM} nm cutoff"
+            if periodic
+            else "OpenMM, isolated molecules (no cutoff)"
         )
-    start = "final.pdb" if "final.pdb" in present else "system.gro"
+        + ", bonds to hydrogen constrained, "
+        f"{TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
+        + (f"{protocol.minimization_steps} steps. " if protocol.minimization_steps else "none. ")
+        + (
+            f"Dynamics: {protocol.dynamics_steps} steps, {protocol.ensemble} "
+            + (
+                f"(Langevin middle integrator, friction {FRICTION_PER_PS}/ps)"
+                if protocol.ensemble == "NVT"
+                else "(Verlet, velocities drawn at the temperature)"
+            )
+            + f" at {protocol.temperature_k} K."
+            if protocol.dynamics_steps
+            else "Dynamics: none."
+        )
+        + (
+            " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
+            if protocol.potential_wall_z
+            else ""
+        )
+        + "\n"
+    )
+    start = "final.pdb" if "final.pdb" in present else "system.pdb"
+    mdp = next((name for name in ("md.mdp", "minimization.mdp") if name in present), "your_run.mdp")
+    nonbonded = "app.PME, nonbondedCutoff=1.0*unit.nanometer" if periodic else "app.NoCutoff"
     sections.append(
         "## Continue in GROMACS\n\n"
         "```\n"
-        "gmx grompp -f md.mdp -c system.gro -p system.top -o md.tpr\n"
-        "gmx mdrun -deffnm md\n"
+        f"gmx grompp -f {mdp} -c system.gro -p system.top -o run.tpr\n"
+        "gmx mdrun -deffnm run\n"
         "```\n"
-        "To continue from the last frame instead of the starting structure, convert it first: "
-        f"`gmx editconf -f {start} -o start.gro` and pass `-c start.gro` (keep the cell of system.gro).\n\n"
+        f"To start from `{start}` instead, convert it first: `gmx editconf -f {start} -o start.gro` and pass "
+        "`-c start.gro` (keep the cell of system.gro).\n\n"
         "## Continue in Amber\n\n"
-        "```\n"
-        "pmemd -O -i md.in -p system.prmtop -c system.inpcrd -o md.out -r md.rst7 -x md.nc\n"
-        "```\n"
-        "(`sander` takes the same arguments.)\n\n"
-        "## Continue in OpenMM\n\n"
+        + (
+            "```\npmemd -O -i md.in -p system.prmtop -c system.inpcrd -o md.out -r md.rst7 -x md.nc\n```\n"
+            "(`sander` takes the same arguments.)\n\n"
+            if "md.in" in present
+            else "`system.prmtop` and `system.inpcrd` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
+        )
+        + "## Continue in OpenMM\n\n"
         "```python\n"
         "from openmm import app, unit, LangevinMiddleIntegrator\n"
         "prmtop = app.AmberPrmtopFile('system.prmtop')\n"
-        f"pdb = app.PDBFile('{start if start.endswith('.pdb') else 'system.pdb'}')\n"
-        "system = prmtop.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=1.0*unit.nanometer, constraints=app.HBonds)\n"
-        "integrator = LangevinMiddleIntegrator(300*unit.kelvin, 1/unit.picosecond, 0.002*unit.picoseconds)\n"
+        f"pdb = app.PDBFile('{start}')\n"
+        f"system = prmtop.createSystem(nonbondedMethod={nonbonded}, constraints=app.HBonds)\n"
+        f"integrator = LangevinMiddleIntegrator({protocol.temperature_k}*unit.kelvin, {FRICTION_PER_PS}/unit.picosecond, "
+        f"{TIMESTEP_FS / 1000}*unit.picoseconds)\n"
         "simulation = app.Simulation(prmtop.topology, system, integrator)\n"
         "simulation.context.setPositions(pdb.positions)\n"
-        "simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n"
-        "simulation.step(1000)\n"
+        + (
+            "simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n"
+            if periodic
+            else ""
+        )
+        + "simulation.step(1000)\n"
         "```\n"
     )
     return "\n".join(sections)
