@@ -11,10 +11,14 @@ const polyforge = (...args: string[]) =>
   });
 
 describe("the polyforge command", () => {
-  it("says clearly that the worker is not available yet", () => {
-    const run = polyforge("worker");
+  it("refuses to run the worker without a shared PostgreSQL (DATABASE_URL)", () => {
+    const run = spawnSync(process.execPath, [resolve(REPO_ROOT, "apps/server/bin/polyforge.js"), "worker"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, DATABASE_URL: "" },
+    });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("not available yet");
+    expect(run.stderr.trim()).toBe("polyforge worker needs DATABASE_URL: the embedded database belongs to one server");
   });
 
   it("prints its usage for help, and for an unknown command with exit 2", () => {

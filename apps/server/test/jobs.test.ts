@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { once } from "node:events";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { eq, inArray } from "drizzle-orm";
@@ -7,6 +8,7 @@ import { MAX_ATTEMPTS, SystemProcessingQueue } from "../src/modules/system-execu
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import type { Db } from "../src/platform/db/database";
+import { REPO_ROOT } from "../src/platform/paths";
 import { createFileStore } from "../src/platform/storage/file-store";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -172,6 +174,34 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
     expect(stdout.split("\n").filter((line) => line.includes(execution.id))).toEqual([]);
     await db.update(systemExecutions).set({ status: "cancelled" }).where(eq(systemExecutions.id, execution.id));
   });
+
+  it.runIf(kind === "postgres")(
+    "`polyforge worker` on another process runs the jobs of a shared database",
+    async () => {
+      const { systemId, executionId } = await queuedSystem();
+      if (testApp.databaseTarget.kind !== "postgres") throw new Error("needs PostgreSQL");
+      const worker = spawn(process.execPath, [join(REPO_ROOT, "apps/server/bin/polyforge.js"), "worker"], {
+        env: {
+          ...process.env,
+          DATABASE_URL: testApp.databaseTarget.url,
+          POLYFORGE_DATA_DIR: testApp.config.dataDir,
+          LOG_LEVEL: "warn",
+        },
+        stdio: "ignore",
+      });
+      try {
+        const done = await waitForStatus(db, executionId, ["completed", "error"], 120_000);
+        expect(done.status).toBe("completed");
+        expect(done.leaseOwner).toBeNull();
+        // The worker's results are in the shared store, so the API serves them.
+        expect((await download(token, `/systems/${systemId}/files/system.pdb`)).statusCode).toBe(200);
+      } finally {
+        worker.kill("SIGTERM");
+        await once(worker, "exit");
+      }
+      expect(worker.exitCode).toBe(0);
+    },
+  );
 
   it("runs at most POLYFORGE_MAX_JOBS engines at once", async () => {
     const jobs = [await queuedSystem(), await queuedSystem(), await queuedSystem()];

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type App, type AppOptions, buildApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/platform/config";
+import type { DatabaseTarget } from "../../src/platform/db/database";
 import { createTestDatabase, type DatabaseKind } from "./database";
 import { TestIssuer } from "./tokens";
 
@@ -10,6 +11,8 @@ export interface TestApp {
   app: App;
   issuer: TestIssuer;
   config: Config;
+  /** The database the app runs on (e.g. for a `polyforge worker` to share). */
+  databaseTarget: DatabaseTarget;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,7 @@ export async function startTestApp(
     app,
     issuer,
     config,
+    databaseTarget: database.target,
     close: async () => {
       await app.close();
       await database.drop();

@@ -1,8 +1,9 @@
 import { Box } from "@mantine/core";
 import { useEffect, useRef } from "react";
 
-/** Above this many atoms the viewer draws lines, the cheapest style; below it, sticks. */
-const LINE_STYLE_ATOMS = 20_000;
+/** Above this many atoms the viewer drops hydrogens and draws lines, the cheapest style (a 100 k
+ * atom melt then shows about a third of its atoms); below it, every atom as sticks. */
+const LARGE_SYSTEM_ATOMS = 20_000;
 
 export interface StructureViewerProps {
   /** PDB text with a CRYST1 record (the periodic box). */
@@ -26,10 +27,11 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
     void import("3dmol").then(($3Dmol) => {
       if (disposed) return;
       const glViewer = $3Dmol.createViewer(element, { backgroundColor: "white" });
-      const model = glViewer.addModel(pdb, "pdb");
+      const large = atoms > LARGE_SYSTEM_ATOMS;
+      const model = glViewer.addModel(pdb, "pdb", { keepH: !large });
       glViewer.setStyle(
         {},
-        atoms > LINE_STYLE_ATOMS ? { line: { colorscheme: "Jmol" } } : { stick: { radius: 0.12, colorscheme: "Jmol" } },
+        large ? { line: { colorscheme: "Jmol" } } : { stick: { radius: 0.12, colorscheme: "Jmol" } },
       );
       glViewer.addUnitCell(model, { box: { color: "purple" } });
       glViewer.zoomTo();
