@@ -103,7 +103,19 @@ def parametrise_simulate_bundle(
     }
     bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None)
     events.progress("bundling", 100)
-    return {"files": {"bundle": bundle.name}, "seed": md_protocol.seed, "summary": summary}
+    # Besides the bundle, the files the web viewer shows (contracts RESULT_VIEWER_FILES).
+    viewer = {
+        "built_structure": parametrised.files.pdb,
+        "minimized_structure": simulation_dir / "minimized.pdb",
+        "final_structure": simulation_dir / "final.pdb",
+        "energies": simulation_dir / "energies.csv",
+    }
+    result_files = {"bundle": bundle.name} | {
+        key: str(path.relative_to(workdir))
+        for key, path in viewer.items()
+        if path in report.written or path == parametrised.files.pdb
+    }
+    return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
 
 
 def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> StageProgress:

@@ -44,7 +44,15 @@ def test_result_names_the_bundle_and_the_drawn_seed(built: tuple[Path, list[dict
     workdir, events = built
     result = events[-1]
     assert result["event"] == "result"
-    assert result["files"] == {"bundle": "test_system_files.zip"}
+    assert result["files"] == {
+        "bundle": "test_system_files.zip",
+        "built_structure": "topology/system.pdb",
+        "minimized_structure": "simulation/minimized.pdb",
+        "final_structure": "simulation/final.pdb",
+        "energies": "simulation/energies.csv",
+    }
+    for relative in result["files"].values():
+        assert (workdir / relative).is_file()
     assert isinstance(result["seed"], int) and result["seed"] >= 0
     assert result["summary"]["protocol"]["seed"] == result["seed"]
     assert (workdir / "test_system_files.zip").is_file()

@@ -163,5 +163,4 @@ def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]
     files["topology"] = "topology/system.top"
     files["molecules_itp"] = "topology/molecules.itp"
     files["prmtop"] = "topology/system.prmtop"
-    files["minimized_structure"] = "simulation/minimized.pdb" if steps > 0 else "topology/system.pdb"
     return payload
