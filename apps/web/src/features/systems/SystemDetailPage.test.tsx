@@ -1,0 +1,134 @@
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import { screen, within } from "@testing-library/react";
+import { signIn } from "../../lib/auth/session";
+import { renderApp } from "../../test/renderApp";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+const fetchMock = vi.fn<typeof fetch>();
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
+
+const SYSTEM_ID = "0b9f3c1e-8f7e-4d2a-9c54-1f2e3d4c5b6a";
+
+const failedSystem: SystemWithExecutions = {
+  id: SYSTEM_ID,
+  name: "PE melt",
+  sanitized_name: "pe_melt",
+  description: "",
+  origin: "polymer_builder",
+  type: "system",
+  is_draft: false,
+  system_data: {
+    simulation: "MD",
+    random_seed: 7,
+    minimization: true,
+    minimization_steps: 50,
+    dynamics: false,
+    dynamics_steps: null,
+    temperature: 300,
+    ensemble: "NVT",
+    construction_order: "as_listed_in_components",
+    cell_dimension_selector: "density",
+    density: 0.8,
+    cell_sides: [100, 100, 100],
+    potential_wall_z: false,
+    polymers: [
+      {
+        id: "p-1",
+        name: "PE-b-PS",
+        occurrence: 3,
+        force_field: "gaff2",
+        segments: [
+          {
+            id: "s-1",
+            name: "PE10",
+            occurrence: 2,
+            blocks: [{ building_block_id: "b-1", name: "Ethylene", occurrence: 10, ratio: null }],
+          },
+        ],
+      },
+    ],
+  },
+  created_at: "2026-11-20T10:00:00Z",
+  updated_at: "2026-11-21T10:00:00Z",
+  potentials: [],
+  system_executions: [
+    {
+      id: "e-1",
+      status: "error",
+      progress: 30,
+      stage: "packing",
+      seed: null,
+      versions: {},
+      error_code: "DENSITY_TOO_HIGH",
+      error_message: "The molecules do not fit at 0.8 g/cm3.",
+      result_files: [],
+      created_at: "2026-11-21T10:00:00Z",
+      started_at: null,
+      finished_at: null,
+      updated_at: "2026-11-21T10:00:00Z",
+    },
+  ],
+};
+
+describe("system detail", () => {
+  beforeAll(async () => {
+    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+  });
+  beforeEach(() => {
+    fetchMock.mockReset();
+    vi.stubGlobal("fetch", fetchMock);
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows the read-only summary and the engine's error of the latest run", async () => {
+    fetchMock.mockImplementation(async () => json(200, failedSystem));
+    renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByRole("heading", { name: "PE melt" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "← Back to molecular systems" })).toHaveAttribute(
+      "href",
+      "/systems?type=system",
+    );
+    const setup = screen.getByText("System setup").closest("div")!;
+    expect(within(setup).getByText("0.8")).toBeInTheDocument();
+    expect(within(setup).queryByText("Cell sides A, B, C (Å)")).not.toBeInTheDocument();
+    expect(screen.getByText("Segment PE10 × 2")).toBeInTheDocument();
+    expect(screen.getByText("Ethylene × 10")).toBeInTheDocument();
+    expect(screen.getByText("3 copies")).toBeInTheDocument();
+    expect(screen.getByText("Processing ended with an error (DENSITY_TOO_HIGH)")).toBeInTheDocument();
+    expect(screen.getByText("The molecules do not fit at 0.8 g/cm3.")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Start processing PE melt" })).toBeInTheDocument();
+  });
+
+  it("goes back to the catalogue with a message when the system cannot be loaded", async () => {
+    fetchMock.mockImplementation(async (url) =>
+      String(url).startsWith(`/api/v2/systems/${SYSTEM_ID}`)
+        ? json(404, { errors: [{ error_code: "SYSTEM.GET.NOT_FOUND", args: {} }] })
+        : json(200, { data: [], metadata: { page_num: 1, page_size: 10, num_records: 0 } }),
+    );
+    const { router } = renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByText("There was an error getting the system detail")).toBeInTheDocument();
+    expect(await screen.findByRole("heading", { name: "Molecular systems" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe("/systems");
+  });
+
+  it("lists the first systems on the dashboard cards with their status and 'SHOW ALL'", async () => {
+    fetchMock.mockImplementation(async (url) => {
+      const type = new URLSearchParams(String(url).split("?")[1]).get("type");
+      if (type === "system") {
+        return json(200, { data: [failedSystem], metadata: { page_num: 1, page_size: 5, num_records: 7 } });
+      }
+      return json(200, { data: [], metadata: { page_num: 1, page_size: 5, num_records: 0 } });
+    });
+    renderApp("/");
+    const systemsCard = (await screen.findByText("Systems summary")).closest(".mantine-Card-root") as HTMLElement;
+    expect(await within(systemsCard).findByRole("link", { name: "PE melt" })).toHaveAttribute(
+      "href",
+      `/systems/${SYSTEM_ID}`,
+    );
+    expect(within(systemsCard).getByText("Error")).toBeInTheDocument();
+    expect(within(systemsCard).getByRole("link", { name: "SHOW ALL" })).toHaveAttribute("href", "/systems?type=system");
+    const moleculesCard = screen.getByText("Molecules summary").closest(".mantine-Card-root") as HTMLElement;
+    expect(await within(moleculesCard).findByText("There is no data to show.")).toBeInTheDocument();
+  });
+});
