@@ -68,9 +68,9 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
         raise EngineError(INVALID_STRUCTURE, "The structure has no hydrogen atoms; GAFF needs every hydrogen present.")
     editable = Chem.RWMol()
     conformer = Chem.Conformer(len(atoms.names))
-    for index, (name, element, (chain, number, residue), xyz) in enumerate(
-        zip(atoms.names, atoms.elements, atoms.residue_ids, atoms.coordinates, strict=True)
-    ):
+    xyz_all = atoms.xyz().astype(float)
+    for index, (name, element) in enumerate(zip(atoms.names, atoms.elements, strict=True)):
+        chain, number, residue = atoms.residue(index)
         try:
             atom = Chem.Atom(element)
         except RuntimeError:
@@ -83,7 +83,7 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
             )
         )
         editable.AddAtom(atom)
-        conformer.SetAtomPosition(index, xyz)
+        conformer.SetAtomPosition(index, xyz_all[index].tolist())
     editable.AddConformer(conformer, assignId=True)
     if atoms.bonds:
         for begin, end in atoms.bonds:

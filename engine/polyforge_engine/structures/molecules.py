@@ -59,7 +59,7 @@ def system_type(atoms: StructureAtoms, labels: np.ndarray) -> tuple[int, str]:
     boundaries = np.flatnonzero(np.diff(labels[order])) + 1
     kinds = set()
     for members in np.split(order, boundaries):
-        kinds.add(tuple((atoms.elements[index], atoms.residue_names[index]) for index in members))
+        kinds.add(tuple((atoms.elements[index], atoms.residue(index)[2]) for index in members))
     molecules = len(boundaries) + 1
     if molecules == 1:
         return 1, "molecule"

@@ -3,9 +3,11 @@ kept as compact arrays, every problem reported with its line number."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from sys import intern
 
 import numpy as np
 
@@ -20,19 +22,30 @@ _ONE_LETTER_ELEMENTS = set("HCNOSPFIBK")
 
 @dataclass
 class StructureAtoms:
-    """Atoms of a structure file, in file order. Coordinates in Å."""
+    """Atoms of a structure file, in file order, stored compactly: a 2000 MB file holds tens of
+    millions of atoms. Repeated names share one string; residues are stored once each."""
 
     names: list[str] = field(default_factory=list)
     elements: list[str] = field(default_factory=list)
-    residue_names: list[str] = field(default_factory=list)
-    residue_ids: list[tuple[str, int, str]] = field(default_factory=list)  # chain, number, name
-    coordinates: list[tuple[float, float, float]] = field(default_factory=list)
+    residue_of_atom: array = field(default_factory=lambda: array("l"))  # index into `residues`
+    residues: list[tuple[str, int, str]] = field(default_factory=list)  # chain, number, name
+    coordinates: array = field(default_factory=lambda: array("f"))  # x, y, z per atom, Å
     box: tuple[float, float, float] | None = None  # Å
     bonds: list[tuple[int, int]] = field(default_factory=list)  # from CONECT records, atom indices
-    molecule_breaks: list[int] = field(default_factory=list)  # atom indices where a TER starts a new molecule
+
+    def add_atom(self, name: str, element: str, residue: tuple[str, int, str], xyz: tuple[float, float, float]) -> None:
+        if not self.residues or self.residues[-1] != residue:
+            self.residues.append(residue)
+        self.names.append(intern(name))
+        self.elements.append(intern(element))
+        self.residue_of_atom.append(len(self.residues) - 1)
+        self.coordinates.extend(xyz)
+
+    def residue(self, atom: int) -> tuple[str, int, str]:
+        return self.residues[self.residue_of_atom[atom]]
 
     def xyz(self) -> np.ndarray:
-        return np.asarray(self.coordinates, dtype=np.float32).reshape(-1, 3)
+        return np.frombuffer(self.coordinates, dtype=np.float32).reshape(-1, 3)
 
 
 def structure_format(path: Path) -> str:
@@ -109,11 +122,8 @@ def read_pdb(path: Path) -> StructureAtoms:
             serial_text = line[6:11].strip()
             if serial_text.isdigit():
                 serial_to_index[int(serial_text)] = len(atoms.names)
-            atoms.names.append(name)
-            atoms.elements.append(guess_element(name, line[76:78] if len(line) >= 78 else ""))
-            atoms.residue_names.append(line[17:20].strip())
-            atoms.residue_ids.append((line[21:22], residue_number, line[17:20].strip()))
-            atoms.coordinates.append((x, y, z))
+            element = guess_element(name, line[76:78] if len(line) >= 78 else "")
+            atoms.add_atom(name, element, (line[21:22], residue_number, line[17:20].strip()), (x, y, z))
         elif record == "CRYST1":
             if len(line) < 33:
                 raise EngineError(INVALID_STRUCTURE, f"Line {number}: the CRYST1 record is cut short.")
@@ -122,8 +132,6 @@ def read_pdb(path: Path) -> StructureAtoms:
                 _number(line[15:24], number, "cell length b"),
                 _number(line[24:33], number, "cell length c"),
             )
-        elif record == "TER":
-            atoms.molecule_breaks.append(len(atoms.names))
         elif record == "CONECT":
             fields = [line[start : start + 5].strip() for start in range(6, len(line), 5)]
             serials = [int(_number(text, number, "CONECT atom serial", int)) for text in fields if text]
@@ -166,11 +174,7 @@ def read_gro(path: Path) -> StructureAtoms:
             x = _number(line[20:28], number, "x coordinate") * 10
             y = _number(line[28:36], number, "y coordinate") * 10
             z = _number(line[36:44], number, "z coordinate") * 10
-            atoms.names.append(name)
-            atoms.elements.append(guess_element(name))
-            atoms.residue_names.append(residue_name)
-            atoms.residue_ids.append(("", residue_number, residue_name))
-            atoms.coordinates.append((x, y, z))
+            atoms.add_atom(name, guess_element(name), ("", residue_number, residue_name), (x, y, z))
         elif atom_index == expected:
             sides = line.split()
             if len(sides) < 3:

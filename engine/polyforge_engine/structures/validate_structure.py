@@ -31,12 +31,9 @@ def validate_structure(path: Path) -> dict[str, Any]:
     protocol.progress("finding molecules", 60)
     labels = molecule_labels(atoms)
     molecules, kind = system_type(atoms, labels)
-    residues = sum(
-        1 for index, residue in enumerate(atoms.residue_ids) if index == 0 or residue != atoms.residue_ids[index - 1]
-    )
     return {
         "atoms": len(atoms.names),
-        "residues": residues,
+        "residues": len(atoms.residues),
         "molecules": molecules,
         "box": [round(side, 4) for side in atoms.box] if atoms.box else None,
         "type": kind,
