@@ -13,7 +13,7 @@ import { createFileStore } from "../src/platform/storage/file-store";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitForStatus } from "./support/processing";
+import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
 import { userClaims } from "./support/tokens";
 
 /**
@@ -170,8 +170,7 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
       leaseOwner: null,
       attempts: 1,
     });
-    const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
-    expect(stdout.split("\n").filter((line) => line.includes(execution.id))).toEqual([]);
+    expect(await enginesOf(execution.id)).toEqual([]);
     await db.update(systemExecutions).set({ status: "cancelled" }).where(eq(systemExecutions.id, execution.id));
   });
 
@@ -203,6 +202,38 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
     },
   );
 
+  it.runIf(kind === "postgres")("a job whose worker was killed mid-run is taken back by another runner", async () => {
+    const system = await finishedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 2_000_000 });
+    const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
+    if (testApp.databaseTarget.kind !== "postgres") throw new Error("needs PostgreSQL");
+    const worker = spawn(process.execPath, [join(REPO_ROOT, "apps/server/bin/polyforge.js"), "worker"], {
+      env: { ...process.env, DATABASE_URL: testApp.databaseTarget.url, POLYFORGE_DATA_DIR: testApp.config.dataDir },
+      stdio: "ignore",
+    });
+    await waitForStatus(db, execution.id, ["running"], 180_000);
+    worker.kill("SIGKILL");
+    await once(worker, "exit");
+    const orphaned = await executionRow(db, execution.id);
+    expect(orphaned.status).toBe("running");
+
+    // The engine it left behind stops at its next progress line (nobody reads its output any more).
+    await waitFor("the orphaned engine to stop", async () =>
+      (await enginesOf(execution.id)).length === 0 ? true : undefined,
+    );
+    // Once the dead worker's lease lapses, a live runner takes the job back and runs it again.
+    startRunner();
+    const retaken = await waitFor(
+      "the job to be taken back",
+      async () => {
+        const row = await executionRow(db, execution.id);
+        return row.attempts === 2 && row.leaseOwner === processing?.runner.runnerId ? row : undefined;
+      },
+      60_000,
+    );
+    expect(["processing", "running"]).toContain(retaken.status);
+    await expectStatus(user, 200, "DELETE", `/systems/${system.id}/process/cancel`);
+  });
+
   it("runs at most POLYFORGE_MAX_JOBS engines at once", async () => {
     const jobs = [await queuedSystem(), await queuedSystem(), await queuedSystem()];
     const ids = jobs.map((job) => job.executionId);
@@ -223,3 +254,9 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
     expect(mostHeld).toBe(1);
   });
 });
+
+/** Engine processes whose command line names this execution (its work directory). */
+async function enginesOf(executionId: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
+  return stdout.split("\n").filter((line) => line.includes("polyforge_engine") && line.includes(executionId));
+}
