@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
+// @ts-expect-error s3rver ships no type declarations
+import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ENGINE_PYTHON } from "../src/platform/paths";
@@ -154,3 +156,48 @@ async function engineProcesses(executionId: string): Promise<string[]> {
   const { stdout } = await execFileAsync("ps", ["-eo", "args"]);
   return stdout.split("\n").filter((line) => line.includes("polyforge_engine") && line.includes(executionId));
 }
+
+/** The same run with results in an S3 store (s3rver speaks the S3 protocol). */
+describe("system processing with the S3 file store", () => {
+  let testApp: TestApp;
+  let s3server: { run(): Promise<AddressInfo>; close(): Promise<void> };
+
+  beforeAll(async () => {
+    s3server = new S3rver({
+      port: 0,
+      address: "127.0.0.1",
+      silent: true,
+      directory: mkdtempSync(join(tmpdir(), "polyforge-s3rver-")),
+      configureBuckets: [{ name: "results" }],
+    });
+    const { port } = await s3server.run();
+    testApp = await startTestApp("pglite", {
+      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_BUCKET: "results",
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER",
+    });
+  });
+  afterAll(async () => {
+    await testApp.close();
+    await s3server.close();
+  });
+
+  it("stores the results in the bucket and streams them back", async () => {
+    const token = await testApp.issuer.sign(userClaims(), { expiresIn: "1h" });
+    const user = caller(testApp, token);
+    const system = await finishedPolyethylene(user, { name: "S3 melt", copies: 2, units: 3 });
+    const started = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
+    const done = await waitForStatus(testApp.app.database.db, started.id, ["completed", "error"], 240_000);
+    expect(done.errorMessage).toBeNull();
+    const get = (path: string) =>
+      testApp.app.inject({ method: "GET", url: `/api/v2${path}`, headers: { authorization: `Bearer ${token}` } });
+    const bundle = await get(`/systems/${system.id}/files`);
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.rawPayload.subarray(0, 2).toString()).toBe("PK");
+    const bundleFile = done.resultFiles.find((f) => f.name === "s3_melt_files.zip");
+    expect(bundle.rawPayload.length).toBe(bundleFile?.size);
+    const energies = await get(`/systems/${system.id}/files/energies.csv`);
+    expect(energies.body).toMatch(/^time/);
+  });
+});

@@ -115,6 +115,10 @@ export function createFileStore(config: Config): FileStore {
     region: s3.region ?? "us-east-1",
     // S3-compatible servers (MinIO, LocalStack) answer on path-style URLs.
     forcePathStyle: Boolean(s3.endpoint),
+    // Checksums only where S3 requires them: S3-compatible stores do not all read the chunked
+    // checksum trailer the SDK would otherwise add to streamed uploads.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
     ...(s3.accessKeyId && s3.secretAccessKey
       ? { credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }
       : {}),
