@@ -43,6 +43,9 @@ describe.each(databaseKinds())("systems catalogue and processing calls on %s", (
     expect((await expectStatus(bob, 200, "GET", "/systems")).metadata.num_records).toBe(0);
     expect(errorCode((await bob.call("GET", `/systems/${one.id}`)).body)).toBe(SystemErrors.GET_NOT_FOUND);
     expect(errorCode((await alice.call("GET", "/systems/not-a-uuid")).body)).toBe(SystemErrors.VALIDATE_INVALID_ID);
+    const badType = await alice.call("GET", "/systems?type=polymer");
+    expect(badType.status).toBe(400);
+    expect(errorCode(badType.body)).toBe(SystemErrors.GET_INVALID_QUERY);
   });
 
   it("archives a system: gone from the list and detail, archiving again is 404", async () => {

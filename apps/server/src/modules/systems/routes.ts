@@ -1,9 +1,12 @@
+import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
+import { SystemErrors } from "@polyforge/contracts/errors";
 import { systemsList, systemsListQuery, systemWithExecutions } from "@polyforge/contracts/system-executions";
 import { finishDraftBody, systemResponse } from "@polyforge/contracts/systems";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { AppError } from "../../platform/errors";
 import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
 
 const tags = ["systems"];
@@ -58,6 +61,13 @@ export function systemCatalogueRoutes({ database, processing }: ModuleContext): 
           summary: "List molecular systems",
           querystring: systemsListQuery,
           response: { 200: systemsList },
+        },
+        // An unknown type answers the systems' own INVALID_QUERY code.
+        preValidation: async (request) => {
+          const type = (request.query as { type?: unknown }).type;
+          if (type !== undefined && !SYSTEM_TYPES.includes(type as SystemType)) {
+            throw new AppError(400, SystemErrors.GET_INVALID_QUERY, { type });
+          }
         },
       },
       async (request) => {
