@@ -32,11 +32,16 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
   const finalName = FINAL_STRUCTURES.find((name: string) => names.has(name));
   return (
     <Stack gap="lg">
-      {execution.seed !== null ? (
-        <Text size="sm" c="dimmed">
-          {t("detail.seed")}: {execution.seed}
-        </Text>
-      ) : null}
+      <Text size="sm" c="dimmed">
+        {[
+          execution.seed !== null ? `${t("detail.seed")}: ${execution.seed}` : null,
+          ...Object.entries(execution.versions)
+            .filter(([, version]) => version)
+            .map(([tool, version]) => `${tool} ${version}`),
+        ]
+          .filter(Boolean)
+          .join(" · ")}
+      </Text>
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
         {names.has(BUILT_STRUCTURE) ? (
           <StructureCard
