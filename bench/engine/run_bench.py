@@ -33,7 +33,7 @@ from polyforge_engine.build.report import closest_contacts  # noqa: E402
 OUT = ROOT / "bench" / "engine" / "out"
 ENGINE_PYTHON = ROOT / ".venv" / "bin" / "python"
 PEERS = ROOT / "bench" / ".venv-bench" / "bin"
-PEER_TIMEOUT = 900  # s; a peer still running after this is reported as unfinished
+PEER_TIMEOUT = 600  # s; a peer still running after this is reported as unfinished
 TOLERANCE = 2.0  # Å between atoms of different molecules, for every tool
 UNITS = {"PE": "[*:1]CC[*:2]", "PEO": "[*:1]CCO[*:2]"}
 
@@ -52,19 +52,23 @@ POLYPLY = {
         "block": "PE",
         "atomtypes": "[ defaults ]\n1 1 no 1.0 1.0\n\n[ atomtypes ]\n"
         "CH2 6 14.027 0.0 A 0.0074684164 3.3965584e-05\n"
-        "CH3 6 15.035 0.0 A 0.0096138025 2.6646244e-05\n",
+        "CH3 6 15.035 0.0 A 0.0096138025 2.6646244e-05\n"
+        # GROMOS bonded macros the 2016H66 PE blocks use (values of the GROMOS 54A7 tables).
+        "#define gb_27 0.1530 7.1500e+06\n#define ga_15 111.00 530.00\n#define gd_34 0.000 5.92 3\n",
     },
 }
 
 
-def timed(command: list[str], workdir: Path, timeout: float, stdin: str | None = None) -> dict[str, Any]:
-    """Run under /usr/bin/time -v: wall seconds, peak resident memory (MB), exit code, output tail."""
+def timed(command: list[str], workdir: Path, timeout: float, stdin: Path | None = None) -> dict[str, Any]:
+    """Run under /usr/bin/time -v: wall seconds, peak resident memory (MB), exit code, output tail.
+    `stdin` is a file (Packmol refuses a pipe)."""
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     try:
-        proc = subprocess.run(
-            ["/usr/bin/time", "-v", *command], cwd=workdir, input=stdin, capture_output=True, text=True, timeout=timeout
-        )
+        with open(stdin or "/dev/null") as source:
+            proc = subprocess.run(
+                ["/usr/bin/time", "-v", *command], cwd=workdir, stdin=source, capture_output=True, text=True, timeout=timeout
+            )
     except subprocess.TimeoutExpired:
         return {"ok": False, "wall_s": timeout, "error": f"did not finish within {timeout:.0f} s"}
     wall = time.perf_counter() - started
@@ -216,7 +220,7 @@ def run_packmol(name: str, unit: str, length: int, copies: int, box: list[float]
         f"tolerance {TOLERANCE}\nfiletype pdb\noutput packed.pdb\nseed 1\npbc 0. 0. 0. {a:.3f} {b:.3f} {c:.3f}\n"
         f"structure chain.pdb\n  number {copies}\n  inside box 0. 0. 0. {a:.3f} {b:.3f} {c:.3f}\nend structure\n"
     )
-    run = timed([str(packmol)], workdir, PEER_TIMEOUT, stdin=(workdir / "pack.inp").read_text())
+    run = timed([str(packmol)], workdir, PEER_TIMEOUT, stdin=workdir / "pack.inp")
     packed = workdir / "packed.pdb"
     if not packed.exists():
         packed = workdir / "packed.pdb_FORCED"

@@ -20,11 +20,12 @@ class CellGrid:
         cell_count = int(np.prod(self.shape))
         self.empty_cell = cell_count  # an always-empty row that stands for "beyond a wall"
         self.slots = 8
-        self.table = np.full((cell_count + 1, self.slots), -1, dtype=np.int64)
-        self.count = np.zeros(cell_count + 1, dtype=np.int64)
+        self.table = np.full((cell_count + 1, self.slots), -1, dtype=np.int32)
+        self.count = np.zeros(cell_count + 1, dtype=np.int32)
         self.positions = np.zeros((capacity, 3))  # wrapped into the box
-        self.molecule = np.full(capacity, -1, dtype=np.int64)
+        self.molecule = np.full(capacity, -1, dtype=np.int32)
         self.cell_of = np.zeros(capacity, dtype=np.int64)
+        self._offsets = np.stack(np.meshgrid(*([np.arange(-1, 2)] * 3), indexing="ij"), axis=-1).reshape(-1, 3)
 
     def wrap(self, positions: np.ndarray) -> np.ndarray:
         wrapped = positions - np.floor(positions / self.box) * self.box
@@ -52,7 +53,7 @@ class CellGrid:
         slot = self.count[cells[order]] + rank
         if len(slot) and slot.max() >= self.slots:
             grown = max(self.slots * 2, int(slot.max()) + 1)
-            table = np.full((len(self.table), grown), -1, dtype=np.int64)
+            table = np.full((len(self.table), grown), -1, dtype=np.int32)
             table[:, : self.slots] = self.table
             self.table, self.slots = table, grown
         self.table[cells[order], slot] = atoms[order]
@@ -92,16 +93,17 @@ class CellGrid:
 
     def neighbour_cells(self, cells: np.ndarray) -> np.ndarray:
         """For each given cell, its 27 neighbouring cells (the empty cell beyond a wall): (len, 27)."""
-        coords = np.stack(np.unravel_index(cells, tuple(self.shape)), axis=1)
-        offsets = np.stack(np.meshgrid(*([np.arange(-1, 2)] * 3), indexing="ij"), axis=-1).reshape(-1, 3)
-        shifted = coords[:, None, :] + offsets[None, :, :]
-        outside = np.zeros(shifted.shape[:2], dtype=bool)
-        for axis in range(3):
-            if self.periodic[axis]:
-                shifted[..., axis] %= self.shape[axis]
-            else:
-                outside |= (shifted[..., axis] < 0) | (shifted[..., axis] >= self.shape[axis])
-                shifted[..., axis] = np.clip(shifted[..., axis], 0, self.shape[axis] - 1)
-        flat = (shifted[..., 0] * self.shape[1] + shifted[..., 1]) * self.shape[2] + shifted[..., 2]
-        flat[outside] = self.empty_cell
+        _, ny, nz = self.shape
+        coords = np.stack([cells // (ny * nz), (cells // nz) % ny, cells % nz], axis=1)
+        shifted = coords[:, None, :] + self._offsets[None, :, :]
+        outside = None
+        if self.periodic.all():
+            shifted %= self.shape
+        else:
+            shifted[..., :2] %= self.shape[:2]
+            outside = (shifted[..., 2] < 0) | (shifted[..., 2] >= nz)
+            shifted[..., 2] = np.clip(shifted[..., 2], 0, nz - 1)
+        flat = (shifted[..., 0] * ny + shifted[..., 1]) * nz + shifted[..., 2]
+        if outside is not None:
+            flat[outside] = self.empty_cell
         return flat

@@ -1,16 +1,18 @@
 """Chain growth and packing in the periodic cell.
 
 Molecules are built one after another directly in the cell. A molecule starts with its root unit at
-a random position and orientation, then every further unit is attached to the unit it hangs from:
-the new unit's anchor sits on the bond direction its parent's template gives (the proxy), at a bond
-length averaged from both templates, oriented so its own proxy points back to the parent, and turned
-about the new bond by a sampled torsion (each unit also picks one of its conformers). Candidates are
-scored against the atoms already placed nearby (cell list, minimum image): atoms of other molecules
-must stay `inter` Å away, atoms of the same molecule more than three bonds apart `intra` Å, and with
-walls every atom inside 0 < z < C. Among acceptable candidates one is drawn at random, favouring
-those with fewer atoms around them, so chains head for empty space; when none is acceptable the last few units are taken back (back-off), and after too many back-offs the
-molecule starts again elsewhere; a molecule that still cannot be placed raises PLACEMENT_FAILED
-(structure.py then grows the system in a larger cell and compresses it, see compress.py).
+a random position and orientation (the least crowded of a few tries); every further unit is attached
+to the unit it hangs from: its anchor sits on the bond direction the parent's template gives (the
+proxy), at a bond length averaged from both templates, oriented so its own proxy points back to the
+parent, and turned about the new bond by a sampled torsion (each unit also picks one of its distinct
+conformers). Candidates are checked against the atoms already placed nearby (cell list, minimum
+image): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more than three
+bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the unit's own
+children are checked too, standing for the atoms that will sit there (look-ahead). Among acceptable
+candidates one is drawn at random, favouring those with fewer atoms around them, so chains head for
+empty space. When none fits, units are taken back (back-off) and grown again; after too many
+back-offs the molecule starts elsewhere, and a molecule that still cannot be placed raises
+PLACEMENT_FAILED (structure.py then grows the system in a larger cell and compresses it, compress.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
 
 AMU_A3_TO_G_CM3 = 1.66054  # 1 amu/Å³ in g/cm³ (ARCHITECTURE §5)
-CHUNK = 20_000  # atoms per vectorised batch when scanning contacts
+CHUNK = 4_096  # atoms per vectorised batch when scanning contacts (bounds the memory it takes)
 
 
 def closest_contacts(

@@ -5,7 +5,12 @@ In-process API (used by build-system): `build_structure(job, workdir, on_progres
 the kind of every molecule in file order, all coordinates (Å, molecules whole), the cell, the seed
 used and the report; it has written system.pdb, system.gro and report.json into `workdir`.
 Stages: expand sequences -> unit templates (ETKDG + MMFF, once per distinct SMILES) -> assemble
-molecules -> cell -> grow and pack -> measure -> write.
+molecules -> cell -> grow and pack (dense cells: grow larger, then compress) -> measure -> write.
+
+Example:
+    job = parse_build_job(json.loads(Path("job.json").read_text()))
+    result = build_structure(job, Path("work"), lambda stage, percent: print(stage, percent))
+    mol = result.molecule(0)  # RDKit molecule of the first molecule, with its built coordinates
 """
 
 from __future__ import annotations
