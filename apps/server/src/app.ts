@@ -63,7 +63,18 @@ export interface ModuleContext {
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // The notifications socket carries the access token in its query string: keep it out of logs.
+      serializers: {
+        req: (req) => ({
+          method: req.method,
+          url: req.url.replace(/([?&]token=)[^&]*/, "$1[redacted]"),
+          host: req.host,
+          remoteAddress: req.ip,
+        }),
+      },
+    },
     // `/api/v2/systems/` and `/api/v2/systems` are the same resource.
     routerOptions: { ignoreTrailingSlash: true },
     // Graceful shutdown waits for requests in flight, but not forever.
