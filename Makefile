@@ -15,9 +15,12 @@ start: bootstrap web
 
 bootstrap: $(STAMP_NODE) $(STAMP_VENV)
 
-# npm ci only when the lockfile changed since the last install.
+# A clean install from the lockfile, only when the lockfile changed since the last install.
+# The registry mirror here lacks some other platforms' optional packages (e.g. rollup's darwin
+# builds), so the lockfile cannot list them and `npm ci` refuses it; `npm install` then installs
+# the same locked versions without changing the lockfile.
 $(STAMP_NODE): package-lock.json
-	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 	touch $@
 
 # The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — rebuilt when its
