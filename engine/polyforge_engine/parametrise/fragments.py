@@ -71,19 +71,24 @@ def _fragment_atoms(mol: Chem.Mol, central: list[int], groups: list[list[int]], 
     while True:
         uncappable = {
             group_of[other]
-            for bond in mol.GetBonds()
-            for inside, other in (
-                (bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()),
-                (bond.GetEndAtomIdx(), bond.GetBeginAtomIdx()),
-            )
-            if inside in members
-            and other not in members
-            and (bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing())
+            for _, other, bond in _leaving_bonds(mol, members)
+            if bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing()
         }
         if not uncappable:
             return members
         for number in uncappable:
             members.update(groups[number])
+
+
+def _leaving_bonds(mol: Chem.Mol, members: set[int]) -> list[tuple[int, int, Chem.Bond]]:
+    """(atom inside, atom outside, bond) for every bond that crosses the fragment's border."""
+    crossing = []
+    for inside in members:
+        for bond in mol.GetAtomWithIdx(inside).GetBonds():
+            other = bond.GetOtherAtomIdx(inside)
+            if other not in members:
+                crossing.append((inside, other, bond))
+    return crossing
 
 
 def _make_fragment(mol: Chem.Mol, central: list[int], members: set[int]) -> Fragment:
@@ -100,18 +105,18 @@ def _make_fragment(mol: Chem.Mol, central: list[int], members: set[int]) -> Frag
         atom.SetAtomMapNum(_CENTRAL if index in central_set else _ENVIRONMENT)
         position[index] = fragment.AddAtom(atom)
     parent_index = list(ordered)
-    for bond in mol.GetBonds():
+    inner_bonds = {bond.GetIdx(): bond for index in ordered for bond in mol.GetAtomWithIdx(index).GetBonds()}
+    for bond in inner_bonds.values():
         begin, end = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
         if begin in position and end in position:
             fragment.AddBond(position[begin], position[end], bond.GetBondType())
-        elif (begin in position) != (end in position):
-            inside = begin if begin in position else end
-            cap = Chem.Atom(1)
-            cap.SetNoImplicit(True)
-            cap.SetAtomMapNum(_CAP)
-            cap_index = fragment.AddAtom(cap)
-            fragment.AddBond(position[inside], cap_index, Chem.BondType.SINGLE)
-            parent_index.append(-1)
+    for inside, _, _ in sorted(_leaving_bonds(mol, members), key=lambda crossing: crossing[:2]):
+        cap = Chem.Atom(1)
+        cap.SetNoImplicit(True)
+        cap.SetAtomMapNum(_CAP)
+        cap_index = fragment.AddAtom(cap)
+        fragment.AddBond(position[inside], cap_index, Chem.BondType.SINGLE)
+        parent_index.append(-1)
     Chem.SanitizeMol(fragment)
     key = Chem.MolToSmiles(fragment, isomericSmiles=False)
     ranks = list(Chem.CanonicalRankAtoms(fragment, breakTies=True))
