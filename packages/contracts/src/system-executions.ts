@@ -9,18 +9,14 @@ import { systemResponse } from "./systems";
 export const resultFile = z.object({ name: z.string(), size: z.number().int() });
 export type ResultFile = z.infer<typeof resultFile>;
 
-/** The members of a results bundle the system detail shows (ARCHITECTURE §6): the structure as
- * built, the last structure of the run (after dynamics, else after minimisation), the energies. */
+/** The result files the system detail shows, which build-system lists beside its bundle: the
+ * structure as built, the last structure of the run (after dynamics, else after minimisation), and
+ * the energies. */
 export const RESULT_VIEWER_FILES = {
   builtStructure: "system.pdb",
   finalStructures: ["final.pdb", "minimized.pdb"],
   energies: "energies.csv",
 } as const;
-export const RESULT_VIEWER_FILE_NAMES: readonly string[] = [
-  RESULT_VIEWER_FILES.builtStructure,
-  ...RESULT_VIEWER_FILES.finalStructures,
-  RESULT_VIEWER_FILES.energies,
-];
 
 export const systemExecution = z.object({
   id: z.string(),

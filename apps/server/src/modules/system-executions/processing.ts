@@ -1,7 +1,7 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
-import { RESULT_VIEWER_FILE_NAMES, type ResultFile } from "@polyforge/contracts/system-executions";
+import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { FastifyBaseLogger } from "fastify";
@@ -11,7 +11,6 @@ import { publishNotification } from "../../platform/events/notifications";
 import { type EngineOutcome, runEngine } from "../../platform/jobs/engine-process";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
-import { extractMembers } from "../../platform/storage/zip";
 import { systems } from "../systems/schema";
 import { ACTIVE_STATUSES } from "./repository";
 import { type SystemExecutionRow, systemExecutions } from "./schema";
@@ -158,24 +157,15 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       await this.finish(job, runnerId, { status: "error", errorCode: outcome.code, errorMessage: outcome.message });
       return;
     }
+    // The bundle and the files the detail page shows (contracts RESULT_VIEWER_FILES), by name.
     const resultFiles: ResultFile[] = [];
-    const keep = async (path: string) => {
-      const name = basename(path);
-      if (resultFiles.some((file) => file.name === name)) return;
-      resultFiles.push({ name, size: await this.options.store.put(resultKey(job.id, name), path) });
-    };
     for (const relativePath of resultPaths(outcome.payload)) {
       const path = resolve(workdir, relativePath);
       if (!path.startsWith(resolve(workdir) + sep)) continue; // only files the engine wrote in its workdir
       if (!(await stat(path).catch(() => undefined))?.isFile()) continue;
-      await keep(path);
-      // The detail page reads a few members of the bundle; they are kept beside it.
-      if (path.endsWith(".zip")) {
-        const viewerDir = join(workdir, "viewer-files");
-        await mkdir(viewerDir, { recursive: true });
-        for (const member of (await extractMembers(path, RESULT_VIEWER_FILE_NAMES, viewerDir)).values())
-          await keep(member);
-      }
+      const name = basename(path);
+      if (resultFiles.some((file) => file.name === name)) continue;
+      resultFiles.push({ name, size: await this.options.store.put(resultKey(job.id, name), path) });
     }
     await this.finish(job, runnerId, {
       status: "completed",
