@@ -9,5 +9,7 @@ export default defineConfig({
     globals: true,
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     setupFiles: ["src/test/setup.ts"],
+    // Generous for a loaded CI machine; no test asserts speed.
+    testTimeout: 30_000,
   },
 });

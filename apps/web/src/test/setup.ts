@@ -1,7 +1,11 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import i18next from "i18next";
 import { initReactI18next } from "react-i18next";
+
+// Pages load lazily (routes, RDKit); on a busy 2-core CI machine the first render of a file can take
+// longer than testing-library's 1 s default for findBy/waitFor.
+configure({ asyncUtilTimeout: 5000 });
 
 // Tests read the real English locale files the app serves from public/locales.
 const localeFiles = import.meta.glob<{ default: Record<string, unknown> }>("../../public/locales/en/**/*.json", {
