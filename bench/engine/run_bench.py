@@ -5,7 +5,8 @@
 Peers live in bench/.venv-bench (see bench/README.md). Every tool runs as a separate process under
 /usr/bin/time -v (wall time, peak memory); every output is measured by the same code (PolyForge's cell
 list): smallest distance between atoms of different molecules and between atoms of one molecule more
-than three bonds apart. Results go to bench/engine/out/results.json and are printed as a table.
+than three bonds apart. Raw results go to bench/engine/out/results.json; bench/README.md gets the
+tables and ratios.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ ENGINE_PYTHON = ROOT / ".venv" / "bin" / "python"
 PEERS = ROOT / "bench" / ".venv-bench" / "bin"
 PEER_TIMEOUT = 600  # s; a peer still running after this is reported as unfinished
 TOLERANCE = 2.0  # Å between atoms of different molecules, for every tool
+README_START = "<!-- engine build-structure benchmark: written by bench/engine/run_bench.py -->"
+README_END = "<!-- end of engine build-structure benchmark -->"
 UNITS = {"PE": "[*:1]CC[*:2]", "PEO": "[*:1]CCO[*:2]"}
 
 # polyply libraries: PEO all-atom (OPLS-AA, LigParGen); PE only exists united-atom (2016H66).
@@ -228,7 +231,6 @@ def run_packmol(name: str, unit: str, length: int, copies: int, box: list[float]
         xyz, _ = read_pdb(packed)
         run.update(atoms=len(xyz), output=packed.name)
         run.update(contacts(xyz, np.array(box), len(chain_xyz), chain_bonds))
-    run["perfect_packing"] = "Success!" in run.get("tail", "")
     return run
 
 
@@ -262,12 +264,117 @@ def run_polyply(name: str, kind: str, length: int, copies: int, density: float) 
     return run
 
 
+def _cell(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
+
+
+def _row(tool: str, run: dict[str, Any]) -> str:
+    if not run.get("atoms"):
+        return f"| {tool} | – | – | – | – | – | – | {run.get('error') or 'failed (exit ' + str(run.get('exit_code')) + ')'} |"
+    rate = f"{run['atoms'] / run['wall_s']:,.0f}" if run.get("ok") else "–"
+    note = run.get("error") or ("" if run.get("ok") else f"exit {run.get('exit_code')}")
+    if run.get("output") == "packed.pdb_FORCED" or (run.get("output") and not run.get("ok")):
+        note = (note + "; " if note else "") + "packing not converged (structure measured as written)"
+    if run.get("force_field"):
+        note = (note + "; " if note else "") + f"library {run['force_field']}"
+    return (
+        f"| {tool} | {run['atoms']:,} | {_cell(run['wall_s'], 1)} | {rate} | {_cell(run.get('peak_mb'), 0)} | "
+        f"{_cell(run.get('min_inter'))} | {_cell(run.get('min_intra_nonbonded'))} | {note} |"
+    )
+
+
+def write_readme(results: dict[str, Any]) -> None:
+    header = (
+        "| tool | atoms | wall s | atoms/s | peak MB | min inter Å | min intra (>3 bonds) Å | notes |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|"
+    )
+    sections = []
+    for name, entry in results.items():
+        if name in ("machine", "commit", "scaling"):
+            continue
+        ours = entry["polyforge"]
+        rate = ours["atoms"] / ours["wall_s"] if ours.get("atoms") else None
+        ratios = []
+        for peer in ("packmol", "polyply"):
+            run = entry[peer]
+            if rate and run.get("atoms") and run.get("ok"):
+                ratios.append(f"PolyForge vs {peer}: **{rate / (run['atoms'] / run['wall_s']):,.1f}×** the atoms per second")
+            else:
+                ratios.append(f"PolyForge vs {peer}: no ratio ({run.get('error') or 'no finished structure'})")
+        rows = "\n".join(_row(tool, entry[tool]) for tool in ("polyforge", "packmol", "polyply"))
+        sections.append(f"#### {name}\n\n{header}\n{rows}\n\nRatios — " + "; ".join(ratios) + ".\n")
+    scaling = results.get("scaling", {})
+    scale_rows = []
+    per_atom = []
+    for name, run in scaling.items():
+        if run.get("atoms"):
+            per_atom.append(run["wall_s"] / run["atoms"] * 1e6)
+            scale_rows.append(
+                f"| {name} | {run['atoms']:,} | {run['wall_s']:,.1f} | {run['atoms'] / run['wall_s']:,.0f} | "
+                f"{run['wall_s'] / run['atoms'] * 1e6:,.1f} | {_cell(run.get('peak_mb'), 0)} | "
+                f"{_cell(run.get('peak_mb') / run['atoms'] * 1e6 / 1024 if run.get('peak_mb') else None)} | "
+                f"{_cell(run.get('min_inter'))} | {_cell(run.get('min_intra_nonbonded'))} |"
+            )
+        else:
+            scale_rows.append(f"| {name} | – | – | – | – | – | – | – | – | {run.get('error', 'failed')}")
+    spread = max(per_atom) / min(per_atom) if len(per_atom) > 1 else None
+    targets = []
+    for name, entry in results.items():
+        if name in ("machine", "commit", "scaling"):
+            continue
+        ours = entry["polyforge"]
+        for peer, goal in (("polyply", 10.0), ("packmol", 3.0)):
+            run = entry[peer]
+            if ours.get("ok") and run.get("ok") and run.get("atoms"):
+                ratio = (ours["atoms"] / ours["wall_s"]) / (run["atoms"] / run["wall_s"])
+                verdict = "met" if ratio >= goal else "**not met**"
+                targets.append(f"- {name}: ≥ {goal:g}× {peer} — {ratio:,.1f}×, {verdict}.")
+            else:
+                targets.append(f"- {name}: ≥ {goal:g}× {peer} — {peer} produced no finished structure, so no ratio.")
+    if spread is not None:
+        targets.append(f"- Time per atom 10 k → 1 M within 2× — {spread:.2f}, {'met' if spread <= 2 else '**not met**'}.")
+    largest = max((run for run in scaling.values() if run.get("atoms")), key=lambda run: run["atoms"], default=None)
+    if largest and largest.get("peak_mb"):
+        per_million = largest["peak_mb"] / 1024 / largest["atoms"] * 1e6
+        targets.append(
+            f"- Under 2 GB per million atoms — {per_million:.2f} GB per million at {largest['atoms']:,} atoms, "
+            f"{'met' if per_million < 2 else '**not met**'}."
+        )
+    template = (OUT.parent / "README.template.md").read_text()
+    text = template.format(
+        machine=results.get("machine", "?"),
+        comparisons="\n".join(sections),
+        scaling="\n".join(scale_rows),
+        spread=f"{spread:.2f}" if spread is not None else "–",
+        targets="\n".join(targets),
+        commit=results.get("commit", "?"),
+    )
+    # Only this section of bench/README.md is ours: other benchmarks keep theirs.
+    readme = ROOT / "bench" / "README.md"
+    current = readme.read_text() if readme.exists() else "# Benchmarks\n"
+    if README_START in current and README_END in current:
+        before, rest = current.split(README_START, 1)
+        after = rest.split(README_END, 1)[1]
+    else:
+        before, after = current.rstrip("\n") + "\n\n", "\n"
+    readme.write_text(f"{before}{README_START}\n{text.strip()}\n{README_END}{after}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--million", action="store_true", help="also build ~1 M atoms with PolyForge")
+    parser.add_argument("--readme-only", action="store_true", help="rewrite bench/README.md from out/results.json")
     args = parser.parse_args()
+    if args.readme_only:
+        write_readme(json.loads((OUT / "results.json").read_text()))
+        return
     OUT.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Any] = {"machine": subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip()}
+    results: dict[str, Any] = {
+        "machine": subprocess.run(["uname", "-srm"], capture_output=True, text=True).stdout.strip(),
+        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip(),
+    }
     comparisons = [("PE-100x20_d0.1", "PE", 100, 20, 0.1), ("PEO-100x50_d0.8", "PEO", 100, 50, 0.8)]
     for name, kind, length, copies, density in comparisons:
         print(f"== {name}", flush=True)
@@ -285,6 +392,7 @@ def main() -> None:
         results["scaling"][name] = run_polyforge(name, UNITS["PE"], 100, copies, 0.1)
         print({k: v for k, v in results["scaling"][name].items() if k != "tail"}, flush=True)
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    write_readme(results)
 
 
 if __name__ == "__main__":

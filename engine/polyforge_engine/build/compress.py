@@ -30,7 +30,8 @@ WALL_CONSTANT = 5.0e5  # kJ/mol/nm²
 PUSH_BEYOND = 0.05  # Å: aim a little past the limits so the minimum lands on the right side
 STEP = 0.94  # linear compression per step
 STEP_ITERATIONS = 300  # minimiser iterations per compression step
-FINAL_MINIMISATIONS = 4  # at most, until no pair is closer than its limit
+POLISH_ITERATIONS = 200  # minimiser iterations between checks once the target cell is reached
+POLISH_ROUNDS = 40  # at most; stops as soon as every pair keeps its limit (see `settled`)
 
 
 def held_pairs(mol: Chem.Mol) -> np.ndarray:
@@ -129,10 +130,13 @@ def compress(
         openmm.LocalEnergyMinimizer.minimize(context, 10.0, STEP_ITERATIONS)
         current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
         on_progress(step / steps)
-    for _ in range(FINAL_MINIMISATIONS):
-        openmm.LocalEnergyMinimizer.minimize(context, 1.0, 2000)
+    # The repulsion aims `margin + PUSH_BEYOND` past the limits; below this energy no single pair can
+    # be more than that minus 0.01 Å inside its aim, so every pair keeps its limit (+0.01 Å).
+    settled = PUSH_CONSTANT * ((tolerances.margin + PUSH_BEYOND - 0.01) / 10.0) ** 2
+    for _ in range(POLISH_ROUNDS):
         overlap = context.getState(getEnergy=True, groups={1}).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
-        if overlap == 0.0:
+        if overlap < settled:
             break
+        openmm.LocalEnergyMinimizer.minimize(context, 1.0, POLISH_ITERATIONS)
     final = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.angstrom)
     return np.asarray(final)

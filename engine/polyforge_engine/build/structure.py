@@ -41,9 +41,9 @@ ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
 # Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
 # packing (74 %). Below that no arrangement can keep the atoms apart.
-# Growth jams somewhere below ~25-30 Å³ per atom (e.g. polyethylene near 0.3 g/cm³): denser cells are
+# Growth jams somewhere below ~25-32 Å³ per atom (e.g. polyethylene near 0.3 g/cm³): denser cells are
 # grown larger and compressed. If growth still jams, the next (linear) enlargement is tried.
-GROWABLE_VOLUME_PER_ATOM = 28.0
+GROWABLE_VOLUME_PER_ATOM = 32.0
 RETRY_EXPANSIONS = (1.0, 1.2, 1.45, 1.8)
 STARTS_FIRST = 3  # starts per stuck molecule before trying a larger cell
 STARTS_LAST = 12  # in the largest cell, before giving up
