@@ -6,6 +6,7 @@ import { App } from "../app/App";
 import { createQueryClient } from "../app/providers/queryClient";
 import { createAppRouter } from "../app/router";
 import { type Identity, identityFromClaims } from "../lib/auth/identity";
+import { trackRouter } from "./routerRegistry";
 
 export const TEST_CLAIMS = {
   sub: "user-1",
@@ -34,6 +35,7 @@ export function renderApp(
     { queryClient, flags: { isOn: (flag) => growthbook.isOn(flag) }, docsUrl: "https://docs.example.org" },
     createMemoryHistory({ initialEntries: [path] }),
   );
+  trackRouter(router);
   const view = render(
     <App router={router} queryClient={queryClient} growthbook={growthbook} identity={identity} mantineEnv="test" />,
   );

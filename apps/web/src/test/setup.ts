@@ -2,6 +2,7 @@ import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import i18next from "i18next";
 import { initReactI18next } from "react-i18next";
+import { settleRouters } from "./routerRegistry";
 
 // Pages load lazily (routes, RDKit); on a busy 2-core CI machine the first render of a file can take
 // longer than testing-library's 1 s default for findBy/waitFor.
@@ -47,4 +48,7 @@ window.ResizeObserver = class {
 };
 window.HTMLElement.prototype.scrollIntoView = () => {};
 
-afterEach(() => cleanup());
+afterEach(async () => {
+  await settleRouters();
+  cleanup();
+});
