@@ -4,11 +4,9 @@ import {
   Button,
   Group,
   Menu,
-  Pagination,
   SegmentedControl,
   Stack,
   Table,
-  Text,
   TextInput,
   Title,
   Tooltip,
@@ -23,6 +21,7 @@ import { Link } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { CataloguePagination, CatalogueTable } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
@@ -158,19 +157,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
         loading={blocks.isPending}
         failed={blocks.isError}
       />
-      <Group justify="space-between">
-        <Text size="sm" c="dimmed">
-          {t("pagination.range", {
-            start: total === 0 ? 0 : (page - 1) * CATALOGUE_PAGE_SIZE + 1,
-            end: Math.min(page * CATALOGUE_PAGE_SIZE, total),
-            total,
-          })}
-        </Text>
-        <Pagination total={pageCount} value={page} onChange={setPage} size="sm" />
-        <Text size="sm" c="dimmed">
-          {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
-        </Text>
-      </Group>
+      <CataloguePagination page={page} pageSize={CATALOGUE_PAGE_SIZE} total={total} onPageChange={setPage} />
     </Stack>
   );
 }
@@ -192,58 +179,41 @@ function BlocksTable({
     ? [t("columns.name"), t("columns.type"), t("columns.threeLetterCode"), t("columns.oneLetterCode")]
     : [t("columns.name"), t("columns.type"), t("columns.lastModified"), t("columns.actions")];
 
-  let emptyText: string | null = null;
-  if (failed) emptyText = t("catalogue.loadFailed");
-  else if (loading) emptyText = t("loading");
-  else if (blocks.length === 0) emptyText = t("catalogue.empty");
-
   return (
-    <Table striped highlightOnHover verticalSpacing="sm">
-      <Table.Thead>
-        <Table.Tr>
-          {columns.map((column, index) => (
-            <Table.Th key={column} w={index === 0 ? "40%" : "20%"}>
-              {column}
-            </Table.Th>
-          ))}
+    <CatalogueTable
+      columns={columns}
+      otherColumnWidth="20%"
+      loading={loading}
+      failed={failed}
+      empty={blocks.length === 0}
+      emptyText={t("catalogue.empty")}
+      failedText={t("catalogue.loadFailed")}
+      striped
+    >
+      {blocks.map((block) => (
+        <Table.Tr key={block.id}>
+          <Table.Td>
+            <BlockDetailLink block={block} />
+          </Table.Td>
+          <Table.Td>
+            <BlockTypeBadge type={block.type} />
+          </Table.Td>
+          {aminoacids ? (
+            <>
+              <Table.Td>{block.data.three_letter_code}</Table.Td>
+              <Table.Td>{block.data.one_letter_code}</Table.Td>
+            </>
+          ) : (
+            <>
+              <Table.Td>{formatDate(block.updated_at)}</Table.Td>
+              <Table.Td>
+                <ArchiveAction block={block} />
+              </Table.Td>
+            </>
+          )}
         </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {emptyText ? (
-          <Table.Tr>
-            <Table.Td colSpan={columns.length}>
-              <Text c={failed ? "red" : "dimmed"} ta="center">
-                {emptyText}
-              </Text>
-            </Table.Td>
-          </Table.Tr>
-        ) : (
-          blocks.map((block) => (
-            <Table.Tr key={block.id}>
-              <Table.Td>
-                <BlockDetailLink block={block} />
-              </Table.Td>
-              <Table.Td>
-                <BlockTypeBadge type={block.type} />
-              </Table.Td>
-              {aminoacids ? (
-                <>
-                  <Table.Td>{block.data.three_letter_code}</Table.Td>
-                  <Table.Td>{block.data.one_letter_code}</Table.Td>
-                </>
-              ) : (
-                <>
-                  <Table.Td>{formatDate(block.updated_at)}</Table.Td>
-                  <Table.Td>
-                    <ArchiveAction block={block} />
-                  </Table.Td>
-                </>
-              )}
-            </Table.Tr>
-          ))
-        )}
-      </Table.Tbody>
-    </Table>
+      ))}
+    </CatalogueTable>
   );
 }
 

@@ -77,18 +77,20 @@ describe("building block catalogue", () => {
     renderApp("/building-blocks");
 
     expect(await screen.findByRole("link", { name: "Chain 1" })).toBeInTheDocument();
-    expect(screen.getByText("1 - 10 of 11")).toBeInTheDocument();
+    expect(screen.getByText("1 - 10")).toBeInTheDocument();
+    expect(screen.getByText("Total: 11")).toBeInTheDocument();
     expect(screen.getByText("1 of 2 pages")).toBeInTheDocument();
     expect(screen.getByRole("columnheader", { name: "Last Modified" })).toBeInTheDocument();
     expect(within(screen.getByRole("row", { name: /Chain 1\b/ })).getByText("04/03/2026")).toBeInTheDocument();
 
     await user.click(screen.getByRole("button", { name: "2" }));
     expect(await screen.findByRole("link", { name: "Chain 11" })).toBeInTheDocument();
-    expect(screen.getByText("11 - 11 of 11")).toBeInTheDocument();
+    expect(screen.getByText("11 - 11")).toBeInTheDocument();
 
     await user.click(screen.getByRole("button", { name: "Archive Chain 11" }));
     expect(await screen.findByText("Building block archived")).toBeInTheDocument();
-    await waitFor(() => expect(screen.getByText("1 - 10 of 10")).toBeInTheDocument());
+    await waitFor(() => expect(screen.getByText("Total: 10")).toBeInTheDocument());
+    expect(screen.getByText("1 - 10")).toBeInTheDocument();
     expect(screen.getByText("1 of 1 pages")).toBeInTheDocument();
     expect(screen.getByRole("link", { name: "Chain 1" })).toBeInTheDocument();
   });

@@ -1,15 +1,4 @@
-import {
-  ActionIcon,
-  Anchor,
-  Group,
-  Pagination,
-  SegmentedControl,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, TextInput, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
@@ -18,6 +7,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Fragment, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CataloguePagination, CatalogueTable } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
@@ -94,23 +84,7 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
         />
       </Group>
       <SystemsTable systems={systems.data?.data ?? []} loading={systems.isPending} failed={systems.isError} />
-      <Group justify="space-between">
-        <Group gap="md">
-          <Text size="sm" c="dimmed">
-            {t("pagination.range", {
-              start: total === 0 ? 0 : (page - 1) * CATALOGUE_PAGE_SIZE + 1,
-              end: Math.min(page * CATALOGUE_PAGE_SIZE, total),
-            })}
-          </Text>
-          <Text size="sm" c="dimmed">
-            {t("pagination.total", { total })}
-          </Text>
-        </Group>
-        <Pagination total={pageCount} value={page} onChange={setPage} size="sm" />
-        <Text size="sm" c="dimmed">
-          {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
-        </Text>
-      </Group>
+      <CataloguePagination page={page} pageSize={CATALOGUE_PAGE_SIZE} total={total} onPageChange={setPage} />
     </Stack>
   );
 }
@@ -132,36 +106,20 @@ function SystemsTable({
     t("columns.lastModified"),
     t("columns.actions"),
   ];
-  let emptyText: string | null = null;
-  if (failed) emptyText = t("catalogue.loadFailed");
-  else if (loading) emptyText = t("loading");
-  else if (systems.length === 0) emptyText = t("catalogue.empty");
-
   return (
-    <Table highlightOnHover verticalSpacing="sm">
-      <Table.Thead>
-        <Table.Tr>
-          {columns.map((column, index) => (
-            <Table.Th key={column} w={index === 0 ? "40%" : "15%"}>
-              {column}
-            </Table.Th>
-          ))}
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {emptyText ? (
-          <Table.Tr>
-            <Table.Td colSpan={columns.length}>
-              <Text c={failed ? "red" : "dimmed"} ta="center">
-                {emptyText}
-              </Text>
-            </Table.Td>
-          </Table.Tr>
-        ) : (
-          systems.map((system) => <SystemRow key={system.id} system={system} />)
-        )}
-      </Table.Tbody>
-    </Table>
+    <CatalogueTable
+      columns={columns}
+      otherColumnWidth="15%"
+      loading={loading}
+      failed={failed}
+      empty={systems.length === 0}
+      emptyText={t("catalogue.empty")}
+      failedText={t("catalogue.loadFailed")}
+    >
+      {systems.map((system) => (
+        <SystemRow key={system.id} system={system} />
+      ))}
+    </CatalogueTable>
   );
 }
 

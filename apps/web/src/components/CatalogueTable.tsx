@@ -1,0 +1,96 @@
+import { Group, Pagination, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+
+/** The table every catalogue shows: a wide first column, a message row while loading, on failure or
+ * when empty, otherwise the caller's rows. */
+export function CatalogueTable({
+  columns,
+  otherColumnWidth,
+  loading,
+  failed,
+  empty,
+  emptyText,
+  failedText,
+  striped = false,
+  children,
+}: {
+  columns: string[];
+  otherColumnWidth: string;
+  loading: boolean;
+  failed: boolean;
+  empty: boolean;
+  emptyText: string;
+  failedText: string;
+  striped?: boolean;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  let message: string | null = null;
+  if (failed) message = failedText;
+  else if (loading) message = t("loading");
+  else if (empty) message = emptyText;
+
+  return (
+    <Table striped={striped} highlightOnHover verticalSpacing="sm">
+      <Table.Thead>
+        <Table.Tr>
+          {columns.map((column, index) => (
+            <Table.Th key={column} w={index === 0 ? "40%" : otherColumnWidth}>
+              {column}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {message ? (
+          <Table.Tr>
+            <Table.Td colSpan={columns.length}>
+              <Text c={failed ? "red" : "dimmed"} ta="center">
+                {message}
+              </Text>
+            </Table.Td>
+          </Table.Tr>
+        ) : (
+          children
+        )}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** SPEC §2's pagination line: the range ('1 - 10', '0 - 0' when empty), the total, the pager and
+ * 'N of M pages'. */
+export function CataloguePagination({
+  page,
+  pageSize,
+  total,
+  onPageChange,
+}: {
+  page: number;
+  pageSize: number;
+  total: number;
+  onPageChange: (page: number) => void;
+}) {
+  const { t } = useTranslation();
+  const pageCount = Math.max(1, Math.ceil(total / pageSize));
+  return (
+    <Group justify="space-between">
+      <Group gap="md">
+        <Text size="sm" c="dimmed">
+          {t("pagination.range", {
+            start: total === 0 ? 0 : (page - 1) * pageSize + 1,
+            end: Math.min(page * pageSize, total),
+          })}
+        </Text>
+        <Text size="sm" c="dimmed">
+          {t("pagination.total", { total })}
+        </Text>
+      </Group>
+      <Pagination total={pageCount} value={page} onChange={onPageChange} size="sm" />
+      <Text size="sm" c="dimmed">
+        {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
+      </Text>
+    </Group>
+  );
+}
