@@ -1,6 +1,28 @@
 import { Group, Pagination, Table, Text } from "@mantine/core";
-import type { ReactNode } from "react";
+import type { UseQueryResult } from "@tanstack/react-query";
+import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
+
+/** Rows per page in the catalogues (SPEC §9: page 1, size 10). */
+export const CATALOGUE_PAGE_SIZE = 10;
+
+function pageCountFor(total: number): number {
+  return Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));
+}
+
+/** When the last row of the last page goes (archive, recover), show the page that now is last. */
+export function useKeepPageInRange(
+  list: UseQueryResult<{ data: unknown[]; metadata: { num_records: number } }>,
+  page: number,
+  setPage: (page: number) => void,
+): void {
+  const pageCount = pageCountFor(list.data?.metadata.num_records ?? 0);
+  useEffect(() => {
+    if (list.data && !list.isPlaceholderData && list.data.data.length === 0 && page > pageCount) {
+      setPage(pageCount);
+    }
+  }, [list.data, list.isPlaceholderData, page, pageCount, setPage]);
+}
 
 /** The table every catalogue shows: a wide first column, a message row while loading, on failure or
  * when empty, otherwise the caller's rows. */
@@ -63,17 +85,16 @@ export function CatalogueTable({
  * 'N of M pages'. */
 export function CataloguePagination({
   page,
-  pageSize,
   total,
   onPageChange,
 }: {
   page: number;
-  pageSize: number;
   total: number;
   onPageChange: (page: number) => void;
 }) {
   const { t } = useTranslation();
-  const pageCount = Math.max(1, Math.ceil(total / pageSize));
+  const pageSize = CATALOGUE_PAGE_SIZE;
+  const pageCount = pageCountFor(total);
   return (
     <Group justify="space-between">
       <Group gap="md">

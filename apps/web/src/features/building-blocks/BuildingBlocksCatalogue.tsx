@@ -18,10 +18,15 @@ import { FLAGS } from "@polyforge/contracts/flags";
 import { IconArchive, IconChevronDown, IconRestore, IconSearch } from "@tabler/icons-react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { CataloguePagination, CatalogueTable } from "../../components/CatalogueTable";
+import {
+  CATALOGUE_PAGE_SIZE,
+  CataloguePagination,
+  CatalogueTable,
+  useKeepPageInRange,
+} from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
@@ -34,7 +39,6 @@ import {
   recoverBlock,
 } from "./buildingBlocksApi";
 
-export const CATALOGUE_PAGE_SIZE = 10;
 /** How long the name search waits after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 300;
 
@@ -93,14 +97,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
     placeholderData: keepPreviousData,
   });
   const total = blocks.data?.metadata.num_records ?? 0;
-  const pageCount = Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));
-
-  // When the last row of the last page goes (archive, recover), show the page that now is last.
-  useEffect(() => {
-    if (blocks.data && !blocks.isPlaceholderData && blocks.data.data.length === 0 && page > pageCount) {
-      setPage(pageCount);
-    }
-  }, [blocks.data, blocks.isPlaceholderData, page, pageCount]);
+  useKeepPageInRange(blocks, page, setPage);
 
   function changeFilter(next: CatalogueFilter) {
     setPage(1);
@@ -157,7 +154,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
         loading={blocks.isPending}
         failed={blocks.isError}
       />
-      <CataloguePagination page={page} pageSize={CATALOGUE_PAGE_SIZE} total={total} onPageChange={setPage} />
+      <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
   );
 }

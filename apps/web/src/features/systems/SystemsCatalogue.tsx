@@ -5,9 +5,14 @@ import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/s
 import { IconChevronDown, IconChevronRight, IconSearch } from "@tabler/icons-react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { Fragment, useEffect, useState } from "react";
+import { Fragment, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { CataloguePagination, CatalogueTable } from "../../components/CatalogueTable";
+import {
+  CATALOGUE_PAGE_SIZE,
+  CataloguePagination,
+  CatalogueTable,
+  useKeepPageInRange,
+} from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
@@ -15,7 +20,6 @@ import { SystemActions } from "./SystemActions";
 import { SystemTypeBadge } from "./SystemTypeBadge";
 import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
 
-export const CATALOGUE_PAGE_SIZE = 10;
 /** How long the name search waits after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 300;
 
@@ -46,14 +50,7 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
     refetchInterval: pollInterval,
   });
   const total = systems.data?.metadata.num_records ?? 0;
-  const pageCount = Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));
-
-  // When the last row of the last page goes (archive), show the page that now is last.
-  useEffect(() => {
-    if (systems.data && !systems.isPlaceholderData && systems.data.data.length === 0 && page > pageCount) {
-      setPage(pageCount);
-    }
-  }, [systems.data, systems.isPlaceholderData, page, pageCount]);
+  useKeepPageInRange(systems, page, setPage);
 
   function changeType(next: SystemType) {
     setPage(1);
@@ -84,7 +81,7 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
         />
       </Group>
       <SystemsTable systems={systems.data?.data ?? []} loading={systems.isPending} failed={systems.isError} />
-      <CataloguePagination page={page} pageSize={CATALOGUE_PAGE_SIZE} total={total} onPageChange={setPage} />
+      <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
   );
 }
