@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { REQUIRED_FIELD, signUpSchema } from "@polyforge/contracts/users";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type Provider from "oidc-provider";
+import type { UserRow } from "../../modules/users/schema";
 import type { Db } from "../db/database";
 import { authenticate, createUser, findUserByEmail } from "./accounts";
 import { type ImpersonationResult, mayImpersonate } from "./impersonation";
@@ -77,6 +78,28 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     return undefined;
   };
 
+  /** Checks an email and password under the sign-in rate limit (per address and email); a staff
+   * member signing in for remote support counts against the same limit as an ordinary sign-in. */
+  const authenticateWithinLimit = async (
+    request: UidRequest,
+    reply: FastifyReply,
+    email: string,
+    password: string,
+  ): Promise<{ user: UserRow } | { status: number; error: string }> => {
+    const retryAfterMs = await o.limiter.retryAfterMs(request.ip, email);
+    if (retryAfterMs > 0) {
+      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
+      return { status: 429, error: tooManyAttemptsMessage(retryAfterMs) };
+    }
+    const user = email && password ? await authenticate(o.db, email, password) : undefined;
+    if (!user) {
+      await o.limiter.recordFailure(request.ip, email);
+      return { status: 401, error: INVALID_CREDENTIALS };
+    }
+    await o.limiter.clear(request.ip, email);
+    return { user };
+  };
+
   const finishWithLogin = async (
     request: UidRequest,
     reply: FastifyReply,
@@ -141,18 +164,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
 
     if (!csrfValid(uid, body.csrf)) return page(403, FORM_EXPIRED);
-    const retryAfterMs = await o.limiter.retryAfterMs(request.ip, email);
-    if (retryAfterMs > 0) {
-      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
-      return page(429, tooManyAttemptsMessage(retryAfterMs));
-    }
-    const user = email && password ? await authenticate(o.db, email, password) : undefined;
-    if (!user) {
-      await o.limiter.recordFailure(request.ip, email);
-      return page(401, INVALID_CREDENTIALS);
-    }
-    await o.limiter.clear(request.ip, email);
-    return finishWithLogin(request, reply, user.id);
+    const signIn = await authenticateWithinLimit(request, reply, email, password);
+    if (!("user" in signIn)) return page(signIn.status, signIn.error);
+    return finishWithLogin(request, reply, signIn.user.id);
   });
 
   app.get(`${base}/support`, async (request: UidRequest, reply) => {
@@ -189,18 +203,9 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
       );
 
     if (!csrfValid(uid, body.csrf)) return page(403, FORM_EXPIRED);
-    // The staff member's own credentials count against the same limit as an ordinary sign-in.
-    const retryAfterMs = await o.limiter.retryAfterMs(request.ip, email);
-    if (retryAfterMs > 0) {
-      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
-      return page(429, tooManyAttemptsMessage(retryAfterMs));
-    }
-    const staff = email && password ? await authenticate(o.db, email, password) : undefined;
-    if (!staff) {
-      await o.limiter.recordFailure(request.ip, email);
-      return page(401, INVALID_CREDENTIALS);
-    }
-    await o.limiter.clear(request.ip, email);
+    const signIn = await authenticateWithinLimit(request, reply, email, password);
+    if (!("user" in signIn)) return page(signIn.status, signIn.error);
+    const staff = signIn.user;
     const customer = customerEmail ? await findUserByEmail(o.db, customerEmail) : undefined;
     const check = mayImpersonate(staff, customer);
     if (!check.ok) return page(403, check.reason === "not_support_staff" ? NOT_SUPPORT_STAFF : SUPPORT_NOT_ALLOWED);
