@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -10,23 +11,23 @@ from pathlib import Path
 from typing import Any
 
 from polyforge_engine import protocol
-from polyforge_engine.build.structure import run_build_structure
-from polyforge_engine.pipeline import run_build_system
-from polyforge_engine.potential.generate import run_generate_potential
-from polyforge_engine.structures.convert_smiles import run_convert_smiles
-from polyforge_engine.structures.validate_structure import run_validate_structure
-from polyforge_engine.structures.validate_topology import run_validate_topology
-from polyforge_engine.versions import tool_versions
 
-# command name -> function(job: dict, workdir: Path) -> result payload (dict).
-# Commands register themselves here as they are implemented.
-COMMANDS: dict[str, Callable[[dict[str, Any], Path], dict[str, Any]]] = {}
-COMMANDS["build-structure"] = run_build_structure
-COMMANDS["build-system"] = run_build_system
-COMMANDS["convert-smiles"] = run_convert_smiles
-COMMANDS["validate-structure"] = run_validate_structure
-COMMANDS["validate-topology"] = run_validate_topology
-COMMANDS["generate-potential"] = run_generate_potential
+# command name -> "module:function"; the function takes (job: dict, workdir: Path) and returns the
+# result payload (dict). Imported only when its command runs: each pulls in different heavy
+# libraries (AmberTools wrappers, ParmEd, SciPy), and every job is a fresh process.
+COMMANDS: dict[str, str] = {
+    "build-structure": "polyforge_engine.build.structure:run_build_structure",
+    "build-system": "polyforge_engine.pipeline:run_build_system",
+    "convert-smiles": "polyforge_engine.structures.convert_smiles:run_convert_smiles",
+    "validate-structure": "polyforge_engine.structures.validate_structure:run_validate_structure",
+    "validate-topology": "polyforge_engine.structures.validate_topology:run_validate_topology",
+    "generate-potential": "polyforge_engine.potential.generate:run_generate_potential",
+}
+
+
+def command(name: str) -> Callable[[dict[str, Any], Path], dict[str, Any]]:
+    module, function = COMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "version":
+        from polyforge_engine.versions import tool_versions
+
         versions = tool_versions()
         if args.json:
             print(json.dumps(versions))
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         job = json.loads(args.input.read_text())
         args.workdir.mkdir(parents=True, exist_ok=True)
-        payload = COMMANDS[args.command](job, args.workdir)
+        payload = command(args.command)(job, args.workdir)
     except protocol.EngineError as exc:
         protocol.error(exc.code, exc.message)
         return 1

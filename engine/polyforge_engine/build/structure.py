@@ -30,7 +30,7 @@ from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
 from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.compress import compress
-from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report
+from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, closest_contacts
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
 from polyforge_engine.build.writers import write_gro, write_pdb
@@ -89,6 +89,26 @@ def _cell(job: BuildJob, total_mass: float) -> np.ndarray:
         side = (total_mass * AMU_A3_TO_G_CM3 / setup.density) ** (1 / 3)
         return np.array([side, side, side])
     return np.array(setup.cell_sides, dtype=float)
+
+
+def _keeps_limits(
+    grower: SystemGrower,
+    kinds: list[AssembledPolymer],
+    order: list[int],
+    offsets: np.ndarray,
+    box: np.ndarray,
+    walls: bool,
+    tolerances: Tolerances,
+) -> bool:
+    """Whether the grower's (regridded) atoms keep every limit with the building margin to spare, so
+    that rounding in the written files cannot break them."""
+    inter, intra, _ = closest_contacts(grower.grid, [k.atom_count for k in kinds], [k.close_pairs for k in kinds], order, offsets)
+    z = grower.positions[:, 2]
+    return (
+        (inter is None or inter >= tolerances.inter + tolerances.margin)
+        and (intra is None or intra >= tolerances.intra + tolerances.margin)
+        and (not walls or bool(((z > tolerances.wall) & (z < box[2] - tolerances.wall)).all()))
+    )
 
 
 def build_structure(
@@ -155,12 +175,16 @@ def build_structure(
     offsets = np.array(grower.molecule_offsets, dtype=np.int64)
     if expansion > 1.0:
         progress("compressing", 75)
-        positions = compress(
+
+        def limits_kept(candidate: np.ndarray) -> bool:
+            grower.regrid(candidate, box)  # the final measurement below reuses this grid
+            return _keeps_limits(grower, kinds, order, offsets, box, walls, tolerances)
+
+        compress(
             positions, kinds, order, offsets, grown_box, box, walls, tolerances,
-            lambda fraction: progress("compressing", 75 + 15 * fraction),
+            lambda fraction: progress("compressing", 75 + 15 * fraction), limits_kept,
         )
-        grower.regrid(positions, box)
-        positions = grower.positions
+        positions = grower.positions  # as last measured, each molecule's centre inside the cell
 
     progress("measuring", 90)
     report = build_report(
