@@ -2,8 +2,8 @@
 distance we test, so finding an atom's neighbours costs the same whatever the system size.
 
 Storage is a padded table (cell -> slots of atom indices) so inserting and querying are numpy
-operations. Removal is last-in-first-out (the builder only ever takes back what it placed last),
-which keeps every cell's occupied slots contiguous. With walls, z is not periodic.
+operations. Removing an atom moves the last atom of its cell into its slot, which keeps every cell's
+occupied slots contiguous. With walls, z is not periodic.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ class CellGrid:
         self.slots = 8
         self.table = np.full((cell_count + 1, self.slots), -1, dtype=np.int32)
         self.count = np.zeros(cell_count + 1, dtype=np.int32)
+        self.around = np.zeros(cell_count + 1, dtype=np.int32)  # atoms in each cell's 27 neighbours
         self.positions = np.zeros((capacity, 3))  # wrapped into the box
         self.molecule = np.full(capacity, -1, dtype=np.int32)
         self.cell_of = np.zeros(capacity, dtype=np.int64)
+        self.slot_of = np.zeros(capacity, dtype=np.int64)
         self._offsets = np.stack(np.meshgrid(*([np.arange(-1, 2)] * 3), indexing="ij"), axis=-1).reshape(-1, 3)
 
     def wrap(self, positions: np.ndarray) -> np.ndarray:
@@ -46,7 +48,8 @@ class CellGrid:
         first = np.searchsorted(sorted_cells, sorted_cells, side="left")
         return order, np.arange(len(cells)) - first
 
-    def insert(self, atoms: np.ndarray, positions: np.ndarray, molecule: int) -> None:
+    def insert(self, atoms: np.ndarray, positions: np.ndarray, molecule: int | np.ndarray) -> None:
+        """Store atoms (any number, any cells) with their positions and molecule (one, or one per atom)."""
         wrapped = self.wrap(positions)
         cells = self._cells(wrapped)
         order, rank = self._rank_within_cell(cells)
@@ -58,38 +61,53 @@ class CellGrid:
             self.table, self.slots = table, grown
         self.table[cells[order], slot] = atoms[order]
         np.add.at(self.count, cells, 1)
+        np.add.at(self.around, self.neighbour_cells(cells).ravel(), 1)
         self.positions[atoms] = wrapped
         self.molecule[atoms] = molecule
         self.cell_of[atoms] = cells
+        self.slot_of[atoms[order]] = slot
 
     def remove(self, atoms: np.ndarray) -> None:
-        """Take back atoms that were the last ones inserted (last in, first out)."""
-        cells = self.cell_of[atoms]
-        np.subtract.at(self.count, cells, 1)
-        order, rank = self._rank_within_cell(cells)
-        self.table[cells[order], self.count[cells[order]] + rank] = -1
+        """Take atoms out: each cell's last atom moves into the freed slot."""
+        table, count, slot_of = self.table, self.count, self.slot_of
+        for atom in atoms.tolist():  # a few units at a time: the builder takes back little
+            cell, slot = self.cell_of[atom], slot_of[atom]
+            last = count[cell] - 1
+            moved = table[cell, last]
+            table[cell, slot] = moved
+            slot_of[moved] = slot
+            table[cell, last] = -1
+            count[cell] = last
+        np.subtract.at(self.around, self.neighbour_cells(self.cell_of[atoms]).ravel(), 1)
         self.molecule[atoms] = -1
 
-    def _axis_range(self, axis: int, centre: int, reach: int) -> np.ndarray:
-        size = int(self.shape[axis])
-        if self.periodic[axis]:
-            if 2 * reach + 1 >= size:
-                return np.arange(size)
-            return (centre + np.arange(-reach, reach + 1)) % size
-        return np.arange(max(0, centre - reach), min(size, centre + reach + 1))
-
-    def atoms_near(self, centre: np.ndarray, radius: float) -> np.ndarray:
-        """Indices of stored atoms in the block of cells that covers a sphere (a superset of it)."""
-        cell = np.clip(np.floor(self.wrap(centre[None, :])[0] / self.side).astype(np.int64), 0, self.shape - 1)
+    def atoms_near(self, centres: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """Stored atoms in the block of cells that covers a sphere around each centre (a superset of
+        it): (index of the centre, atom) for every pair found, grouped by centre."""
+        cells = np.clip(np.floor(self.wrap(centres) / self.side).astype(np.int64), 0, self.shape - 1)
         reach = np.ceil(radius / self.side).astype(np.int64)
-        x, y, z = (self._axis_range(axis, int(cell[axis]), int(reach[axis])) for axis in range(3))
-        flat = ((x[:, None, None] * self.shape[1] + y[None, :, None]) * self.shape[2] + z[None, None, :]).ravel()
-        found = self.table[flat].ravel()
-        return found[found >= 0]
+        per_axis = []  # per axis: (centres, cells along it), the empty cell's row marked -1
+        for axis in range(3):
+            size, span = int(self.shape[axis]), np.arange(-reach[axis], reach[axis] + 1)
+            if self.periodic[axis]:
+                if len(span) >= size:  # the block wraps onto itself: every cell once
+                    per_axis.append(np.broadcast_to(np.arange(size), (len(centres), size)))
+                else:
+                    per_axis.append((cells[:, axis, None] + span) % size)
+            else:
+                along = cells[:, axis, None] + span
+                per_axis.append(np.where((along >= 0) & (along < size), along, -1))
+        x, y, z = per_axis
+        flat = (x[:, :, None, None] * self.shape[1] + y[:, None, :, None]) * self.shape[2] + z[:, None, None, :]
+        outside = (x[:, :, None, None] < 0) | (y[:, None, :, None] < 0) | (z[:, None, None, :] < 0)
+        flat = np.where(outside, self.empty_cell, flat).reshape(len(centres), -1)
+        found = self.table[flat].reshape(len(centres), -1)
+        owner, column = np.nonzero(found >= 0)
+        return owner, found[owner, column]
 
     def crowding(self, points: np.ndarray) -> np.ndarray:
         """Atoms stored in the 27 cells around each point."""
-        return self.count[self.neighbour_cells(self._cells(self.wrap(points)))].sum(axis=1)
+        return self.around[self._cells(self.wrap(points))]
 
     def neighbour_cells(self, cells: np.ndarray) -> np.ndarray:
         """For each given cell, its 27 neighbouring cells (the empty cell beyond a wall): (len, 27)."""

@@ -1,17 +1,20 @@
 """Chain growth and packing in the periodic cell.
 
-Molecules are built one after another directly in the cell. A molecule starts with its root unit at
-a random position and orientation (the least crowded of a few tries); every further unit is attached
-to the unit it hangs from: its anchor sits on the bond direction the parent's template gives (the
-proxy), at a bond length averaged from both templates, oriented so its own proxy points back to the
-parent, and turned about the new bond by a sampled torsion (each unit also picks one of its distinct
-conformers). Candidates are checked against the atoms already placed nearby (cell list, minimum
-image): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more than three
-bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the unit's own
-children are checked too, standing for the atoms that will sit there (look-ahead). Among acceptable
-candidates one is drawn at random, favouring those with fewer atoms around them, so chains head for
-empty space. When none fits, units are taken back (back-off) and grown again; after too many
-back-offs the molecule starts elsewhere, and a molecule that still cannot be placed raises
+Molecules are built directly in the cell. Each starts with its root unit at a random position and
+orientation (the least crowded of a few tries), in construction order; then all of them grow
+together, one unit per chain per round, and chains whose next units have the same shape are
+extended in one vectorised step. Every further unit is attached to the unit it hangs from: its
+anchor sits on the bond direction the parent's template gives (the proxy), at a bond length averaged
+from both templates, oriented so its own proxy points back to the parent, and turned about the new
+bond by a sampled torsion (each unit also picks one of its distinct conformers). Candidates are
+checked against the atoms already placed nearby (cell list, minimum image): atoms of other molecules
+must stay `inter` Å away, atoms of the same molecule more than three bonds apart `intra` Å, and with
+walls every atom inside 0 < z < C. The proxies of the unit's own children are checked too, standing
+for the atoms that will sit there (look-ahead). Among acceptable candidates one is drawn at random,
+favouring those with fewer atoms around them, so chains head for empty space. Units placed in the
+same step are then checked against one another; of two that clash the later molecule's is taken
+back and tried again. When no candidate fits, units are taken back (back-off) and grown again; after
+too many back-offs the molecule starts elsewhere, and a molecule that still cannot be placed raises
 PLACEMENT_FAILED (structure.py then grows the system in a larger cell and compresses it, compress.py).
 """
 
@@ -38,10 +41,13 @@ class Tolerances:
 
 TORSIONS = 12  # torsion angles tried per unit (random phase, evenly spaced)
 FINE_TORSIONS = 48  # tried once more, before backing off, when none of the coarse ones fits
+COARSE_CONFORMERS = 3  # conformers drawn for the coarse torsions (the fine ones try every conformer)
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
 BACKOFFS_PER_START = 40
+ROOT_BATCH = 16  # root placements tried at once
+BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)
 
 
 def _rotation_about(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -70,16 +76,38 @@ def _aligning(v: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _random_rotation(rng: np.random.Generator) -> np.ndarray:
-    q = rng.normal(size=4)
-    a, b, c, d = q / np.linalg.norm(q)
-    return np.array(
+def _random_rotations(rng: np.random.Generator, count: int) -> np.ndarray:
+    """(count, 3, 3) uniformly random rotations (from normalised Gaussian quaternions)."""
+    q = rng.normal(size=(count, 4))
+    a, b, c, d = (q / np.linalg.norm(q, axis=1, keepdims=True)).T
+    return np.stack(
         [
-            [a * a + b * b - c * c - d * d, 2 * (b * c - a * d), 2 * (b * d + a * c)],
-            [2 * (b * c + a * d), a * a - b * b + c * c - d * d, 2 * (c * d - a * b)],
-            [2 * (b * d - a * c), 2 * (c * d + a * b), a * a - b * b - c * c + d * d],
-        ]
+            np.stack([a * a + b * b - c * c - d * d, 2 * (b * c - a * d), 2 * (b * d + a * c)], axis=1),
+            np.stack([2 * (b * c + a * d), a * a - b * b + c * c - d * d, 2 * (c * d - a * b)], axis=1),
+            np.stack([2 * (b * d - a * c), 2 * (c * d + a * b), a * a - b * b - c * c + d * d], axis=1),
+        ],
+        axis=1,
     )
+
+
+def _frames_along(directions: np.ndarray, phases: np.ndarray) -> np.ndarray:
+    """(g, 3, 3) rotations that turn about z by `phases` and then take z onto the unit `directions`
+    (the shortest rotation, in closed form; a half turn about x for -z)."""
+    dx, dy, dz = directions.T
+    k = 1.0 / np.maximum(1.0 + dz, 1e-12)
+    align = np.stack(
+        [
+            np.stack([1 - k * dx * dx, -k * dx * dy, dx], axis=1),
+            np.stack([-k * dx * dy, 1 - k * dy * dy, dy], axis=1),
+            np.stack([-dx, -dy, 1 - k * (dx * dx + dy * dy)], axis=1),
+        ],
+        axis=1,
+    )
+    align[dz < -1 + 1e-9] = np.diag([1.0, -1.0, -1.0])
+    cos, sin = np.cos(phases), np.sin(phases)
+    zero, one = np.zeros_like(cos), np.ones_like(cos)
+    spin = np.stack([np.stack([cos, -sin, zero], axis=1), np.stack([sin, cos, zero], axis=1), np.stack([zero, zero, one], axis=1)], axis=1)
+    return align @ spin
 
 
 @dataclass(frozen=True)
@@ -91,6 +119,9 @@ class _UnitGeometry:
     parent: int
     parent_site: int
     own_site: int
+    # Units with the same shape (template, joining site, look-ahead sites) differ only in where their
+    # atoms sit in the molecule, so chains at such units are extended together in one step.
+    shape: tuple[str, int, tuple[int, ...]]
     local_atoms: np.ndarray  # offset + arange(size)
     centred: np.ndarray  # (conformers, size, 3) coordinates relative to the joining anchor
     centred_proxies: np.ndarray  # (conformers, sites, 3) the template's proxies in the same frame
@@ -123,6 +154,7 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             child_anchor = int(kind.unit_offsets[index]) + templates[unit.smiles].sites[unit.own_site].anchor
             children.setdefault(unit.parent, []).append((unit.parent_site, child_anchor))
     geometries = []
+    spun_by_shape: dict[tuple[str, int, tuple[int, ...]], tuple[dict, dict, dict]] = {}
     for index, unit in enumerate(kind.plan.units):
         template = templates[unit.smiles]
         offset = int(kind.unit_offsets[index])
@@ -140,8 +172,12 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
         ahead = children.get(index, [])
         ahead_sites = np.array([site for site, _ in ahead], dtype=np.int64)
         reach = np.concatenate([centred, centred_proxies[:, ahead_sites]], axis=1)
-        spun_points, spun_rotations, spun_conformers = {}, {}, {}
-        if unit.own_site >= 0:
+        shape = (unit.smiles, unit.own_site, tuple(ahead_sites.tolist()))
+        if shape in spun_by_shape:
+            spun_points, spun_rotations, spun_conformers = spun_by_shape[shape]
+        else:
+            spun_points, spun_rotations, spun_conformers = spun_by_shape[shape] = {}, {}, {}
+        if unit.own_site >= 0 and not spun_points:
             to_canonical = _aligning(back_directions, np.array([0.0, 0.0, -1.0]))
             for torsions in {1 if template.atom_count == 1 else t for t in (TORSIONS, FINE_TORSIONS)}:
                 spins = _rotation_about(np.array([0.0, 0.0, 1.0]), np.arange(torsions) * (2 * np.pi / torsions))
@@ -157,6 +193,7 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 parent=unit.parent,
                 parent_site=unit.parent_site,
                 own_site=unit.own_site,
+                shape=shape,
                 local_atoms=offset + np.arange(template.atom_count),
                 centred=centred,
                 centred_proxies=centred_proxies,
@@ -171,6 +208,40 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             )
         )
     return geometries
+
+
+@dataclass(frozen=True)
+class _KindTables:
+    """Per unit of one polymer kind, what a growth step gathers for many chains at once."""
+
+    offsets: np.ndarray  # first atom of the unit in the molecule
+    parents: np.ndarray  # the unit it hangs from (-1 for the root)
+    parent_anchors: np.ndarray  # the parent's atom it bonds to (molecule-local)
+    ahead_atoms: np.ndarray  # (units, most look-ahead points) children's anchor atoms, padded
+    # Units extended in one step: same kind, same shape, and parents of one shape joined at one
+    # site (so one parent's frame serves the whole step). -1 for the root.
+    batch: np.ndarray
+
+
+def _kind_tables(units: list[_UnitGeometry]) -> _KindTables:
+    ahead = np.zeros((len(units), max(len(unit.ahead_atoms) for unit in units)), dtype=np.int64)
+    batch_ids: dict[tuple, int] = {}
+    batch = np.full(len(units), -1, dtype=np.int64)
+    for index, unit in enumerate(units):
+        ahead[index, : len(unit.ahead_atoms)] = unit.ahead_atoms
+        if unit.parent >= 0:
+            key = (unit.shape, units[unit.parent].shape, unit.parent_site)
+            batch[index] = batch_ids.setdefault(key, len(batch_ids))
+    return _KindTables(
+        offsets=np.array([unit.offset for unit in units], dtype=np.int64),
+        parents=np.array([unit.parent for unit in units], dtype=np.int64),
+        parent_anchors=np.array(
+            [-1 if unit.parent < 0 else units[unit.parent].offset + units[unit.parent].template.sites[unit.parent_site].anchor for unit in units],
+            dtype=np.int64,
+        ),
+        ahead_atoms=ahead,
+        batch=batch,
+    )
 
 
 class SystemGrower:
@@ -190,6 +261,7 @@ class SystemGrower:
         """`starts`: how many times a stuck molecule starts again elsewhere before the build fails."""
         self.kinds = kinds
         self.geometries = [_unit_geometries(kind, templates) for kind in kinds]
+        self.tables = [_kind_tables(units) for units in self.geometries]
         self.box = np.asarray(box, dtype=float)
         self.walls = walls
         self.rng = rng
@@ -201,143 +273,202 @@ class SystemGrower:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
         self.grid = self._new_grid(total_atoms)
         self.positions = np.zeros((total_atoms, 3))  # unwrapped: each molecule whole
-        self.molecule_offsets: list[int] = []
+        self.molecule_offsets: list[int] = []  # set by grow()
         self.molecule_kinds: list[int] = []
 
     # -- scoring --------------------------------------------------------------------------------
-    def _assess(self, candidates: np.ndarray, local_atoms: np.ndarray, molecule: int, kind: AssembledPolymer, centre: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-        """For candidate placements (m, atoms, 3) within `radius` of `centre`: whether each keeps every
-        limit, and how crowded its surroundings are (atoms in the 27 cells around its centroid)."""
-        acceptable = np.ones(len(candidates), dtype=bool)
+    def _assess(self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate placements (g, m, points, 3) of one unit for g molecules, the m candidates of
+        each within `radius` of its centre (g, 3); `checked` (g, points) is the molecule-local atom each
+        point stands for. Returns whether each candidate keeps every limit (g, m) and how crowded its
+        surroundings are (atoms in the 27 cells around its centroid)."""
+        groups, options = candidates.shape[:2]
+        acceptable = np.ones((groups, options), dtype=bool)
         if self.walls:
             z = candidates[..., 2]
-            acceptable &= ((z > self.tol.wall) & (z < self.box[2] - self.tol.wall)).all(axis=1)
-        crowding = self.grid.crowding(candidates.mean(axis=1)).astype(float)
-        near = self.grid.atoms_near(centre, radius + self.inter)
-        # Nearest periodic image of each nearby atom as seen from the centre, relative to the centre:
+            acceptable &= ((z > self.tol.wall) & (z < self.box[2] - self.tol.wall)).all(axis=2)
+        crowding = self.grid.crowding(candidates.mean(axis=2).reshape(-1, 3)).reshape(groups, options).astype(float)
+        owner, near = self.grid.atoms_near(centres, radius + self.inter)
+        # Nearest periodic image of each nearby atom as seen from its centre, relative to that centre:
         # the candidates then need no further minimum-image work.
-        seen = self.grid.minimum_image(self.grid.positions[near] - centre)
-        flat = candidates.reshape(-1, 3) - centre
+        seen = self.grid.minimum_image(self.grid.positions[near] - centres[owner])
         within = (seen * seen).sum(axis=1) <= (radius + self.inter) ** 2
-        near, seen = near[within], seen[within]
+        owner, near, seen = owner[within], near[within], seen[within]
         if len(near) == 0:
             return acceptable, crowding
-        same = self.grid.molecule[near] == molecule
-        limits = np.full((len(local_atoms), len(near)), self.inter)
+        # Pad every molecule's nearby atoms to one width so all distances are one batched product.
+        counts = np.bincount(owner, minlength=groups)
+        width = int(counts.max())
+        column = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+        padded = np.zeros((groups, width, 3))
+        padded[owner, column] = seen
+        limits = np.zeros((groups, checked.shape[1], width))  # 0 for padding: never a clash
+        same = self.grid.molecule[near] == molecules[owner]
+        limits[owner[~same], :, column[~same]] = self.inter
         if same.any():
-            near_local = near[same] - self.molecule_offsets[molecule]
-            low = np.minimum(local_atoms[:, None], near_local[None, :])
-            high = np.maximum(local_atoms[:, None], near_local[None, :])
+            local = near[same] - self._base[molecules[owner[same]]]
+            points_of = checked[owner[same]]
+            low, high = np.minimum(points_of, local[:, None]), np.maximum(points_of, local[:, None])
             keys = low * kind.atom_count + high
             slot = np.minimum(np.searchsorted(kind.close_pairs, keys), len(kind.close_pairs) - 1)
             bonded = kind.close_pairs[slot] == keys if len(kind.close_pairs) else np.zeros_like(keys, dtype=bool)
-            limits[:, same] = np.where(bonded, 0.0, self.intra)  # 0: pairs within three bonds never clash
-        # Squared distances through one matrix product: |c|² + |p|² − 2 c·p.
-        squared = (flat * flat).sum(axis=1)[:, None] + (seen * seen).sum(axis=1)[None, :] - 2.0 * flat @ seen.T
-        squared = squared.reshape(len(candidates), len(local_atoms), len(near))
-        acceptable &= (squared >= (limits * limits)[None]).all(axis=(1, 2))
+            # Pairs within three bonds never clash.
+            limits[owner[same], :, column[same]] = np.where(bonded, 0.0, self.intra)
+        points = candidates.reshape(groups, -1, 3) - centres[:, None, :]
+        # Squared distances through one batched matrix product: |c|² + |p|² − 2 c·p.
+        squared = (points * points).sum(axis=2)[:, :, None] + (padded * padded).sum(axis=2)[:, None, :]
+        squared -= 2.0 * points @ padded.transpose(0, 2, 1)
+        squared = squared.reshape(groups, options, checked.shape[1], width)
+        acceptable &= (squared >= (limits * limits)[:, None]).all(axis=(2, 3))
         return acceptable, crowding
 
-    def _choose(self, acceptable: np.ndarray, crowding: np.ndarray) -> int:
-        """A random acceptable candidate, favouring emptier surroundings (Boltzmann-like weights)."""
-        options = np.flatnonzero(acceptable)
-        if len(options) == 0:
-            return -1
-        weights = np.exp(-(crowding[options] - crowding[options].min()) / CROWDING_SCALE)
-        return int(self.rng.choice(options, p=weights / weights.sum()))
+    def _choose(self, acceptable: np.ndarray, crowding: np.ndarray) -> np.ndarray:
+        """Per row, a random acceptable candidate favouring emptier surroundings (Boltzmann-like
+        weights, drawn with the Gumbel-max trick); -1 where none is acceptable."""
+        least = np.where(acceptable, crowding, np.inf).min(axis=1, keepdims=True)
+        score = -(crowding - least) / CROWDING_SCALE + self.rng.gumbel(size=crowding.shape)
+        chosen = np.where(acceptable, score, -np.inf).argmax(axis=1)
+        return np.where(acceptable.any(axis=1), chosen, -1)
 
     # -- placing units --------------------------------------------------------------------------
-    def _place_root(self, molecule: int, kind: AssembledPolymer, unit: _UnitGeometry) -> tuple[np.ndarray, np.ndarray, int] | None:
+    def _place_root(self, molecule: int) -> tuple[np.ndarray, np.ndarray, int] | None:
         """The first unit: the least crowded of a few random acceptable positions and orientations."""
-        conformers = len(unit.centred)
+        kind_index = int(self._kind[molecule])
+        kind, unit = self.kinds[kind_index], self.geometries[kind_index][0]
         wall = self.tol.wall if self.walls else 0.0
         lower, upper = np.array([0.0, 0.0, wall]), self.box - np.array([0.0, 0.0, wall])
+        checked = np.broadcast_to(unit.checked_atoms, (ROOT_BATCH, len(unit.checked_atoms)))
         found: list[tuple[float, tuple[np.ndarray, np.ndarray, int]]] = []
-        for _ in range(ROOT_TRIES):
-            centre = self.rng.uniform(lower, upper)
-            rotation = _random_rotation(self.rng)
-            conformer = int(self.rng.integers(conformers))
-            xyz = unit.points(np.array([conformer]))[0] @ rotation.T + centre
-            acceptable, crowding = self._assess(xyz[None], unit.checked_atoms, molecule, kind, centre, unit.extent)
-            if acceptable[0]:
-                found.append((float(crowding[0]), (rotation, centre, conformer)))
-                if len(found) == ROOT_CHOICES:
-                    break
+        for _ in range(ROOT_TRIES // ROOT_BATCH):
+            centres = self.rng.uniform(lower, upper, size=(ROOT_BATCH, 3))
+            rotations = _random_rotations(self.rng, ROOT_BATCH)
+            conformers = self.rng.integers(len(unit.centred), size=ROOT_BATCH)
+            xyz = np.einsum("gpj,gij->gpi", unit.points(conformers), rotations) + centres[:, None, :]
+            molecules = np.full(ROOT_BATCH, molecule)
+            acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent)
+            for trial in np.flatnonzero(acceptable[:, 0])[: ROOT_CHOICES - len(found)]:
+                found.append((float(crowding[trial, 0]), (rotations[trial], centres[trial], int(conformers[trial]))))
+            if len(found) == ROOT_CHOICES:
+                break
         if not found:
             return None
         return min(found, key=lambda item: item[0])[1]
 
-    def _place_child(self, molecule: int, kind: AssembledPolymer, units: list[_UnitGeometry], index: int, rotations: np.ndarray, translations: np.ndarray, conformer_of: np.ndarray, torsions: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-        unit = units[index]
+    def _place_children(self, kind_index: int, chains: np.ndarray, torsions: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The next unit of each chain (molecule indices; one kind, next units of one batch):
+        whether it found a place, and the rotations, anchor positions and conformers of those that did."""
+        kind, units, tables = self.kinds[kind_index], self.geometries[kind_index], self.tables[kind_index]
+        index = self._placed[chains]
+        unit = units[int(index[0])]  # what the batch shares: template, spun tables, extent, parent template
         parent = units[unit.parent]
-        anchor = self.positions[self.molecule_offsets[molecule] + parent.offset + parent.template.sites[unit.parent_site].anchor]
-        parent_proxy = parent.centred_proxies[conformer_of[unit.parent], unit.parent_site]
-        proxy = rotations[unit.parent] @ parent_proxy + translations[unit.parent]
-        bond = proxy - anchor
-        parent_half = np.linalg.norm(bond) / 2
-        direction = bond / (2 * parent_half)
+        parent_units = self._unit_base[chains] + tables.parents[index]  # rows of the frame arrays
+        anchor = self.positions[self._base[chains] + tables.parent_anchors[index]]
+        parent_proxy = parent.centred_proxies[self._conformers[parent_units], unit.parent_site]
+        bond = np.einsum("gij,gj->gi", self._rotations[parent_units], parent_proxy) + self._translations[parent_units] - anchor
+        length = np.linalg.norm(bond, axis=1)
+        direction = bond / length[:, None]
         torsions = 1 if unit.template.atom_count == 1 else torsions
         # Spun frame -> world: z onto the bond direction, plus a random phase for the torsions.
-        frame = _aligning(np.array([[0.0, 0.0, 1.0]]), direction)[0] @ _rotation_about(
-            np.array([0.0, 0.0, 1.0]), np.array([self.rng.uniform(0, 2 * np.pi)])
-        )[0]
-        conformer = unit.spun_conformers[torsions]
-        joint = anchor + direction[None, :] * (parent_half + unit.half_bond[conformer])[:, None]  # (m, 3)
-        candidates = unit.spun_points[torsions] @ frame.T + joint[:, None, :]
-        acceptable, crowding = self._assess(candidates, unit.checked_atoms, molecule, kind, joint[0], unit.extent + 0.5)
+        frames = _frames_along(direction, self.rng.uniform(0, 2 * np.pi, size=len(chains)))
+        rows = np.arange(len(unit.spun_conformers[torsions]))  # conformer * torsions + j
+        conformers = len(unit.centred)
+        if torsions == TORSIONS and conformers > COARSE_CONFORMERS:
+            drawn = self.rng.choice(conformers, COARSE_CONFORMERS, replace=False)
+            rows = (drawn[:, None] * torsions + np.arange(torsions)).ravel()
+        conformer = unit.spun_conformers[torsions][rows]
+        joint = anchor[:, None, :] + direction[:, None, :] * (length[:, None] / 2 + unit.half_bond[conformer][None, :])[..., None]
+        candidates = np.einsum("rpj,gij->grpi", unit.spun_points[torsions][rows], frames) + joint[:, :, None, :]
+        checked = np.concatenate(
+            [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
+        )
+        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint[:, 0], unit.extent + 0.5)
         chosen = self._choose(acceptable, crowding)
-        if chosen < 0:
-            return None
-        return frame @ unit.spun_rotations[torsions][chosen], joint[chosen], int(conformer[chosen])
+        placed = chosen >= 0
+        pick = chosen[placed]
+        rotations = frames[placed] @ unit.spun_rotations[torsions][rows[pick]]
+        return placed, rotations, joint[placed, pick], conformer[pick]
 
-    def _grow_molecule(self, molecule: int, kind_index: int) -> bool:
-        """Grow one molecule; False (with all of it taken back) when every start got stuck."""
-        kind = self.kinds[kind_index]
-        units = self.geometries[kind_index]
-        base = self.molecule_offsets[molecule]
-        rotations = np.zeros((len(units), 3, 3))
-        translations = np.zeros((len(units), 3))
-        conformer_of = np.zeros(len(units), dtype=np.int64)
+    def _commit(self, kind_index: int, chains: np.ndarray, rotations: np.ndarray, translations: np.ndarray, conformers: np.ndarray) -> np.ndarray:
+        """Put the next unit of each chain (one kind, next units of one shape) in place; returns their atoms (g, a)."""
+        index = self._placed[chains]
+        unit = self.geometries[kind_index][int(index[0])]
+        rows = self._unit_base[chains] + index
+        self._rotations[rows], self._translations[rows], self._conformers[rows] = rotations, translations, conformers
+        self._placed[chains] += 1
+        atoms = (self._base[chains] + self.tables[kind_index].offsets[index])[:, None] + np.arange(unit.template.atom_count)
+        xyz = np.einsum("gaj,gij->gai", unit.centred[conformers], rotations) + translations[:, None, :]
+        self.positions[atoms] = xyz
+        self.grid.insert(atoms.ravel(), xyz.reshape(-1, 3), np.repeat(chains, atoms.shape[1]))
+        return atoms
 
-        def commit(index: int, placement: tuple[np.ndarray, np.ndarray, int]) -> None:
-            rotation, translation, conformer = placement
-            rotations[index], translations[index], conformer_of[index] = rotation, translation, conformer
-            unit = units[index]
-            xyz = unit.centred[conformer] @ rotation.T + translation
-            atoms = base + unit.local_atoms
-            self.positions[atoms] = xyz
-            self.grid.insert(atoms, xyz, molecule)
+    def _take_back(self, molecule: int, count: int) -> None:
+        """Remove the molecule's last `count` units."""
+        units, placed = self.geometries[self._kind[molecule]], int(self._placed[molecule])
+        for index in range(placed - 1, placed - 1 - count, -1):
+            self.grid.remove(self._base[molecule] + units[index].local_atoms)
+        self._placed[molecule] -= count
 
-        def take_back(index: int) -> None:
-            self.grid.remove(base + units[index].local_atoms[::-1])
+    def _clashing_newcomers(self, atoms: np.ndarray) -> np.ndarray:
+        """Units placed together were each checked against what was there before, not against one
+        another: rows of `atoms` (g, a) whose unit comes too close to another row's unit that belongs
+        to an earlier molecule (the earlier one keeps its place)."""
+        flat = atoms.ravel()
+        row = np.repeat(np.arange(len(atoms)), atoms.shape[1])
+        is_new = np.full(len(self.grid.molecule), -1)
+        is_new[flat] = row
+        others = self.grid.table[self.grid.neighbour_cells(self.grid.cell_of[flat])].reshape(len(flat), -1)
+        mine, slot = np.nonzero(others >= 0)
+        other = others[mine, slot]
+        earlier = (is_new[other] >= 0) & (self.grid.molecule[other] < self.grid.molecule[flat[mine]])
+        mine, other = mine[earlier], other[earlier]
+        delta = self.grid.minimum_image(self.grid.positions[other] - self.grid.positions[flat[mine]])
+        close = (delta * delta).sum(axis=1) < self.inter**2
+        clashing = np.zeros(len(atoms), dtype=bool)
+        clashing[row[mine[close]]] = True
+        return clashing
 
-        for _start in range(self.starts):
-            root = self._place_root(molecule, kind, units[0])
-            if root is None:
-                continue
-            commit(0, root)
-            placed, backoffs = 1, 0
-            while placed < len(units) and backoffs <= BACKOFFS_PER_START:
-                placement = self._place_child(molecule, kind, units, placed, rotations, translations, conformer_of, TORSIONS)
-                if placement is None:
-                    placement = self._place_child(molecule, kind, units, placed, rotations, translations, conformer_of, FINE_TORSIONS)
-                if placement is not None:
-                    commit(placed, placement)
-                    placed += 1
-                    continue
-                backoffs += 1
-                # Take back a few units, and at least back to (and including) the failing unit's parent:
-                # in a dendrimer the units just before it are its siblings, whose removal changes nothing.
-                steps = max(int(self.rng.integers(1, 2 + min(backoffs, 8))), placed - units[placed].parent)
-                steps = min(placed - 1, steps)
-                for index in range(placed - 1, placed - 1 - steps, -1):
-                    take_back(index)
-                placed -= steps
-            if placed == len(units):
-                return True
-            for index in range(placed - 1, -1, -1):
-                take_back(index)
-        return False
+    def _grow_step(self, kind_index: int, chains: np.ndarray) -> None:
+        """One more unit for chains (one kind, next units of one batch); chains that cannot take it
+        back off (or start again, or make the build fail)."""
+        placed, rotations, translations, conformers = self._place_children(kind_index, chains, TORSIONS)
+        stuck = chains[~placed]
+        if len(stuck):
+            again, *fine = self._place_children(kind_index, stuck, FINE_TORSIONS)
+            chains = np.concatenate([chains[placed], stuck[again]])
+            rotations, translations, conformers = (np.concatenate(pair) for pair in zip((rotations, translations, conformers), fine, strict=True))
+            stuck = stuck[~again]
+        if len(chains):
+            atoms = self._commit(kind_index, chains, rotations, translations, conformers)
+            for molecule in chains[self._clashing_newcomers(atoms)].tolist():
+                self._take_back(molecule, 1)  # tries again next round; not a back-off
+        for molecule in stuck.tolist():
+            self._back_off(molecule)
+
+    def _back_off(self, molecule: int) -> None:
+        """Take back a few units, and at least back to (and including) the failing unit's parent: in
+        a dendrimer the units just before it are its siblings, whose removal changes nothing. After too
+        many back-offs the molecule is taken back whole and starts elsewhere."""
+        self._backoffs[molecule] += 1
+        backoffs, placed = int(self._backoffs[molecule]), int(self._placed[molecule])
+        if backoffs > BACKOFFS_PER_START:
+            self._restart(molecule)
+            return
+        parent = int(self.tables[self._kind[molecule]].parents[placed])
+        steps = max(int(self.rng.integers(1, 2 + min(backoffs, 8))), placed - parent)
+        self._take_back(molecule, min(placed - 1, steps))
+
+    def _restart(self, molecule: int) -> None:
+        """Take the whole molecule back to start it elsewhere, or fail when its starts are used up."""
+        self._take_back(molecule, int(self._placed[molecule]))
+        self._backoffs[molecule] = 0
+        self._starts[molecule] += 1
+        if self._starts[molecule] >= self.starts:
+            raise EngineError(
+                "PLACEMENT_FAILED",
+                f"A copy of polymer '{self.kinds[self._kind[molecule]].plan.name}' could not be placed without "
+                f"overlapping other atoms ({int((self._placed == self._units).sum())} of {len(self._placed)} "
+                "molecules were in place). Lower the density or enlarge the cell.",
+            )
 
     def _new_grid(self, total_atoms: int) -> CellGrid:
         # Cells at least `inter` wide; wider in dilute systems so the table stays about one atom per cell.
@@ -357,23 +488,46 @@ class SystemGrower:
 
     def grow(self, order: list[int], on_progress: Callable[[float], None]) -> np.ndarray:
         """Place the molecules (kind indices, in construction order); returns unwrapped positions with
-        each molecule whole and its centre inside the cell."""
-        offset = 0
-        for kind_index in order:
-            self.molecule_offsets.append(offset)
-            self.molecule_kinds.append(kind_index)
-            offset += self.kinds[kind_index].atom_count
-        report_every = max(1, len(order) // 50)
-        for molecule, kind_index in enumerate(order):
-            if not self._grow_molecule(molecule, kind_index):
-                raise EngineError(
-                    "PLACEMENT_FAILED",
-                    f"A copy of polymer '{self.kinds[kind_index].plan.name}' could not be placed without "
-                    f"overlapping other atoms ({molecule} of {len(order)} molecules were in place). "
-                    "Lower the density or enlarge the cell.",
-                )
-            if (molecule + 1) % report_every == 0 or molecule + 1 == len(order):
-                on_progress((molecule + 1) / len(order))
+        each molecule whole and its centre inside the cell.
+
+        Every molecule is started in construction order, then all grow together, one unit per chain
+        per round: chains of one kind whose next units share a batch are extended in one vectorised
+        step, which keeps Python's per-unit overhead out of large systems."""
+        self.molecule_kinds = list(order)
+        sizes = np.array([self.kinds[kind].atom_count for kind in order], dtype=np.int64)
+        self._base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.molecule_offsets = self._base.tolist()
+        # Per molecule: its kind, units, units in place, back-offs and starts used; per unit of every
+        # molecule (rows from _unit_base): the frame it was placed with and its conformer.
+        self._kind = np.array(order, dtype=np.int64)
+        self._units = np.array([len(self.geometries[kind]) for kind in order], dtype=np.int64)
+        self._unit_base = np.concatenate([[0], np.cumsum(self._units)[:-1]]).astype(np.int64)
+        self._placed = np.zeros(len(order), dtype=np.int64)
+        self._backoffs = np.zeros(len(order), dtype=np.int64)
+        self._starts = np.zeros(len(order), dtype=np.int64)
+        total_units = int(self._units.sum())
+        self._rotations = np.zeros((total_units, 3, 3))
+        self._translations = np.zeros((total_units, 3))
+        self._conformers = np.zeros(total_units, dtype=np.int64)
+        reported = 0.0
+        while (growing := np.flatnonzero(self._placed < self._units)).size:
+            for molecule in growing[self._placed[growing] == 0].tolist():
+                while (root := self._place_root(molecule)) is None:
+                    self._restart(molecule)  # counts a start; raises when they are used up
+                rotation, translation, conformer = root
+                self._commit(int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]))
+            for kind_index in np.unique(self._kind[growing]).tolist():
+                chains = growing[self._kind[growing] == kind_index]
+                batch = self.tables[kind_index].batch[self._placed[chains]]  # every chain has its root
+                for batch_id in np.unique(batch).tolist():
+                    members = chains[batch == batch_id]
+                    for start in range(0, len(members), BATCH):
+                        self._grow_step(kind_index, members[start : start + BATCH])
+            fraction = float(self._placed.sum()) / total_units
+            if fraction - reported >= 0.02:
+                reported = fraction
+                on_progress(fraction)
+        on_progress(1.0)
         self.centre_molecules()
         return self.positions
 

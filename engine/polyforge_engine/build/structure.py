@@ -28,8 +28,8 @@ from rdkit.Geometry import Point3D
 
 from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
-from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.compress import compress
+from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, closest_contacts
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
