@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -69,21 +70,27 @@ def timed(command: list[str], workdir: Path, timeout: float, stdin: Path | None 
     `stdin` is a file (Packmol refuses a pipe)."""
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    try:
-        with open(stdin or "/dev/null") as source:
-            proc = subprocess.run(
-                ["/usr/bin/time", "-v", *command], cwd=workdir, stdin=source, capture_output=True, text=True, timeout=timeout
-            )
-    except subprocess.TimeoutExpired:
-        return {"ok": False, "wall_s": timeout, "error": f"did not finish within {timeout:.0f} s"}
+    with open(stdin or "/dev/null") as source:
+        # Own process group: on timeout the tool itself is killed, not only /usr/bin/time (a peer
+        # left running would slow every later measurement).
+        proc = subprocess.Popen(
+            ["/usr/bin/time", "-v", *command], cwd=workdir, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True,
+        )
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return {"ok": False, "wall_s": timeout, "error": f"did not finish within {timeout:.0f} s"}
     wall = time.perf_counter() - started
-    peak_kb = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    peak_kb = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
     return {
         "ok": proc.returncode == 0,
         "wall_s": wall,
         "peak_mb": int(peak_kb.group(1)) / 1024 if peak_kb else None,
         "exit_code": proc.returncode,
-        "tail": (proc.stdout + proc.stderr)[-600:],
+        "tail": (stdout + stderr)[-600:],
     }
 
 

@@ -71,7 +71,7 @@ def test_removal_in_any_order_keeps_table_counts_and_crowding_true(periodic_z: b
 def test_units_placed_in_one_step_that_clash_are_found_and_the_later_molecule_yields() -> None:
     from polyforge_engine.build.growth import SystemGrower
 
-    grower = object.__new__(SystemGrower)  # only the grid and the limit are involved
+    grower = object.__new__(SystemGrower)  # only the grid, the positions and the limit are involved
     grower.grid = CellGrid(np.array([20.0, 20.0, 20.0]), periodic_z=True, cell_side=2.03, capacity=9)
     grower.inter = 2.03
     # Molecule 0 placed earlier; then one step places a unit of molecules 1, 2 and 3 (rows 0-2):
@@ -80,4 +80,5 @@ def test_units_placed_in_one_step_that_clash_are_found_and_the_later_molecule_yi
     atoms = np.array([[2, 3], [4, 5], [6, 7]])
     xyz = np.array([[0.5, 5.0, 5.0], [0.5, 6.0, 5.0], [18.6, 5.0, 5.0], [18.6, 6.0, 5.0], [5.0, 15.0, 15.0], [5.0, 16.0, 15.0]])
     grower.grid.insert(atoms.ravel(), xyz, np.repeat([1, 2, 3], 2))
+    grower.positions = np.concatenate([np.zeros((2, 3)), xyz])
     assert grower._clashing_newcomers(atoms).tolist() == [False, True, False]

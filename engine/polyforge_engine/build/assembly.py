@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from rdkit import Chem
-from rdkit.Chem import Descriptors, rdMolDescriptors
+from rdkit.Chem import rdMolDescriptors
 
 from polyforge_engine.build.sequence import PolymerPlan
 from polyforge_engine.build.templates import UnitTemplate
@@ -124,17 +124,18 @@ def assemble(plan: PolymerPlan, templates: dict[str, UnitTemplate]) -> Assembled
             offsets[head_cap.parent] + templates[first.smiles].sites[head_cap.parent_site].anchor,
             offsets[tail_cap.parent] + templates[last.smiles].sites[tail_cap.parent_site].anchor,
         )
+    masses = np.array([atom.GetMass() for atom in mol.GetAtoms()])
     return AssembledPolymer(
         plan=plan,
         mol=mol,
         unit_offsets=np.array(offsets, dtype=np.int64),
-        masses=np.array([atom.GetMass() for atom in mol.GetAtoms()]),
+        masses=masses,
         elements=elements,
         atom_names=names,
         residue_of_atom=residue_of_atom,
         bonds=bonds,
         close_pairs=pairs_within_three_bonds(bonds, mol.GetNumAtoms()),
-        molecular_weight=Descriptors.MolWt(mol),
+        molecular_weight=float(masses.sum()),  # every hydrogen is explicit
         formula=rdMolDescriptors.CalcMolFormula(mol),
         net_charge=Chem.GetFormalCharge(mol),
         end_atoms=end_atoms,

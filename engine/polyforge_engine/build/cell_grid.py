@@ -61,11 +61,16 @@ class CellGrid:
             self.table, self.slots = table, grown
         self.table[cells[order], slot] = atoms[order]
         np.add.at(self.count, cells, 1)
-        np.add.at(self.around, self.neighbour_cells(cells).ravel(), 1)
+        self._add_around(cells, 1)
         self.positions[atoms] = wrapped
         self.molecule[atoms] = molecule
         self.cell_of[atoms] = cells
         self.slot_of[atoms[order]] = slot
+
+    def _add_around(self, cells: np.ndarray, sign: int) -> None:
+        # np.unique then one fancy add: much faster than np.add.at for a few thousand entries.
+        touched, times = np.unique(self.neighbour_cells(cells), return_counts=True)
+        self.around[touched] += sign * times.astype(np.int32)
 
     def remove(self, atoms: np.ndarray) -> None:
         """Take atoms out: each cell's last atom moves into the freed slot."""
@@ -78,7 +83,7 @@ class CellGrid:
             slot_of[moved] = slot
             table[cell, last] = -1
             count[cell] = last
-        np.subtract.at(self.around, self.neighbour_cells(self.cell_of[atoms]).ravel(), 1)
+        self._add_around(self.cell_of[atoms], -1)
         self.molecule[atoms] = -1
 
     def atoms_near(self, centres: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:

@@ -95,19 +95,17 @@ def _frames_along(directions: np.ndarray, phases: np.ndarray) -> np.ndarray:
     (the shortest rotation, in closed form; a half turn about x for -z)."""
     dx, dy, dz = directions.T
     k = 1.0 / np.maximum(1.0 + dz, 1e-12)
-    align = np.stack(
-        [
-            np.stack([1 - k * dx * dx, -k * dx * dy, dx], axis=1),
-            np.stack([-k * dx * dy, 1 - k * dy * dy, dy], axis=1),
-            np.stack([-dx, -dy, 1 - k * (dx * dx + dy * dy)], axis=1),
-        ],
-        axis=1,
-    )
+    align = np.empty((len(directions), 3, 3))
+    align[:, 0, 0], align[:, 0, 1], align[:, 0, 2] = 1 - k * dx * dx, -k * dx * dy, dx
+    align[:, 1, 0], align[:, 1, 1], align[:, 1, 2] = -k * dx * dy, 1 - k * dy * dy, dy
+    align[:, 2, 0], align[:, 2, 1], align[:, 2, 2] = -dx, -dy, 1 - k * (dx * dx + dy * dy)
     align[dz < -1 + 1e-9] = np.diag([1.0, -1.0, -1.0])
-    cos, sin = np.cos(phases), np.sin(phases)
-    zero, one = np.zeros_like(cos), np.ones_like(cos)
-    spin = np.stack([np.stack([cos, -sin, zero], axis=1), np.stack([sin, cos, zero], axis=1), np.stack([zero, zero, one], axis=1)], axis=1)
-    return align @ spin
+    # align @ (spin about z): the third column stays, the first two turn by the phase.
+    cos, sin = np.cos(phases)[:, None], np.sin(phases)[:, None]
+    frames = align.copy()
+    frames[:, :, 0] = align[:, :, 0] * cos + align[:, :, 1] * sin
+    frames[:, :, 1] = align[:, :, 1] * cos - align[:, :, 0] * sin
+    return frames
 
 
 @dataclass(frozen=True)
@@ -377,7 +375,8 @@ class SystemGrower:
             rows = (drawn[:, None] * torsions + np.arange(torsions)).ravel()
         conformer = unit.spun_conformers[torsions][rows]
         joint = anchor[:, None, :] + direction[:, None, :] * (length[:, None] / 2 + unit.half_bond[conformer][None, :])[..., None]
-        candidates = np.einsum("rpj,gij->grpi", unit.spun_points[torsions][rows], frames) + joint[:, :, None, :]
+        spun = unit.spun_points[torsions][rows]  # (r, p, 3)
+        candidates = (spun.reshape(1, -1, 3) @ frames.transpose(0, 2, 1)).reshape(len(chains), *spun.shape) + joint[:, :, None, :]
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
@@ -412,6 +411,14 @@ class SystemGrower:
         """Units placed together were each checked against what was there before, not against one
         another: rows of `atoms` (g, a) whose unit comes too close to another row's unit that belongs
         to an earlier molecule (the earlier one keeps its place)."""
+        clashing = np.zeros(len(atoms), dtype=bool)
+        # Cheap first look: units whose spheres (centroid, farthest atom) stay `inter` apart cannot clash.
+        xyz = self.positions[atoms]
+        centroids = xyz.mean(axis=1)
+        reach = 2 * float(np.sqrt(((xyz - centroids[:, None]) ** 2).sum(axis=2).max())) + self.inter
+        apart = self.grid.minimum_image(centroids[:, None, :] - centroids[None, :, :])
+        if ((apart * apart).sum(axis=2) < reach**2).sum() == len(atoms):  # only each unit with itself
+            return clashing
         flat = atoms.ravel()
         row = np.repeat(np.arange(len(atoms)), atoms.shape[1])
         is_new = np.full(len(self.grid.molecule), -1)
@@ -423,7 +430,6 @@ class SystemGrower:
         mine, other = mine[earlier], other[earlier]
         delta = self.grid.minimum_image(self.grid.positions[other] - self.grid.positions[flat[mine]])
         close = (delta * delta).sum(axis=1) < self.inter**2
-        clashing = np.zeros(len(atoms), dtype=bool)
         clashing[row[mine[close]]] = True
         return clashing
 

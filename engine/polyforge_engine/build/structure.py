@@ -28,7 +28,6 @@ from rdkit.Geometry import Point3D
 
 from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
-from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, closest_contacts
 from polyforge_engine.build.sequence import plan_polymers
@@ -175,6 +174,7 @@ def build_structure(
     offsets = np.array(grower.molecule_offsets, dtype=np.int64)
     if expansion > 1.0:
         progress("compressing", 75)
+        from polyforge_engine.build.compress import compress  # OpenMM: imported only for dense cells
 
         def limits_kept(candidate: np.ndarray) -> bool:
             grower.regrid(candidate, box)  # the final measurement below reuses this grid

@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+# The specific modules rather than AllChem, which imports far more (start-up counts for small jobs).
 from rdkit import Chem, RDLogger
-from rdkit.Chem import AllChem, rdMolTransforms
+from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolDescriptors, rdMolTransforms
 
 from polyforge_engine.protocol import EngineError
 
@@ -74,21 +76,21 @@ def _parse(smiles: str, where: str) -> Chem.Mol:
 
 
 def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
-    rotatable = Chem.rdMolDescriptors.CalcNumRotatableBonds(mol)
+    rotatable = rdMolDescriptors.CalcNumRotatableBonds(mol)
     count = 1 if rotatable == 0 else EMBEDDED_CONFORMERS
-    params = AllChem.ETKDGv3()
+    params = rdDistGeom.ETKDGv3()
     params.randomSeed = CONFORMER_SEED
     params.numThreads = 1
-    conformer_ids = list(AllChem.EmbedMultipleConfs(mol, numConfs=count, params=params))
+    conformer_ids = list(rdDistGeom.EmbedMultipleConfs(mol, numConfs=count, params=params))
     if not conformer_ids:
         params.useRandomCoords = True
-        conformer_ids = list(AllChem.EmbedMultipleConfs(mol, numConfs=count, params=params))
+        conformer_ids = list(rdDistGeom.EmbedMultipleConfs(mol, numConfs=count, params=params))
     if not conformer_ids:
         raise EngineError("INVALID_SMILES", f"No 3D structure could be generated for the {where} '{smiles}'.")
-    if AllChem.MMFFHasAllMoleculeParams(mol):
-        AllChem.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
-    elif AllChem.UFFHasAllMoleculeParams(mol):
-        AllChem.UFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
+    if rdForceFieldHelpers.MMFFHasAllMoleculeParams(mol):
+        rdForceFieldHelpers.MMFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
+    elif rdForceFieldHelpers.UFFHasAllMoleculeParams(mol):
+        rdForceFieldHelpers.UFFOptimizeMoleculeConfs(mol, numThreads=1, maxIters=1000)
     return _distinct_conformers(mol, conformer_ids)
 
 
