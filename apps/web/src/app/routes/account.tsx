@@ -1,8 +1,9 @@
-import { createRoute, lazyRouteComponent } from "@tanstack/react-router";
+import { createRoute } from "@tanstack/react-router";
+import { AccountPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
 export const accountRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/account",
-  component: lazyRouteComponent(() => import("../../features/account/AccountPage"), "AccountPage"),
+  component: AccountPage,
 });

@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { BlockDetailPage } from "../../features/building-blocks/BlockDetailPage";
+import { BlockDetailPage } from "./lazyPages";
 import { rootRoute } from "./root";
 import { buildingBlockDetailSearchSchema } from "./searchSchemas";
 

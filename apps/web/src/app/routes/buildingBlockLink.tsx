@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { BlockDetailPage } from "../../features/building-blocks/BlockDetailPage";
+import { BlockDetailPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
 /** The link form used from the system summary: block id and type in the path. */

@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { BuildingBlocksCatalogue } from "../../features/building-blocks/BuildingBlocksCatalogue";
+import { BuildingBlocksCatalogue } from "./lazyPages";
 import { rootRoute } from "./root";
 import { buildingBlocksSearchSchema } from "./searchSchemas";
 

@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { CreateBlockPage } from "../../features/building-blocks/CreateBlockPage";
+import { CreateBlockPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
 export const createDendrimerBlockRoute = createRoute({

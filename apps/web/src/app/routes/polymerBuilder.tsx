@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { PolymerBuilderPage } from "../../features/polymer-builder/PolymerBuilderPage";
+import { PolymerBuilderPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
 export const polymerBuilderRoute = createRoute({

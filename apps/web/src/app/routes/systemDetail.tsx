@@ -2,7 +2,7 @@ import { Anchor, Text } from "@mantine/core";
 import { createRoute, Link } from "@tanstack/react-router";
 import { useCallback } from "react";
 import { useTranslation } from "react-i18next";
-import { SystemDetailPage } from "../../features/systems/SystemDetailPage";
+import { SystemDetailPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
 /** Structure- and file-based systems are edited in the add-molecular-system flow. */

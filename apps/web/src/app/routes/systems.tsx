@@ -1,5 +1,5 @@
 import { createRoute } from "@tanstack/react-router";
-import { SystemsCatalogue } from "../../features/systems/SystemsCatalogue";
+import { SystemsCatalogue } from "./lazyPages";
 import { rootRoute } from "./root";
 import { systemsSearchSchema } from "./searchSchemas";
 
