@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 
+AROUND_CHUNK = 65_536  # cells whose neighbourhood counts are updated in one go
+
+
 class CellGrid:
     def __init__(self, box: np.ndarray, periodic_z: bool, cell_side: float, capacity: int):
         self.box = np.asarray(box, dtype=float)
@@ -68,9 +71,11 @@ class CellGrid:
         self.slot_of[atoms[order]] = slot
 
     def _add_around(self, cells: np.ndarray, sign: int) -> None:
-        # np.unique then one fancy add: much faster than np.add.at for a few thousand entries.
-        touched, times = np.unique(self.neighbour_cells(cells), return_counts=True)
-        self.around[touched] += sign * times.astype(np.int32)
+        # np.unique then one fancy add: much faster than np.add.at for a few thousand entries. In
+        # chunks, so filling a grid with a million atoms at once does not take gigabytes.
+        for start in range(0, len(cells), AROUND_CHUNK):
+            touched, times = np.unique(self.neighbour_cells(cells[start : start + AROUND_CHUNK]), return_counts=True)
+            self.around[touched] += sign * times.astype(np.int32)
 
     def remove(self, atoms: np.ndarray) -> None:
         """Take atoms out: each cell's last atom moves into the freed slot."""
