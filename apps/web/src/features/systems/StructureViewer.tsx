@@ -12,6 +12,27 @@ export interface StructureViewerProps {
   label: string;
 }
 
+interface CrystData {
+  a: number;
+  b: number;
+  c: number;
+  alpha: number;
+  beta: number;
+  gamma: number;
+}
+
+/** zoomTo centres on the atoms; molecules are kept whole, so in a periodic system they stick out
+ * across the faces and the cell would sit off-centre. Centre an orthorhombic cell instead (the
+ * zoom already takes the cell in). The view's first three numbers are the scene's offset. */
+function centreOnCell(viewer: { getView(): number[]; setView(view: number[]): unknown }, cell: CrystData | undefined) {
+  if (!cell || [cell.alpha, cell.beta, cell.gamma].some((angle) => Math.abs(angle - 90) > 1e-3)) return;
+  const view = viewer.getView();
+  view[0] = -cell.a / 2;
+  view[1] = -cell.b / 2;
+  view[2] = -cell.c / 2;
+  viewer.setView(view);
+}
+
 /**
  * An interactive 3D view of a structure with its periodic box (3Dmol.js, WebGL). Loaded lazily:
  * the library is fetched only when a completed run is shown.
@@ -35,6 +56,7 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
       );
       glViewer.addUnitCell(model, { box: { color: "purple" } });
       glViewer.zoomTo();
+      centreOnCell(glViewer, model.getCrystData());
       glViewer.render();
       viewer = glViewer;
     });
