@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 AROUND_CHUNK = 65_536  # cells whose neighbourhood counts are updated in one go
 
 

@@ -136,11 +136,9 @@ def compress(
         openmm.LocalEnergyMinimizer.minimize(context, STEP_TOLERANCE, STEP_ITERATIONS)
         current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
         on_progress(step / steps)
-    for _ in range(POLISH_ROUNDS):
-        if limits_kept(current_nm * 10.0):
+    for polish in range(POLISH_ROUNDS + 1):
+        if limits_kept(current_nm * 10.0) or polish == POLISH_ROUNDS:
             break
         openmm.LocalEnergyMinimizer.minimize(context, POLISH_TOLERANCE, POLISH_ITERATIONS)
         current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
-    else:
-        limits_kept(current_nm * 10.0)
     return np.asarray(current_nm * 10.0)

@@ -123,7 +123,6 @@ class _UnitGeometry:
     local_atoms: np.ndarray  # offset + arange(size)
     centred: np.ndarray  # (conformers, size, 3) coordinates relative to the joining anchor
     centred_proxies: np.ndarray  # (conformers, sites, 3) the template's proxies in the same frame
-    back_directions: np.ndarray  # (conformers, 3) unit vectors from the anchor towards the parent
     half_bond: np.ndarray  # (conformers,) half the template's bond length to the parent
     extent: float  # largest distance of an atom (or look-ahead point) from the anchor
     # Look-ahead: the proxy of each site that gets a child stands for that child's anchor atom
@@ -195,7 +194,6 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 local_atoms=offset + np.arange(template.atom_count),
                 centred=centred,
                 centred_proxies=centred_proxies,
-                back_directions=back_directions,
                 half_bond=half_bond,
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,

@@ -29,7 +29,7 @@ from rdkit.Geometry import Point3D
 from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
 from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, closest_contacts
+from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, measure_contacts
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
 from polyforge_engine.build.writers import write_gro, write_pdb
@@ -91,18 +91,12 @@ def _cell(job: BuildJob, total_mass: float) -> np.ndarray:
 
 
 def _keeps_limits(
-    grower: SystemGrower,
-    kinds: list[AssembledPolymer],
-    order: list[int],
-    offsets: np.ndarray,
-    box: np.ndarray,
-    walls: bool,
-    tolerances: Tolerances,
+    contacts: tuple[float | None, float | None, float], positions: np.ndarray, box: np.ndarray, walls: bool, tolerances: Tolerances
 ) -> bool:
-    """Whether the grower's (regridded) atoms keep every limit with the building margin to spare, so
+    """Whether measured contacts and positions keep every limit with the building margin to spare, so
     that rounding in the written files cannot break them."""
-    inter, intra, _ = closest_contacts(grower.grid, [k.atom_count for k in kinds], [k.close_pairs for k in kinds], order, offsets)
-    z = grower.positions[:, 2]
+    inter, intra, _ = contacts
+    z = positions[:, 2]
     return (
         (inter is None or inter >= tolerances.inter + tolerances.margin)
         and (intra is None or intra >= tolerances.intra + tolerances.margin)
@@ -172,13 +166,16 @@ def build_structure(
             if exc.code != "PLACEMENT_FAILED" or last:
                 raise
     offsets = np.array(grower.molecule_offsets, dtype=np.int64)
+    contacts = None  # measured for the final positions already (compression), or by the report
     if expansion > 1.0:
         progress("compressing", 75)
         from polyforge_engine.build.compress import compress  # OpenMM: imported only for dense cells
 
         def limits_kept(candidate: np.ndarray) -> bool:
-            grower.regrid(candidate, box)  # the final measurement below reuses this grid
-            return _keeps_limits(grower, kinds, order, offsets, box, walls, tolerances)
+            nonlocal contacts
+            grower.regrid(candidate, box)
+            contacts = measure_contacts(grower.grid, [k.atom_count for k in kinds], [k.close_pairs for k in kinds], order, offsets)
+            return _keeps_limits(contacts, grower.positions, box, walls, tolerances)
 
         compress(
             positions, kinds, order, offsets, grown_box, box, walls, tolerances,
@@ -198,6 +195,7 @@ def build_structure(
         seed=seed,
         tolerances=asdict(tolerances),
         grown_in_cell=[float(side) for side in grown_box],
+        contacts=contacts,
     )
     inter, intra = report["min_intermolecular_distance"], report["min_intramolecular_nonbonded_distance"]
     walls_kept = not walls or bool(((positions[:, 2] > 0.0) & (positions[:, 2] < box[2])).all())
