@@ -1,15 +1,14 @@
 import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { identityFromClaims } from "../../lib/auth/identity";
-import { signIn } from "../../lib/auth/session";
 import { TEST_CLAIMS } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
+import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 import { AccountPage } from "./AccountPage";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
 const fetchMock = vi.fn<typeof fetch>();
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
 const notFound = () => json(404, { errors: [{ error_code: "COMMON.ROUTE.NOT_FOUND" }] });
 
 const storedAccount = {
@@ -38,14 +37,7 @@ function putCall(path: string) {
 }
 
 describe("account page", () => {
-  beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
-  });
-  beforeEach(() => {
-    fetchMock.mockReset();
-    vi.stubGlobal("fetch", fetchMock);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  signedInWithFetch(fetchMock);
 
   it("shows the stored account and saves name and remote-support changes", async () => {
     serve(json(200, storedAccount));

@@ -5,6 +5,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { signIn } from "../../lib/auth/session";
 import { renderApp } from "../../test/renderApp";
+import { TEST_SESSION } from "../../test/signedInFetch";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
@@ -66,7 +67,7 @@ function linearBlock(index: number): BuildingBlock {
 describe("building block catalogue", () => {
   beforeAll(async () => {
     await loadRDKit(); // the real RDKit, shared with the pages' lazy loader
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+    await signIn(TEST_SESSION);
   });
   afterEach(() => vi.unstubAllGlobals());
 
@@ -151,7 +152,7 @@ describe("building block catalogue", () => {
 describe("building block detail", () => {
   beforeAll(async () => {
     await loadRDKit();
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+    await signIn(TEST_SESSION);
   });
   afterEach(() => vi.unstubAllGlobals());
 
@@ -188,7 +189,7 @@ describe("building block detail", () => {
 
 describe("dashboard building blocks card", () => {
   beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+    await signIn(TEST_SESSION);
   });
   afterEach(() => vi.unstubAllGlobals());
 

@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { signIn } from "../../lib/auth/session";
 import { renderWithProviders } from "../../test/renderWithProviders";
+import { signedInWithFetch } from "../../test/signedInFetch";
 import { FeedbackModal } from "./FeedbackModal";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
@@ -15,14 +15,7 @@ function openModal() {
 }
 
 describe("feedback modal", () => {
-  beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
-  });
-  beforeEach(() => {
-    fetchMock.mockReset();
-    vi.stubGlobal("fetch", fetchMock);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  signedInWithFetch(fetchMock);
 
   it("asks for a description before sending anything", async () => {
     const { user } = openModal();

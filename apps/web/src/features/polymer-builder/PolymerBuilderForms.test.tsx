@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { signIn } from "../../lib/auth/session";
 import { renderWithProviders } from "../../test/renderWithProviders";
+import { signedInWithFetch } from "../../test/signedInFetch";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
 import { LinearRandomSegmentForm } from "./steps/SegmentForms";
 
@@ -39,14 +39,7 @@ function routes(handlers: Record<string, (init?: RequestInit) => Response>) {
 }
 
 describe("polymer builder forms", () => {
-  beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
-  });
-  beforeEach(() => {
-    fetchMock.mockReset();
-    vi.stubGlobal("fetch", fetchMock);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  signedInWithFetch(fetchMock);
 
   it("shows live ratio percentages and total, and keeps what was typed when the server refuses", async () => {
     routes({

@@ -1,12 +1,11 @@
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { screen, within } from "@testing-library/react";
-import { signIn } from "../../lib/auth/session";
 import { renderApp } from "../../test/renderApp";
+import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
 const fetchMock = vi.fn<typeof fetch>();
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
 
 const SYSTEM_ID = "0b9f3c1e-8f7e-4d2a-9c54-1f2e3d4c5b6a";
 
@@ -72,14 +71,7 @@ const failedSystem: SystemWithExecutions = {
 };
 
 describe("system detail", () => {
-  beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
-  });
-  beforeEach(() => {
-    fetchMock.mockReset();
-    vi.stubGlobal("fetch", fetchMock);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  signedInWithFetch(fetchMock);
 
   it("shows the read-only summary and the engine's error of the latest run", async () => {
     fetchMock.mockImplementation(async () => json(200, failedSystem));

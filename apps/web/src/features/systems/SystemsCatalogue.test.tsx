@@ -1,13 +1,12 @@
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { signIn } from "../../lib/auth/session";
 import { renderApp } from "../../test/renderApp";
+import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
 const fetchMock = vi.fn<typeof fetch>();
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
 
 function execution(overrides: Partial<SystemExecution>): SystemExecution {
   return {
@@ -80,14 +79,7 @@ const listCalls = () =>
     .map((url) => Object.fromEntries(new URLSearchParams(url.split("?")[1])));
 
 describe("systems catalogue", () => {
-  beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
-  });
-  beforeEach(() => {
-    fetchMock.mockReset();
-    vi.stubGlobal("fetch", fetchMock);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  signedInWithFetch(fetchMock);
 
   it("shows rows with status tags, the actions each status allows, pagination and potentials", async () => {
     serve();

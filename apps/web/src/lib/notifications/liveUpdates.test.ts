@@ -1,4 +1,5 @@
 import { QueryClient } from "@tanstack/react-query";
+import { TEST_SESSION } from "../../test/signedInFetch";
 import { signIn } from "../auth/session";
 import { startLiveUpdates } from "./liveUpdates";
 
@@ -19,7 +20,7 @@ class FakeWebSocket {
 
 describe("live updates", () => {
   beforeAll(async () => {
-    await signIn({ oidcProvider: "http://localhost/auth/realms/polyforge", clientId: "polyforge-web" });
+    await signIn(TEST_SESSION);
   });
   beforeEach(() => {
     FakeWebSocket.opened = [];
