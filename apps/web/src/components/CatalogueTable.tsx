@@ -1,4 +1,5 @@
-import { Group, Pagination, Table, Text } from "@mantine/core";
+import { Group, Pagination, Table, Text, TextInput } from "@mantine/core";
+import { IconSearch } from "@tabler/icons-react";
 import type { UseQueryResult } from "@tanstack/react-query";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
@@ -113,5 +114,27 @@ export function CataloguePagination({
         {t("pagination.pages", { page: Math.min(page, pageCount), count: pageCount })}
       </Text>
     </Group>
+  );
+}
+
+/** The catalogue's search by name; `label` is both placeholder and accessible name. */
+export function CatalogueNameSearch({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <TextInput
+      w={320}
+      placeholder={label}
+      aria-label={label}
+      leftSection={<IconSearch size={16} />}
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+    />
   );
 }

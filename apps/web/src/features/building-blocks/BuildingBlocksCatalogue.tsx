@@ -1,21 +1,10 @@
 import { useFeatureIsOn } from "@growthbook/growthbook-react";
-import {
-  ActionIcon,
-  Button,
-  Group,
-  Menu,
-  SegmentedControl,
-  Stack,
-  Table,
-  TextInput,
-  Title,
-  Tooltip,
-} from "@mantine/core";
+import { ActionIcon, Button, Group, Menu, SegmentedControl, Stack, Table, Title, Tooltip } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { FLAGS } from "@polyforge/contracts/flags";
-import { IconArchive, IconChevronDown, IconRestore, IconSearch } from "@tabler/icons-react";
+import { IconArchive, IconChevronDown, IconRestore } from "@tabler/icons-react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
@@ -23,6 +12,7 @@ import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import {
   CATALOGUE_PAGE_SIZE,
+  CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
   useKeepPageInRange,
@@ -136,14 +126,11 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
           onChange={(value) => changeFilter(value as CatalogueFilter)}
           aria-label={t("filters.label")}
         />
-        <TextInput
-          w={320}
-          placeholder={t("catalogue.searchPlaceholder")}
-          aria-label={t("catalogue.searchPlaceholder")}
-          leftSection={<IconSearch size={16} />}
+        <CatalogueNameSearch
+          label={t("catalogue.searchPlaceholder")}
           value={nameSearch}
-          onChange={(event) => {
-            setNameSearch(event.currentTarget.value);
+          onChange={(value) => {
+            setNameSearch(value);
             setPage(1);
           }}
         />

@@ -1,14 +1,15 @@
-import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, TextInput, Title } from "@mantine/core";
+import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
-import { IconChevronDown, IconChevronRight, IconSearch } from "@tabler/icons-react";
+import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Fragment, useState } from "react";
 import { useTranslation } from "react-i18next";
 import {
   CATALOGUE_PAGE_SIZE,
+  CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
   useKeepPageInRange,
@@ -68,14 +69,11 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
           onChange={(value) => changeType(value as SystemType)}
           aria-label={t("catalogue.filterLabel")}
         />
-        <TextInput
-          w={320}
-          placeholder={t("catalogue.searchPlaceholder")}
-          aria-label={t("catalogue.searchPlaceholder")}
-          leftSection={<IconSearch size={16} />}
+        <CatalogueNameSearch
+          label={t("catalogue.searchPlaceholder")}
           value={nameSearch}
-          onChange={(event) => {
-            setNameSearch(event.currentTarget.value);
+          onChange={(value) => {
+            setNameSearch(value);
             setPage(1);
           }}
         />
