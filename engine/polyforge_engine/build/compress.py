@@ -105,13 +105,12 @@ def compress(
     repel.setNonbondedMethod(openmm.CustomNonbondedForce.CutoffPeriodic)
     repel.setCutoffDistance(max(inter, intra))
     for molecule, kind_index in enumerate(molecule_kinds):
-        kind = kinds[kind_index]
-        for _ in range(kind.atom_count):
+        for _ in range(kinds[kind_index].atom_count):
             repel.addParticle([float(molecule)])
-        start = int(molecule_offsets[molecule])
-        # Pairs within three bonds never repel: their distances come from the chemistry.
-        for a, b in zip((kind.close_pairs // kind.atom_count + start).tolist(), (kind.close_pairs % kind.atom_count + start).tolist(), strict=True):
-            repel.addExclusion(a, b)
+    # Pairs within three bonds never repel: their distances come from the chemistry (OpenMM derives
+    # them from the bonds in one call).
+    bonds = np.concatenate([kinds[k].bonds + molecule_offsets[m] for m, k in enumerate(molecule_kinds)])
+    repel.createExclusionsFromBonds(bonds.tolist(), 3)
     system.addForce(repel)
     if walls:
         wall = openmm.CustomExternalForce("wall * (step(low - z) * (low - z)^2 + step(z - high) * (z - high)^2)")
