@@ -41,8 +41,9 @@ $(WEB_DIST): $(STAMP_NODE) $(shell find apps/web/src apps/web/public apps/web/in
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-lint: $(STAMP_NODE)
+lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
+	$(VENV)/bin/ruff check engine bench
 
 typecheck: $(STAMP_NODE)
 	npm run typecheck --workspaces --if-present

@@ -167,7 +167,7 @@ def read_pdb(path: Path) -> tuple[np.ndarray, list[tuple[int, int]]]:
 def read_gro(path: Path) -> tuple[np.ndarray, np.ndarray]:
     lines = path.read_text().splitlines()
     count = int(lines[1])
-    xyz = np.array([(float(l[20:28]), float(l[28:36]), float(l[36:44])) for l in lines[2 : 2 + count]]) * 10.0
+    xyz = np.array([(float(line[20:28]), float(line[28:36]), float(line[36:44])) for line in lines[2 : 2 + count]]) * 10.0
     box = np.array([float(v) for v in lines[2 + count].split()[:3]]) * 10.0
     return xyz, box
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from polyforge_engine.parametrise.assemble import SystemModel, group_copies
 from rdkit import Chem
 from rdkit.Chem import AllChem
-
-from polyforge_engine.parametrise.assemble import SystemModel, group_copies
 
 PE_UNIT = "[*:1]CC[*:2]"
 PS_UNIT = "[*:1]CC(c1ccccc1)[*:2]"

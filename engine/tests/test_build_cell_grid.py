@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from polyforge_engine.build.cell_grid import CellGrid
 
 

@@ -11,10 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import ETHYLENE, homopolymer_job
-from pydantic import ValidationError
-
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.protocol import EngineError
+from pydantic import ValidationError
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "polyforge_engine" / "schemas" / "build_job.schema.json").read_text())
 
@@ -33,7 +32,10 @@ def _changed(path: list[Any], value: Any) -> dict[str, Any]:
 
 ACCEPTED = {
     "density cell": _changed(["system_setup", "density"], 0.5),
-    "cell sides": _changed(["system_setup"], {**homopolymer_job(ETHYLENE, 5, 2)["system_setup"], "cell_dimension_selector": "cell_sides", "cell_sides": [30, 30, 40], "density": None}),
+    "cell sides": _changed(
+        ["system_setup"],
+        {**homopolymer_job(ETHYLENE, 5, 2)["system_setup"], "cell_dimension_selector": "cell_sides", "cell_sides": [30, 30, 40], "density": None},
+    ),
     "random seed -1": _changed(["simulation_protocol", "random_seed"], -1),
     "unknown extra key": _changed(["system", "description"], "ignored"),
 }
@@ -47,7 +49,9 @@ REJECTED = {
     "unknown force field": _changed(["polymers", 0, "force_field"], "opls"),
     "missing segments": _changed(["segments"], KeyError),
     "mask of 2": _changed(["segments", 0, "data", "mask"], [1, 2]),
-    "two cell sides": _changed(["system_setup"], {**homopolymer_job(ETHYLENE, 5, 2)["system_setup"], "cell_dimension_selector": "cell_sides", "cell_sides": [30, 30]}),
+    "two cell sides": _changed(
+        ["system_setup"], {**homopolymer_job(ETHYLENE, 5, 2)["system_setup"], "cell_dimension_selector": "cell_sides", "cell_sides": [30, 30]}
+    ),
 }
 
 

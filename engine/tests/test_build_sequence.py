@@ -19,14 +19,13 @@ from conftest import (
     polymer,
     segment,
 )
-from rdkit import Chem
-from rdkit.Chem import rdMolDescriptors
-
 from polyforge_engine.build.assembly import AssembledPolymer, assemble, pairs_within_three_bonds
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
 from polyforge_engine.job import parse_build_job
 from polyforge_engine.protocol import EngineError
+from rdkit import Chem
+from rdkit.Chem import rdMolDescriptors
 
 
 def assembled(raw: dict[str, Any], seed: int = 1) -> list[AssembledPolymer]:

@@ -20,13 +20,12 @@ from conftest import (
     polymer,
     segment,
 )
-from rdkit import Chem
-from rdkit.Chem import Descriptors
-from test_build_sequence import dendrimer_job
-
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
 from polyforge_engine.protocol import EngineError
+from rdkit import Chem
+from rdkit.Chem import Descriptors
+from test_build_sequence import dendrimer_job
 
 
 def build(raw: dict[str, Any], workdir: Path) -> BuildResult:

@@ -9,9 +9,6 @@ import openmm
 import parmed
 import pytest
 from openmm import app, unit
-from polymer_samples import ALA_UNIT, PE_UNIT, PS_UNIT, linear_polymer, melt
-from rdkit import Chem
-
 from polyforge_engine.parametrise.assemble import (
     ParametrisedSystem,
     SystemModel,
@@ -25,6 +22,8 @@ from polyforge_engine.parametrise.force_fields import atom_type_set
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.tools import run_tool
 from polyforge_engine.versions import find_tool
+from polymer_samples import ALA_UNIT, PE_UNIT, PS_UNIT, linear_polymer, melt
+from rdkit import Chem
 
 MELTS = {
     "PE-10": (PE_UNIT, 10, "PE", 4, 2.5, "[H]"),

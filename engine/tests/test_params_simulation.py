@@ -15,11 +15,10 @@ import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
 from openmm import app
-from polymer_samples import PE_UNIT, melt
-
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.simulate.md import Protocol, run_protocol
+from polymer_samples import PE_UNIT, melt
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 

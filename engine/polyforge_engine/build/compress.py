@@ -79,7 +79,7 @@ def compress(
     every pair keeps its limit (or POLISH_ROUNDS run out). `limits_kept` saw the returned positions last."""
     inter = (tolerances.inter + tolerances.margin + PUSH_BEYOND) / 10.0
     intra = (tolerances.intra + tolerances.margin + PUSH_BEYOND) / 10.0
-    z_padding = 2 * inter if walls else 0.0
+    padding = np.array([0.0, 0.0, 2 * inter if walls else 0.0])  # nm added to the cell in z: periodic images never meet across walls
     system = openmm.System()
     for kind_index in molecule_kinds:
         for mass in kinds[kind_index].masses:
@@ -123,14 +123,14 @@ def compress(
 
     grown_nm, target_nm = grown_box / 10.0, target_box / 10.0
     steps = max(1, int(np.ceil(np.log(float((target_nm / grown_nm).min())) / np.log(STEP))))
-    system.setDefaultPeriodicBoxVectors(*_vectors(grown_nm + [0, 0, z_padding]))
+    system.setDefaultPeriodicBoxVectors(*_vectors(grown_nm + padding))
     context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CPU"))
     current_nm = np.asarray(positions) / 10.0
     for step in range(1, steps + 1):
         box_nm = grown_nm * (target_nm / grown_nm) ** (step / steps)
         previous_nm = grown_nm * (target_nm / grown_nm) ** ((step - 1) / steps)
         current_nm = current_nm * (box_nm / previous_nm)
-        context.setPeriodicBoxVectors(*_vectors(box_nm + [0, 0, z_padding]))
+        context.setPeriodicBoxVectors(*_vectors(box_nm + padding))
         context.setPositions(current_nm)
         openmm.LocalEnergyMinimizer.minimize(context, STEP_TOLERANCE, STEP_ITERATIONS)
         current_nm = context.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)

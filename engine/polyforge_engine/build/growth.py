@@ -273,7 +273,9 @@ class SystemGrower:
         self.molecule_kinds: list[int] = []
 
     # -- scoring --------------------------------------------------------------------------------
-    def _assess(self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    def _assess(
+        self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray, radius: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Candidate placements (g, m, points, 3) of one unit for g molecules, the m candidates of
         each within `radius` of its centre (g, 3); `checked` (g, points) is the molecule-local atom each
         point stands for. Returns whether each candidate keeps every limit (g, m) and how crowded its

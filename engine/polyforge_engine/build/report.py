@@ -144,7 +144,7 @@ def build_report(
             }
         )
     return {
-        "atoms": int(len(positions)),
+        "atoms": len(positions),
         "molecules": len(molecule_kinds),
         "residues": int(sum(len(kinds[k].plan.sequence) for k in molecule_kinds)),
         "box": [float(side) for side in box],

@@ -126,7 +126,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
     mol = _parse(smiles, where)
     try:
         with_h = Chem.AddHs(mol)
-    except Exception as exc:  # noqa: BLE001 — RDKit raises several types for chemistry problems
+    except Exception as exc:
         raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' cannot be completed with hydrogens ({exc}).") from exc
     dummies = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() == 0]
 
@@ -142,7 +142,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
     try:
         Chem.SanitizeMol(proxy)
         proxy_h = Chem.AddHs(proxy, onlyOnAtoms=tuple(dummies)) if dummies else Chem.Mol(proxy)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid structure ({exc}).") from exc
     conformer_ids = _embed(proxy_h, where, smiles)
     all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])

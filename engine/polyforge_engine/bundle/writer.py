@@ -14,7 +14,8 @@ from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS
 # What each file in a bundle is; the README lists the ones present, in this order.
 FILE_DESCRIPTIONS: dict[str, str] = {
     "job.json": "The input snapshot: exactly what the engine was asked to build and simulate.",
-    "report.json": "Summary of the run: charges, energies before and after minimisation, final temperature, the random seed used and the versions of every tool.",
+    "report.json": "Summary of the run: charges, energies before and after minimisation, final temperature, the random seed used "
+    "and the versions of every tool.",
     "structure.sdf": "The converted structure with its bond orders (MDL SD file).",
     "system.pdb": "The system's structure before minimisation (PDB; atom order matches the topologies).",
     "system.gro": "The same structure in GROMACS format (nm), with the cell.",

@@ -120,7 +120,8 @@ def _fragment_charges(fragments: list[Chem.Mol], charge: int) -> list[int]:
         return [charge // len(fragments)] * len(fragments)
     raise EngineError(
         WRONG_NET_CHARGE,
-        f"A net charge of {charge} cannot be shared among these {len(fragments)} different molecules; give each molecule's charge in an .sdf file, or use a neutral system.",
+        f"A net charge of {charge} cannot be shared among these {len(fragments)} different molecules; "
+        "give each molecule's charge in an .sdf file, or use a neutral system.",
     )
 
 
