@@ -23,6 +23,7 @@ from rdkit import Chem
 
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.growth import Tolerances
+from polyforge_engine.runtime.openmm_cpu import cpu_properties
 
 HOLD_CONSTANT = 5.0e5  # kJ/mol/nm² on held pairs
 PUSH_CONSTANT = 5.0e5  # kJ/mol/nm² on pairs closer than their limit
@@ -124,7 +125,7 @@ def compress(
     grown_nm, target_nm = grown_box / 10.0, target_box / 10.0
     steps = max(1, int(np.ceil(np.log(float((target_nm / grown_nm).min())) / np.log(STEP))))
     system.setDefaultPeriodicBoxVectors(*_vectors(grown_nm + padding))
-    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CPU"))
+    context = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CPU"), cpu_properties())
     current_nm = np.asarray(positions) / 10.0
     for step in range(1, steps + 1):
         box_nm = grown_nm * (target_nm / grown_nm) ** (step / steps)

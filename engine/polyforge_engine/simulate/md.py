@@ -9,7 +9,6 @@ checks for cancellation so SIGTERM stops a run within seconds."""
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from openmm import app, unit
 
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
+from polyforge_engine.runtime.openmm_cpu import cpu_properties
 
 SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"
 CELL_TOO_SMALL = "CELL_TOO_SMALL"
@@ -162,13 +162,6 @@ def create_system(
             wall.addParticle(index, [])
         system.addForce(wall)
     return system
-
-
-def cpu_properties() -> dict[str, str]:
-    """OpenMM CPU platform settings. One thread by default: with several threads the energy sums
-    (and so the minimiser's path) vary from run to run, and the same seed must give the same
-    trajectory. POLYFORGE_OPENMM_THREADS trades that reproducibility for speed."""
-    return {"Threads": os.environ.get("POLYFORGE_OPENMM_THREADS", "1"), "DeterministicForces": "true"}
 
 
 def check_cell(box_nm: tuple[float, float, float], walls: bool) -> None:
