@@ -20,10 +20,15 @@ from polyforge_engine.build.assembly import AssembledPolymer
 CHAINS = string.ascii_uppercase
 
 
+def _hexadecimal_value(number: int | np.ndarray, width: int) -> int | np.ndarray:
+    """What a number past 10**width - 1 is printed as, in hexadecimal: 10**width becomes A000…"""
+    return (number - 10**width + 10 * 16 ** (width - 1)) % 16**width
+
+
 def _pdb_index(index: int, width: int) -> str:
     if index < 10**width:
         return f"{index:>{width}d}"
-    return f"{(index - 10**width + 10 * 16 ** (width - 1)) % 16**width:>{width}X}"
+    return f"{_hexadecimal_value(index, width):>{width}X}"
 
 
 def _pdb_numbers(numbers: np.ndarray, width: int) -> tuple[str, list]:
@@ -33,7 +38,7 @@ def _pdb_numbers(numbers: np.ndarray, width: int) -> tuple[str, list]:
     if numbers.size == 0 or numbers.max() < limit:
         return f"%{width}d", numbers.tolist()
     if numbers.min() >= limit:
-        return f"%{width}X", ((numbers - limit + 10 * 16 ** (width - 1)) % 16**width).tolist()
+        return f"%{width}X", _hexadecimal_value(numbers, width).tolist()
     return f"%{width}s", [_pdb_index(number, width) for number in numbers.tolist()]
 
 
