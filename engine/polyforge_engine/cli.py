@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except json.JSONDecodeError as exc:
         protocol.error("INVALID_INPUT", f"The job file is not valid JSON: {exc.msg} at line {exc.lineno}.")
         return 1
-    except Exception as exc:
+    except Exception as exc:  # last resort: report, never a bare trace
         protocol.error("INTERNAL_ERROR", f"The engine failed unexpectedly ({type(exc).__name__}: {exc}).")
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

@@ -90,7 +90,7 @@ def assemble(plan: PolymerPlan, templates: dict[str, UnitTemplate]) -> Assembled
     mol = molecule.GetMol()
     try:
         Chem.SanitizeMol(mol)
-    except Exception as exc:
+    except Exception as exc:  # RDKit raises several types for chemistry problems
         raise EngineError(
             "INVALID_SMILES", f"The units of polymer '{plan.name}' do not assemble into a valid molecule ({exc})."
         ) from exc

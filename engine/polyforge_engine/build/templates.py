@@ -126,7 +126,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
     mol = _parse(smiles, where)
     try:
         with_h = Chem.AddHs(mol)
-    except Exception as exc:
+    except Exception as exc:  # RDKit raises several types for chemistry problems
         raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' cannot be completed with hydrogens ({exc}).") from exc
     dummies = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() == 0]
 
