@@ -4,9 +4,9 @@ Molecules are built directly in the cell. Each starts with its root unit at a ra
 orientation (the least crowded of a few tries), in construction order; then all of them grow
 together, one unit per chain per round, and chains whose next units have the same shape are
 extended in one vectorised step. Every further unit is attached to the unit it hangs from: its
-anchor sits on the bond direction the parent's template gives (the proxy), at a bond length averaged
-from both templates, oriented so its own proxy points back to the parent, and turned about the new
-bond by a sampled torsion (each unit also picks one of its distinct conformers). Candidates are
+anchor sits on the bond direction the parent's template gives (the proxy), at MMFF's length for that
+bond (`_junction_lengths`), oriented so its own proxy points back to the parent, and turned about the
+new bond by a sampled torsion (each unit also picks one of its distinct conformers). Candidates are
 checked against the atoms already placed nearby (cell list, minimum image): atoms of other molecules
 must stay `inter` Å away, atoms of the same molecule more than three bonds apart `intra` Å, and with
 walls every atom inside 0 < z < C. The proxies of the unit's own children are checked too, standing
@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from rdkit.Chem import rdForceFieldHelpers
 
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
@@ -39,13 +40,21 @@ class Tolerances:
     wall: float = 1.0  # Å kept from each wall
 
 
+# Where MMFF cannot type a molecule, a junction is as long as the two anchors' shares: a template's
+# proxy is a methyl carbon (templates.py), so its anchor-to-proxy length less this carbon's share
+# (half a C-C single bond) is the anchor's own (C-C 1.52 Å, C-H 1.09 Å, O-H 0.99 Å).
+PROXY_SHARE = 0.76  # Å
 TORSIONS = 12  # torsion angles tried per unit (random phase, evenly spaced)
-FINE_TORSIONS = 48  # tried once more, before backing off, when none of the coarse ones fits
-COARSE_CONFORMERS = 3  # conformers drawn for the coarse torsions (the fine ones try every conformer)
+CONFORMERS_TRIED = 3  # of a unit's distinct conformers, drawn afresh for every step
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
 BACKOFFS_PER_START = 40
+# Units taken back per back-off: one or two (and at least back to the parent). When no candidate
+# fits, the dead end lies in the last unit or two (mostly a chain folding back onto itself); trying
+# finer torsions first, or taking back more, rarely helped and left that chain rounds behind the
+# others, and small systems pay for every round (measured in bench/engine).
+BACKOFF_UNITS = 2
 ROOT_BATCH = 16  # root placements tried at once
 BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)
 
@@ -123,17 +132,19 @@ class _UnitGeometry:
     local_atoms: np.ndarray  # offset + arange(size)
     centred: np.ndarray  # (conformers, size, 3) coordinates relative to the joining anchor
     centred_proxies: np.ndarray  # (conformers, sites, 3) the template's proxies in the same frame
-    half_bond: np.ndarray  # (conformers,) half the template's bond length to the parent
+    bond_length: float  # Å, of its bond to the parent (_junction_lengths); 0 for the root
     extent: float  # largest distance of an atom (or look-ahead point) from the anchor
     # Look-ahead: the proxy of each site that gets a child stands for that child's anchor atom
     # (its index in the molecule), so a unit is not placed where its children could never go.
     ahead_sites: np.ndarray  # site indices
     ahead_atoms: np.ndarray  # the children's anchor atoms
-    # Candidate tables per torsion count T, computed once: every conformer turned so that its bond to
-    # the parent points along -z, then spun about z by 2πj/T. Rows are conformer * T + j.
-    spun_points: dict[int, np.ndarray]  # T -> (conformers * T, points, 3)
-    spun_rotations: dict[int, np.ndarray]  # T -> (conformers * T, 3, 3) template frame -> spun frame
-    spun_conformers: dict[int, np.ndarray]  # T -> (conformers * T,)
+    # Candidate tables, computed once: every conformer turned so that its bond to the parent points
+    # along -z, then spun about z by 2πj/T for T torsions (TORSIONS; 1 for a single atom). Rows are
+    # conformer * T + j. Empty for the root.
+    torsions: int
+    spun_points: np.ndarray  # (conformers * T, points, 3)
+    spun_rotations: np.ndarray  # (conformers * T, 3, 3) template frame -> spun frame
+    spun_conformers: np.ndarray  # (conformers * T,)
 
     def points(self, conformer: np.ndarray) -> np.ndarray:
         """(m, atoms + look-ahead points, 3) in the unit's frame for the given conformers."""
@@ -144,14 +155,41 @@ class _UnitGeometry:
         return np.concatenate([self.local_atoms, self.ahead_atoms])
 
 
+def _template_share(template: UnitTemplate, site: int) -> float:
+    """The site's anchor's share of a bond (Å): its mean length to the proxy less PROXY_SHARE."""
+    back = template.proxies[:, site, :] - template.coordinates[:, template.sites[site].anchor, :]
+    return float(np.linalg.norm(back, axis=1).mean()) - PROXY_SHARE
+
+
+def _anchor_atom(kind: AssembledPolymer, templates: dict[str, UnitTemplate], unit_index: int, site: int) -> int:
+    """Index in the molecule of the atom that bonds at `site` of unit `unit_index`."""
+    return int(kind.unit_offsets[unit_index]) + templates[kind.plan.units[unit_index].smiles].sites[site].anchor
+
+
+def _junction_lengths(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> np.ndarray:
+    """Length (Å) of every unit's bond to its parent, 0 for the root: MMFF's reference length for that
+    bond in the assembled molecule, which sees both sides (an amide C-N is 1.37 Å, a C-C 1.51 Å, a
+    C-H cap 1.09 Å), or, where MMFF has no type for the molecule, the two anchors' template shares."""
+    properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(kind.mol)  # None without MMFF types
+    lengths = np.zeros(len(kind.plan.units))
+    for index, unit in enumerate(kind.plan.units):
+        if unit.parent < 0:
+            continue
+        own, parent = templates[unit.smiles], templates[kind.plan.units[unit.parent].smiles]
+        ends = (_anchor_atom(kind, templates, unit.parent, unit.parent_site), _anchor_atom(kind, templates, index, unit.own_site))
+        stretch = properties.GetMMFFBondStretchParams(kind.mol, *ends) if properties is not None else None
+        lengths[index] = stretch[2] if stretch else _template_share(parent, unit.parent_site) + _template_share(own, unit.own_site)
+    return lengths
+
+
 def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> list[_UnitGeometry]:
     children: dict[int, list[tuple[int, int]]] = {}  # unit -> [(site, child's anchor atom)]
     for index, unit in enumerate(kind.plan.units):
         if unit.parent >= 0:
-            child_anchor = int(kind.unit_offsets[index]) + templates[unit.smiles].sites[unit.own_site].anchor
-            children.setdefault(unit.parent, []).append((unit.parent_site, child_anchor))
+            children.setdefault(unit.parent, []).append((unit.parent_site, _anchor_atom(kind, templates, index, unit.own_site)))
+    junction_lengths = _junction_lengths(kind, templates)
     geometries = []
-    spun_by_shape: dict[tuple[str, int, tuple[int, ...]], tuple[dict, dict, dict]] = {}
+    spun_by_shape: dict[tuple[str, int, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for index, unit in enumerate(kind.plan.units):
         template = templates[unit.smiles]
         offset = int(kind.unit_offsets[index])
@@ -160,29 +198,27 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             anchor_xyz = template.coordinates[:, anchor, :]
             back = template.proxies[:, unit.own_site, :] - anchor_xyz
             length = np.linalg.norm(back, axis=1)
-            back_directions, half_bond = back / length[:, None], length / 2
+            back_directions = back / length[:, None]
         else:
             anchor_xyz = template.coordinates.mean(axis=1)
-            back_directions, half_bond = np.zeros((len(anchor_xyz), 3)), np.zeros(len(anchor_xyz))
+            back_directions = np.zeros((len(anchor_xyz), 3))
         centred = template.coordinates - anchor_xyz[:, None, :]
         centred_proxies = template.proxies - anchor_xyz[:, None, :]
         ahead = children.get(index, [])
         ahead_sites = np.array([site for site, _ in ahead], dtype=np.int64)
         reach = np.concatenate([centred, centred_proxies[:, ahead_sites]], axis=1)
         shape = (unit.smiles, unit.own_site, tuple(ahead_sites.tolist()))
-        if shape in spun_by_shape:
-            spun_points, spun_rotations, spun_conformers = spun_by_shape[shape]
-        else:
-            spun_points, spun_rotations, spun_conformers = spun_by_shape[shape] = {}, {}, {}
-        if unit.own_site >= 0 and not spun_points:
-            to_canonical = _aligning(back_directions, np.array([0.0, 0.0, -1.0]))
-            for torsions in {1 if template.atom_count == 1 else t for t in (TORSIONS, FINE_TORSIONS)}:
+        torsions = 1 if template.atom_count == 1 else TORSIONS
+        if shape not in spun_by_shape:
+            if unit.own_site >= 0:
+                to_canonical = _aligning(back_directions, np.array([0.0, 0.0, -1.0]))
                 spins = _rotation_about(np.array([0.0, 0.0, 1.0]), np.arange(torsions) * (2 * np.pi / torsions))
                 rotations = np.einsum("tij,cjk->ctik", spins, to_canonical).reshape(-1, 3, 3)
                 conformer = np.repeat(np.arange(len(centred)), torsions)
-                spun_points[torsions] = np.einsum("mij,maj->mai", rotations, reach[conformer])
-                spun_rotations[torsions] = rotations
-                spun_conformers[torsions] = conformer
+                spun_by_shape[shape] = (np.einsum("mij,maj->mai", rotations, reach[conformer]), rotations, conformer)
+            else:
+                spun_by_shape[shape] = (np.zeros((0, reach.shape[1], 3)), np.zeros((0, 3, 3)), np.zeros(0, dtype=np.int64))
+        spun_points, spun_rotations, spun_conformers = spun_by_shape[shape]
         geometries.append(
             _UnitGeometry(
                 template=template,
@@ -194,10 +230,11 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 local_atoms=offset + np.arange(template.atom_count),
                 centred=centred,
                 centred_proxies=centred_proxies,
-                half_bond=half_bond,
+                bond_length=float(junction_lengths[index]),
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,
                 ahead_atoms=np.array([atom for _, atom in ahead], dtype=np.int64),
+                torsions=torsions,
                 spun_points=spun_points,
                 spun_rotations=spun_rotations,
                 spun_conformers=spun_conformers,
@@ -352,40 +389,38 @@ class SystemGrower:
             return None
         return min(found, key=lambda item: item[0])[1]
 
-    def _place_children(self, kind_index: int, chains: np.ndarray, torsions: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _place_children(self, kind_index: int, chains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The next unit of each chain (molecule indices; one kind, next units of one batch):
         whether it found a place, and the rotations, anchor positions and conformers of those that did."""
         kind, units, tables = self.kinds[kind_index], self.geometries[kind_index], self.tables[kind_index]
         index = self._placed[chains]
-        unit = units[int(index[0])]  # what the batch shares: template, spun tables, extent, parent template
+        unit = units[int(index[0])]  # what the batch shares: template, spun tables, extent, junction length, parent template
         parent = units[unit.parent]
         parent_units = self._unit_base[chains] + tables.parents[index]  # rows of the frame arrays
         anchor = self.positions[self._base[chains] + tables.parent_anchors[index]]
         parent_proxy = parent.centred_proxies[self._conformers[parent_units], unit.parent_site]
         bond = np.einsum("gij,gj->gi", self._rotations[parent_units], parent_proxy) + self._translations[parent_units] - anchor
-        length = np.linalg.norm(bond, axis=1)
-        direction = bond / length[:, None]
-        torsions = 1 if unit.template.atom_count == 1 else torsions
+        direction = bond / np.linalg.norm(bond, axis=1)[:, None]
         # Spun frame -> world: z onto the bond direction, plus a random phase for the torsions.
         frames = _frames_along(direction, self.rng.uniform(0, 2 * np.pi, size=len(chains)))
-        rows = np.arange(len(unit.spun_conformers[torsions]))  # conformer * torsions + j
+        rows = np.arange(len(unit.spun_conformers))  # conformer * torsions + j
         conformers = len(unit.centred)
-        if torsions == TORSIONS and conformers > COARSE_CONFORMERS:
-            drawn = self.rng.choice(conformers, COARSE_CONFORMERS, replace=False)
-            rows = (drawn[:, None] * torsions + np.arange(torsions)).ravel()
-        conformer = unit.spun_conformers[torsions][rows]
-        joint = anchor[:, None, :] + direction[:, None, :] * (length[:, None] / 2 + unit.half_bond[conformer][None, :])[..., None]
-        spun = unit.spun_points[torsions][rows]  # (r, p, 3)
-        candidates = (spun.reshape(1, -1, 3) @ frames.transpose(0, 2, 1)).reshape(len(chains), *spun.shape) + joint[:, :, None, :]
+        if conformers > CONFORMERS_TRIED:
+            drawn = self.rng.choice(conformers, CONFORMERS_TRIED, replace=False)
+            rows = (drawn[:, None] * unit.torsions + np.arange(unit.torsions)).ravel()
+        conformer = unit.spun_conformers[rows]
+        joint = anchor + direction * unit.bond_length
+        spun = unit.spun_points[rows]  # (r, p, 3)
+        candidates = (spun.reshape(1, -1, 3) @ frames.transpose(0, 2, 1)).reshape(len(chains), *spun.shape) + joint[:, None, None, :]
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
-        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint[:, 0], unit.extent + 0.5)
+        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5)
         chosen = self._choose(acceptable, crowding)
         placed = chosen >= 0
         pick = chosen[placed]
-        rotations = frames[placed] @ unit.spun_rotations[torsions][rows[pick]]
-        return placed, rotations, joint[placed, pick], conformer[pick]
+        rotations = frames[placed] @ unit.spun_rotations[rows[pick]]
+        return placed, rotations, joint[placed], conformer[pick]
 
     def _commit(self, kind_index: int, chains: np.ndarray, rotations: np.ndarray, translations: np.ndarray, conformers: np.ndarray) -> np.ndarray:
         """Put the next unit of each chain (one kind, next units of one shape) in place; returns their atoms (g, a)."""
@@ -436,13 +471,9 @@ class SystemGrower:
     def _grow_step(self, kind_index: int, chains: np.ndarray) -> None:
         """One more unit for chains (one kind, next units of one batch); chains that cannot take it
         back off (or start again, or make the build fail)."""
-        placed, rotations, translations, conformers = self._place_children(kind_index, chains, TORSIONS)
+        placed, rotations, translations, conformers = self._place_children(kind_index, chains)
         stuck = chains[~placed]
-        if len(stuck):
-            again, *fine = self._place_children(kind_index, stuck, FINE_TORSIONS)
-            chains = np.concatenate([chains[placed], stuck[again]])
-            rotations, translations, conformers = (np.concatenate(pair) for pair in zip((rotations, translations, conformers), fine, strict=True))
-            stuck = stuck[~again]
+        chains = chains[placed]
         if len(chains):
             atoms = self._commit(kind_index, chains, rotations, translations, conformers)
             for molecule in chains[self._clashing_newcomers(atoms)].tolist():
@@ -451,16 +482,16 @@ class SystemGrower:
             self._back_off(molecule)
 
     def _back_off(self, molecule: int) -> None:
-        """Take back a few units, and at least back to (and including) the failing unit's parent: in
-        a dendrimer the units just before it are its siblings, whose removal changes nothing. After too
-        many back-offs the molecule is taken back whole and starts elsewhere."""
+        """Take back one or two units (BACKOFF_UNITS), and at least back to (and including) the failing
+        unit's parent: in a dendrimer the units just before it are its siblings, whose removal changes
+        nothing. After too many back-offs the molecule is taken back whole and starts elsewhere."""
         self._backoffs[molecule] += 1
         backoffs, placed = int(self._backoffs[molecule]), int(self._placed[molecule])
         if backoffs > BACKOFFS_PER_START:
             self._restart(molecule)
             return
         parent = int(self.tables[self._kind[molecule]].parents[placed])
-        steps = max(int(self.rng.integers(1, 2 + min(backoffs, 8))), placed - parent)
+        steps = max(int(self.rng.integers(1, BACKOFF_UNITS + 1)), placed - parent)
         self._take_back(molecule, min(placed - 1, steps))
 
     def _restart(self, molecule: int) -> None:
