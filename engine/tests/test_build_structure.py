@@ -93,6 +93,27 @@ def assert_sound(result: BuildResult, target_density: float | None) -> None:
     assert report["molecules"] == len(result.molecule_kinds)
 
 
+def junction_staggering(result: BuildResult) -> float:
+    """Mean cos 3φ over the dihedrals about every bond between two sp3 atoms of different residues
+    (the junctions growth turns): -1 when all are staggered, 0 when drawn uniformly, +1 all eclipsed."""
+    values = []
+    for molecule in range(len(result.molecule_kinds)):
+        mol = result.molecule(molecule)
+        conformer = mol.GetConformer()
+        for bond in mol.GetBonds():
+            j, k = bond.GetBeginAtom(), bond.GetEndAtom()
+            if j.GetPDBResidueInfo().GetResidueNumber() == k.GetPDBResidueInfo().GetResidueNumber():
+                continue
+            if {j.GetHybridization(), k.GetHybridization()} != {Chem.HybridizationType.SP3}:
+                continue
+            for i in j.GetNeighbors():
+                for m in k.GetNeighbors():
+                    if k.GetIdx() != i.GetIdx() and j.GetIdx() != m.GetIdx():
+                        dihedral = rdMolTransforms.GetDihedralRad(conformer, i.GetIdx(), j.GetIdx(), k.GetIdx(), m.GetIdx())
+                        values.append(np.cos(3 * dihedral))
+    return float(np.mean(values))
+
+
 HOMOPOLYMERS = {"PE": ETHYLENE, "PS": STYRENE, "PEO": ETHYLENE_OXIDE}
 
 
@@ -107,6 +128,9 @@ def test_homopolymer_50_systems(name: str, density: float, tmp_path: Path) -> No
     assert polymer_report["copies"] == 4 and len(polymer_report["sequence"]) == 50
     assert polymer_report["radius_of_gyration"]["mean"] > 3.0
     assert polymer_report["end_to_end_distance"]["mean"] > 1.0
+    if density == 0.1:  # grown in the cell itself: compression lets torsions wander
+        # Junction torsions come out mostly staggered (drawn uniformly, a third would be eclipsed).
+        assert junction_staggering(result) < -0.3
 
 
 def test_junctions_where_mmff_has_no_types(tmp_path: Path) -> None:
@@ -187,6 +211,14 @@ def test_peptide_system(tmp_path: Path) -> None:
     peptide_bonds = mol.GetSubstructMatches(Chem.MolFromSmarts("[CX3](=O)[NX3]"))
     lengths = [rdMolTransforms.GetBondLength(mol.GetConformer(), c, n) for c, _, n in peptide_bonds]
     assert len(lengths) == len(letters) - 1 and all(1.3 < length < 1.4 for length in lengths), lengths
+    # ... and trans (O=C-N-H anti), as in proteins; drawn uniformly, most would not be.
+    o_c_n_h = [
+        abs(rdMolTransforms.GetDihedralDeg(result.molecule(m).GetConformer(), *atoms))
+        for m in range(4)
+        for atoms in result.molecule(m).GetSubstructMatches(Chem.MolFromSmarts("[OX1]=[CX3]-[NX3]-[#1]"))
+    ]
+    assert len(o_c_n_h) == 4 * (len(letters) - 1)
+    assert np.mean(np.array(o_c_n_h) > 120) >= 0.9, sorted(o_c_n_h)
 
 
 def test_generation_two_dendrimer_system(tmp_path: Path) -> None:

@@ -6,16 +6,20 @@ together, one unit per chain per round, and chains whose next units have the sam
 extended in one vectorised step. Every further unit is attached to the unit it hangs from: its
 anchor sits on the bond direction the parent's template gives (the proxy), at MMFF's length for that
 bond (`_junction_lengths`), oriented so its own proxy points back to the parent, and turned about the
-new bond by a sampled torsion (each unit also picks one of its distinct conformers). Candidates are
-checked against the atoms already placed nearby (cell list, minimum image): atoms of other molecules
-must stay `inter` Å away, atoms of the same molecule more than three bonds apart `intra` Å, and with
-walls every atom inside 0 < z < C. The proxies of the unit's own children are checked too, standing
-for the atoms that will sit there (look-ahead). Among acceptable candidates one is drawn at random,
-favouring those with fewer atoms around them, so chains head for empty space. Units placed in the
-same step are then checked against one another; of two that clash the later molecule's is taken
-back and tried again. When no candidate fits, units are taken back (back-off) and grown again; after
-too many back-offs the molecule starts elsewhere, and a molecule that still cannot be placed raises
-PLACEMENT_FAILED (structure.py then grows the system in a larger cell and compresses it, compress.py).
+new bond by one of TORSIONS torsions every 30° (counted from an atom already in place, with a little
+jitter, so staggered and planar arrangements are among them); each unit also picks one of its
+distinct conformers. Candidates are checked against the atoms already placed nearby (cell list,
+minimum image): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
+than three bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the
+unit's own children are checked too, standing for the atoms that will sit there (look-ahead). Among
+acceptable candidates one is drawn at random, favouring those with fewer atoms around them, so chains
+head for empty space, and weighted by the Boltzmann factor of MMFF's torsion energy about the new
+bond (`_junction_energy`), so junctions come out mostly staggered and peptide bonds trans. Units
+placed in the same step are then checked against one another; of two that clash the later
+molecule's is taken back and tried again. When no candidate fits, units are taken back (back-off)
+and grown again; after too many back-offs the molecule starts elsewhere, and a molecule that still
+cannot be placed raises PLACEMENT_FAILED (structure.py then grows the system in a larger cell and
+compresses it, compress.py).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
+from rdkit.ForceField.rdForceField import MMFFMolProperties
 
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
@@ -44,11 +50,20 @@ class Tolerances:
 # proxy is a methyl carbon (templates.py), so its anchor-to-proxy length less this carbon's share
 # (half a C-C single bond) is the anchor's own (C-C 1.52 Å, C-H 1.09 Å, O-H 0.99 Å).
 PROXY_SHARE = 0.76  # Å
-TORSIONS = 12  # torsion angles tried per unit (random phase, evenly spaced)
+TORSIONS = 12  # torsion angles tried per unit, evenly spaced (every 30°: staggered and planar included)
+TORSION_JITTER = np.radians(10.0)  # spread of the tried torsions about that grid (thermal libration)
 CONFORMERS_TRIED = 3  # of a unit's distinct conformers, drawn afresh for every step
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
+# Junction torsions are drawn with Boltzmann weights of MMFF's torsion energy about the new bond at
+# room temperature (RT at 298 K), so sp3-sp3 junctions come out staggered and amides planar.
+ROOM_RT = 0.5925  # kcal/mol
+UNLIKELY_TORSION = 6.0  # RT above the best torsion tried: not taken (a cis peptide bond, say)
+# MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten: the 1-4
+# contacts that make it trans are non-bonded terms. A peptide bond is built trans, as peptide
+# builders do, by this extra V1 on the O=C-N-H dihedral (cis then ~1 in 10^4).
+AMIDE_TRANS_V1 = 4.0  # kcal/mol
 BACKOFFS_PER_START = 40
 # Units taken back per back-off: one or two (and at least back to the parent). When no candidate
 # fits, the dead end lies in the last unit or two (mostly a chain folding back onto itself); trying
@@ -83,6 +98,12 @@ def _aligning(v: np.ndarray, w: np.ndarray) -> np.ndarray:
         else:
             out[i] = _rotation_about(cross[i] / s, np.array([np.arctan2(s, dot[i])]))[0]
     return out
+
+
+def _across(vectors: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """`vectors` projected onto the plane across the unit `axis` (broadcast), as unit vectors."""
+    flat = vectors - (vectors * axis).sum(axis=-1, keepdims=True) * axis
+    return flat / np.maximum(np.linalg.norm(flat, axis=-1, keepdims=True), 1e-9)
 
 
 def _random_rotations(rng: np.random.Generator, count: int) -> np.ndarray:
@@ -133,14 +154,24 @@ class _UnitGeometry:
     centred: np.ndarray  # (conformers, size, 3) coordinates relative to the joining anchor
     centred_proxies: np.ndarray  # (conformers, sites, 3) the template's proxies in the same frame
     bond_length: float  # Å, of its bond to the parent (_junction_lengths); 0 for the root
+    # The torsions tried are counted from this placed atom bonded to the parent's anchor (-1: none,
+    # the torsions then start at a random phase): the reference neighbour of the unit's own anchor
+    # (spun tables) then lies at dihedral 0, 30, 60, ... degrees from it, which includes every
+    # staggered and every planar arrangement.
+    phase_partner: int
+    # The dihedrals about that bond that growth sees, with their MMFF terms (_junction_torsions).
+    torsion_partners: np.ndarray  # (p,) placed atoms bonded to the parent's anchor (molecule-local)
+    torsion_ends: np.ndarray  # (e,) points of this unit (atoms or look-ahead) bonded to its own anchor
+    torsion_terms: np.ndarray  # (p, e, 3) V1, V2, V3 in kcal/mol of each dihedral (0 without terms)
     extent: float  # largest distance of an atom (or look-ahead point) from the anchor
     # Look-ahead: the proxy of each site that gets a child stands for that child's anchor atom
     # (its index in the molecule), so a unit is not placed where its children could never go.
     ahead_sites: np.ndarray  # site indices
     ahead_atoms: np.ndarray  # the children's anchor atoms
     # Candidate tables, computed once: every conformer turned so that its bond to the parent points
-    # along -z, then spun about z by 2πj/T for T torsions (TORSIONS; 1 for a single atom). Rows are
-    # conformer * T + j. Empty for the root.
+    # along -z and a neighbour of its anchor (the reference) lies in the xz plane on the +x side, then
+    # spun about z by 2πj/T for T torsions (TORSIONS; 1 for a single atom). Rows are conformer * T + j.
+    # Empty for the root.
     torsions: int
     spun_points: np.ndarray  # (conformers * T, points, 3)
     spun_rotations: np.ndarray  # (conformers * T, 3, 3) template frame -> spun frame
@@ -166,11 +197,12 @@ def _anchor_atom(kind: AssembledPolymer, templates: dict[str, UnitTemplate], uni
     return int(kind.unit_offsets[unit_index]) + templates[kind.plan.units[unit_index].smiles].sites[site].anchor
 
 
-def _junction_lengths(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> np.ndarray:
+def _junction_lengths(
+    kind: AssembledPolymer, templates: dict[str, UnitTemplate], properties: MMFFMolProperties | None
+) -> np.ndarray:
     """Length (Å) of every unit's bond to its parent, 0 for the root: MMFF's reference length for that
     bond in the assembled molecule, which sees both sides (an amide C-N is 1.37 Å, a C-C 1.51 Å, a
     C-H cap 1.09 Å), or, where MMFF has no type for the molecule, the two anchors' template shares."""
-    properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(kind.mol)  # None without MMFF types
     lengths = np.zeros(len(kind.plan.units))
     for index, unit in enumerate(kind.plan.units):
         if unit.parent < 0:
@@ -182,12 +214,69 @@ def _junction_lengths(kind: AssembledPolymer, templates: dict[str, UnitTemplate]
     return lengths
 
 
+def _placed_partners(kind: AssembledPolymer, templates: dict[str, UnitTemplate], index: int) -> list[int]:
+    """Atoms bonded to the parent's anchor of unit `index` (not the unit's own anchor) that are in
+    place when the unit is placed: units are placed in plan order, and their atoms follow that order."""
+    unit = kind.plan.units[index]
+    if unit.parent < 0:
+        return []
+    j, k = _anchor_atom(kind, templates, unit.parent, unit.parent_site), _anchor_atom(kind, templates, index, unit.own_site)
+    offset = int(kind.unit_offsets[index])
+    return [i for i in (atom.GetIdx() for atom in kind.mol.GetAtomWithIdx(j).GetNeighbors()) if i != k and i < offset]
+
+
+def _is_amide_o_h(mol: Chem.Mol, i: int, j: int, k: int, m: int) -> bool:
+    """Whether i-j-k-m is O=C-N-H (either way round) of a secondary amide."""
+    atoms = [mol.GetAtomWithIdx(index) for index in (i, j, k, m)]
+    if atoms[0].GetSymbol() == "H":
+        atoms.reverse()
+    o, c, n, h = atoms
+    return (
+        (o.GetSymbol(), c.GetSymbol(), n.GetSymbol(), h.GetSymbol()) == ("O", "C", "N", "H")
+        and mol.GetBondBetweenAtoms(o.GetIdx(), c.GetIdx()).GetBondType() == Chem.BondType.DOUBLE
+        and n.GetTotalNumHs(includeNeighbors=True) == 1
+    )
+
+
+def _junction_torsions(
+    kind: AssembledPolymer,
+    templates: dict[str, UnitTemplate],
+    properties: MMFFMolProperties | None,
+    index: int,
+    ahead_atoms: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MMFF's torsion terms about unit `index`'s bond to its parent, for each dihedral i-j-k-m growth
+    can see when it places the unit: j and k the junction's anchors, i an atom already in place
+    (_placed_partners), m one of the unit's own atoms or look-ahead points. Returns (partners: the
+    i, molecule-local; ends: the m, as points of the unit; terms (i, m, 3): V1, V2, V3 kcal/mol).
+    Empty for the root, and where MMFF has no types (such junctions turn freely)."""
+    unit = kind.plan.units[index]
+    partners = _placed_partners(kind, templates, index) if properties is not None else []
+    if not partners:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0, 3))
+    j, k = _anchor_atom(kind, templates, unit.parent, unit.parent_site), _anchor_atom(kind, templates, index, unit.own_site)
+    offset, size = int(kind.unit_offsets[index]), templates[unit.smiles].atom_count
+    point_of = {atom: atom - offset for atom in range(offset, offset + size)}
+    point_of.update({int(atom): size + n for n, atom in enumerate(ahead_atoms)})
+    ends = [atom.GetIdx() for atom in kind.mol.GetAtomWithIdx(k).GetNeighbors() if atom.GetIdx() in point_of]
+    terms = np.zeros((len(partners), len(ends), 3))
+    for row, i in enumerate(partners):
+        for column, m in enumerate(ends):
+            params = properties.GetMMFFTorsionParams(kind.mol, i, j, k, m)
+            if params:  # (torsion type, V1, V2, V3)
+                terms[row, column] = params[1:]
+            if _is_amide_o_h(kind.mol, i, j, k, m):
+                terms[row, column, 0] += AMIDE_TRANS_V1
+    return np.array(partners, dtype=np.int64), np.array([point_of[m] for m in ends], dtype=np.int64), terms
+
+
 def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> list[_UnitGeometry]:
     children: dict[int, list[tuple[int, int]]] = {}  # unit -> [(site, child's anchor atom)]
     for index, unit in enumerate(kind.plan.units):
         if unit.parent >= 0:
             children.setdefault(unit.parent, []).append((unit.parent_site, _anchor_atom(kind, templates, index, unit.own_site)))
-    junction_lengths = _junction_lengths(kind, templates)
+    properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(kind.mol)  # None without MMFF types
+    junction_lengths = _junction_lengths(kind, templates, properties)
     geometries = []
     spun_by_shape: dict[tuple[str, int, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for index, unit in enumerate(kind.plan.units):
@@ -212,6 +301,11 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
         if shape not in spun_by_shape:
             if unit.own_site >= 0:
                 to_canonical = _aligning(back_directions, np.array([0.0, 0.0, -1.0]))
+                reference = [atom.GetIdx() for atom in template.mol.GetAtomWithIdx(anchor).GetNeighbors()]
+                if reference:
+                    turned = np.einsum("cij,cj->ci", to_canonical, centred[:, reference[0]])
+                    azimuths = np.arctan2(turned[:, 1], turned[:, 0])
+                    to_canonical = _rotation_about(np.array([0.0, 0.0, 1.0]), -azimuths) @ to_canonical
                 spins = _rotation_about(np.array([0.0, 0.0, 1.0]), np.arange(torsions) * (2 * np.pi / torsions))
                 rotations = np.einsum("tij,cjk->ctik", spins, to_canonical).reshape(-1, 3, 3)
                 conformer = np.repeat(np.arange(len(centred)), torsions)
@@ -219,6 +313,8 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             else:
                 spun_by_shape[shape] = (np.zeros((0, reach.shape[1], 3)), np.zeros((0, 3, 3)), np.zeros(0, dtype=np.int64))
         spun_points, spun_rotations, spun_conformers = spun_by_shape[shape]
+        ahead_atoms = np.array([atom for _, atom in ahead], dtype=np.int64)
+        torsion_partners, torsion_ends, torsion_terms = _junction_torsions(kind, templates, properties, index, ahead_atoms)
         geometries.append(
             _UnitGeometry(
                 template=template,
@@ -231,9 +327,13 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 centred=centred,
                 centred_proxies=centred_proxies,
                 bond_length=float(junction_lengths[index]),
+                phase_partner=next(iter(_placed_partners(kind, templates, index)), -1),
+                torsion_partners=torsion_partners,
+                torsion_ends=torsion_ends,
+                torsion_terms=torsion_terms,
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,
-                ahead_atoms=np.array([atom for _, atom in ahead], dtype=np.int64),
+                ahead_atoms=ahead_atoms,
                 torsions=torsions,
                 spun_points=spun_points,
                 spun_rotations=spun_rotations,
@@ -251,6 +351,11 @@ class _KindTables:
     parents: np.ndarray  # the unit it hangs from (-1 for the root)
     parent_anchors: np.ndarray  # the parent's atom it bonds to (molecule-local)
     ahead_atoms: np.ndarray  # (units, most look-ahead points) children's anchor atoms, padded
+    phase_partners: np.ndarray  # as in _UnitGeometry
+    # (units, most junction dihedrals) as in _UnitGeometry, padded with zero terms.
+    torsion_partners: np.ndarray
+    torsion_ends: np.ndarray
+    torsion_terms: np.ndarray  # (units, most partners, most ends, 3)
     # Units extended in one step: same kind, same shape, and parents of one shape joined at one
     # site (so one parent's frame serves the whole step). -1 for the root.
     batch: np.ndarray
@@ -258,10 +363,17 @@ class _KindTables:
 
 def _kind_tables(units: list[_UnitGeometry]) -> _KindTables:
     ahead = np.zeros((len(units), max(len(unit.ahead_atoms) for unit in units)), dtype=np.int64)
+    most_partners = max(len(unit.torsion_partners) for unit in units)
+    most_ends = max(len(unit.torsion_ends) for unit in units)
+    partners = np.zeros((len(units), most_partners), dtype=np.int64)
+    ends = np.zeros((len(units), most_ends), dtype=np.int64)
+    terms = np.zeros((len(units), most_partners, most_ends, 3))
     batch_ids: dict[tuple, int] = {}
     batch = np.full(len(units), -1, dtype=np.int64)
     for index, unit in enumerate(units):
         ahead[index, : len(unit.ahead_atoms)] = unit.ahead_atoms
+        p, e = unit.torsion_terms.shape[:2]
+        partners[index, :p], ends[index, :e], terms[index, :p, :e] = unit.torsion_partners, unit.torsion_ends, unit.torsion_terms
         if unit.parent >= 0:
             key = (unit.shape, units[unit.parent].shape, unit.parent_site)
             batch[index] = batch_ids.setdefault(key, len(batch_ids))
@@ -273,6 +385,10 @@ def _kind_tables(units: list[_UnitGeometry]) -> _KindTables:
             dtype=np.int64,
         ),
         ahead_atoms=ahead,
+        phase_partners=np.array([unit.phase_partner for unit in units], dtype=np.int64),
+        torsion_partners=partners,
+        torsion_ends=ends,
+        torsion_terms=terms,
         batch=batch,
     )
 
@@ -357,11 +473,29 @@ class SystemGrower:
         acceptable &= (squared >= (limits * limits)[:, None]).all(axis=(2, 3))
         return acceptable, crowding
 
-    def _choose(self, acceptable: np.ndarray, crowding: np.ndarray) -> np.ndarray:
-        """Per row, a random acceptable candidate favouring emptier surroundings (Boltzmann-like
-        weights, drawn with the Gumbel-max trick); -1 where none is acceptable."""
+    def _junction_energy(
+        self, tables: _KindTables, index: np.ndarray, chains: np.ndarray, anchor: np.ndarray, direction: np.ndarray,
+        joint: np.ndarray, candidates: np.ndarray,
+    ) -> np.ndarray:
+        """MMFF torsion energy (kcal/mol) about the junction of every candidate (g, m): the parent's
+        anchor at `anchor`, the unit's at `joint` along the unit vector `direction` (g, 3), candidates
+        (g, m, points, 3)."""
+        if tables.torsion_terms.shape[1] == 0 or tables.torsion_terms.shape[2] == 0:
+            return np.zeros(candidates.shape[:2])
+        partners = self.positions[self._base[chains][:, None] + tables.torsion_partners[index]] - anchor[:, None, :]
+        ends = np.take_along_axis(candidates, tables.torsion_ends[index][:, None, :, None], axis=2) - joint[:, None, None, :]
+        partners, ends = _across(partners, direction[:, None, :]), _across(ends, direction[:, None, None, :])
+        cos = np.einsum("gmei,gpi->gmpe", ends, partners)  # cos φ of every dihedral i-j-k-m
+        v1, v2, v3 = (tables.torsion_terms[index][:, None, ..., term] for term in range(3))
+        # MMFF: ½ [V1 (1 + cos φ) + V2 (1 − cos 2φ) + V3 (1 + cos 3φ)]
+        energy = 0.5 * (v1 * (1 + cos) + v2 * 2 * (1 - cos * cos) + v3 * (1 + cos * (4 * cos * cos - 3)))
+        return energy.sum(axis=(2, 3))
+
+    def _choose(self, acceptable: np.ndarray, crowding: np.ndarray, energy: np.ndarray) -> np.ndarray:
+        """Per row, a random acceptable candidate favouring emptier surroundings and low junction
+        torsion energy (Boltzmann-like weights, drawn with the Gumbel-max trick); -1 where none is acceptable."""
         least = np.where(acceptable, crowding, np.inf).min(axis=1, keepdims=True)
-        score = -(crowding - least) / CROWDING_SCALE + self.rng.gumbel(size=crowding.shape)
+        score = -(crowding - least) / CROWDING_SCALE - energy / ROOM_RT + self.rng.gumbel(size=crowding.shape)
         chosen = np.where(acceptable, score, -np.inf).argmax(axis=1)
         return np.where(acceptable.any(axis=1), chosen, -1)
 
@@ -401,8 +535,17 @@ class SystemGrower:
         parent_proxy = parent.centred_proxies[self._conformers[parent_units], unit.parent_site]
         bond = np.einsum("gij,gj->gi", self._rotations[parent_units], parent_proxy) + self._translations[parent_units] - anchor
         direction = bond / np.linalg.norm(bond, axis=1)[:, None]
-        # Spun frame -> world: z onto the bond direction, plus a random phase for the torsions.
-        frames = _frames_along(direction, self.rng.uniform(0, 2 * np.pi, size=len(chains)))
+        # Spun frame -> world: z onto the bond direction, turned so that the torsions tried count from
+        # the phase partner (with a little jitter), or from a random phase where there is none.
+        phases = self.rng.uniform(0, 2 * np.pi, size=len(chains))
+        partners = tables.phase_partners[index]
+        has_partner = partners >= 0
+        if has_partner.any():
+            axes = _frames_along(direction[has_partner], np.zeros(int(has_partner.sum())))
+            seen = self.positions[self._base[chains][has_partner] + partners[has_partner]] - anchor[has_partner]
+            azimuths = np.arctan2(np.einsum("gi,gi->g", seen, axes[:, :, 1]), np.einsum("gi,gi->g", seen, axes[:, :, 0]))
+            phases[has_partner] = azimuths + self.rng.normal(0.0, TORSION_JITTER, size=len(azimuths))
+        frames = _frames_along(direction, phases)
         rows = np.arange(len(unit.spun_conformers))  # conformer * torsions + j
         conformers = len(unit.centred)
         if conformers > CONFORMERS_TRIED:
@@ -416,7 +559,10 @@ class SystemGrower:
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
         acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5)
-        chosen = self._choose(acceptable, crowding)
+        energy = self._junction_energy(tables, index, chains, anchor, direction, joint, candidates)
+        # A torsion with a Boltzmann weight under e^-6 of the best one tried is as unlikely as a clash.
+        acceptable &= energy <= energy.min(axis=1, keepdims=True) + UNLIKELY_TORSION * ROOM_RT
+        chosen = self._choose(acceptable, crowding, energy)
         placed = chosen >= 0
         pick = chosen[placed]
         rotations = frames[placed] @ unit.spun_rotations[rows[pick]]
