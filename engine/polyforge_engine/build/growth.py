@@ -64,12 +64,13 @@ UNLIKELY_TORSION = 6.0  # RT above the best torsion tried: not taken (a cis pept
 # contacts that make it trans are non-bonded terms. A peptide bond is built trans, as peptide
 # builders do, by this extra V1 on the O=C-N-H dihedral (cis then ~1 in 10^4).
 AMIDE_TRANS_V1 = 4.0  # kcal/mol
-BACKOFFS_PER_START = 40
+FAILURES_PER_START = 24  # back-offs without getting further than before, then the molecule starts elsewhere
 # Units taken back per back-off: one or two (and at least back to the parent). When no candidate
 # fits, the dead end lies in the last unit or two (mostly a chain folding back onto itself); trying
 # finer torsions first, or taking back more, rarely helped and left that chain rounds behind the
 # others, and small systems pay for every round (measured in bench/engine).
 BACKOFF_UNITS = 2
+ESCALATE_EVERY = 4  # a chain that fails this many times without getting further backs off deeper
 ROOT_BATCH = 16  # root placements tried at once
 BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)
 
@@ -628,22 +629,28 @@ class SystemGrower:
             self._back_off(molecule)
 
     def _back_off(self, molecule: int) -> None:
-        """Take back one or two units (BACKOFF_UNITS), and at least back to (and including) the failing
-        unit's parent: in a dendrimer the units just before it are its siblings, whose removal changes
-        nothing. After too many back-offs the molecule is taken back whole and starts elsewhere."""
-        self._backoffs[molecule] += 1
-        backoffs, placed = int(self._backoffs[molecule]), int(self._placed[molecule])
-        if backoffs > BACKOFFS_PER_START:
+        """Take back one or two units (BACKOFF_UNITS), more when the chain keeps failing without
+        getting further than before, and at least back to (and including) the failing unit's parent:
+        in a dendrimer the units just before it are its siblings, whose removal changes nothing. A
+        chain that fails too often without getting further is taken back whole and starts elsewhere."""
+        placed = int(self._placed[molecule])
+        if placed > self._furthest[molecule]:
+            self._furthest[molecule], self._failures_there[molecule] = placed, 0
+        else:
+            self._failures_there[molecule] += 1
+        failures = int(self._failures_there[molecule])
+        if failures > FAILURES_PER_START:
             self._restart(molecule)
             return
+        depth = BACKOFF_UNITS * (1 + failures // ESCALATE_EVERY)
         parent = int(self.tables[self._kind[molecule]].parents[placed])
-        steps = max(int(self.rng.integers(1, BACKOFF_UNITS + 1)), placed - parent)
+        steps = max(int(self.rng.integers(1, depth + 1)), placed - parent)
         self._take_back(molecule, min(placed - 1, steps))
 
     def _restart(self, molecule: int) -> None:
         """Take the whole molecule back to start it elsewhere, or fail when its starts are used up."""
         self._take_back(molecule, int(self._placed[molecule]))
-        self._backoffs[molecule] = 0
+        self._furthest[molecule] = self._failures_there[molecule] = 0
         self._starts[molecule] += 1
         if self._starts[molecule] >= self.starts:
             raise EngineError(
@@ -686,7 +693,8 @@ class SystemGrower:
         self._units = np.array([len(self.geometries[kind]) for kind in order], dtype=np.int64)
         self._unit_base = np.concatenate([[0], np.cumsum(self._units)[:-1]]).astype(np.int64)
         self._placed = np.zeros(len(order), dtype=np.int64)
-        self._backoffs = np.zeros(len(order), dtype=np.int64)
+        self._furthest = np.zeros(len(order), dtype=np.int64)  # most units in place since the start
+        self._failures_there = np.zeros(len(order), dtype=np.int64)  # back-offs since it was reached
         self._starts = np.zeros(len(order), dtype=np.int64)
         total_units = int(self._units.sum())
         self._rotations = np.zeros((total_units, 3, 3))
