@@ -66,11 +66,13 @@ UNLIKELY_TORSION = 6.0  # RT above the best torsion tried: not taken (a cis pept
 AMIDE_TRANS_V1 = 4.0  # kcal/mol
 FAILURES_PER_START = 24  # back-offs without getting further than before, then the molecule starts elsewhere
 # Units taken back per back-off: one or two (and at least back to the parent). When no candidate
-# fits, the dead end lies in the last unit or two (mostly a chain folding back onto itself); trying
-# finer torsions first, or taking back more, rarely helped and left that chain rounds behind the
-# others, and small systems pay for every round (measured in bench/engine).
+# fits, the dead end mostly lies in the last unit or two (a chain folding back onto itself); trying
+# finer torsions first, or taking back more from the start, rarely helped and left that chain rounds
+# behind the others, and small systems pay for every round (measured in bench/engine). A chain that
+# keeps failing without getting further is in a deeper dead end (its own coil): every ESCALATE_EVERY
+# such failures it takes back BACKOFF_UNITS more.
 BACKOFF_UNITS = 2
-ESCALATE_EVERY = 4  # a chain that fails this many times without getting further backs off deeper
+ESCALATE_EVERY = 4
 ROOT_BATCH = 16  # root placements tried at once
 BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)
 
