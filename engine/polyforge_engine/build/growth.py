@@ -57,7 +57,7 @@ ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
 CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
 # Junction torsions are drawn with Boltzmann weights of MMFF's torsion energy about the new bond at
-# room temperature (RT at 298 K), so sp3-sp3 junctions come out staggered and amides planar.
+# room temperature (RT at 298 K), so sp3-sp3 junctions come out staggered and amides near planar.
 ROOM_RT = 0.5925  # kcal/mol
 UNLIKELY_TORSION = 6.0  # RT above the best torsion tried: not taken (a cis peptide bond, say)
 # MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten: the 1-4
