@@ -11,7 +11,8 @@ jitter, so staggered and planar arrangements are among them); each unit also pic
 distinct conformers. Candidates are checked against the atoms already placed nearby (cell list,
 minimum image): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
 than three bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the
-unit's own children are checked too, standing for the atoms that will sit there (look-ahead). Among
+unit's own children are checked too, standing for the atoms that will sit there (look-ahead), with
+AHEAD_ROOM Å more than the limits, for the hydrogens and side groups those atoms will carry. Among
 acceptable candidates one is drawn at random, favouring those with fewer atoms around them, so chains
 head for empty space, and weighted by the Boltzmann factor of MMFF's torsion energy about the new
 bond (`_junction_energy`), so junctions come out mostly staggered and peptide bonds trans. Units
@@ -73,6 +74,13 @@ FAILURES_PER_START = 24  # back-offs without getting further than before, then t
 # such failures it takes back BACKOFF_UNITS more.
 BACKOFF_UNITS = 2
 ESCALATE_EVERY = 4
+# A look-ahead point keeps the limits plus this much: the atom it stands for brings its hydrogens
+# (~1.1 Å out) and side group. At the bare limits the unit after next often had no room left: in
+# polystyrene at 0.05 g/cm³ one placement in six found no candidate (its CH2 hydrogens within 1.4 Å of
+# the phenyl two units back), and at 0.8 g/cm³ growth jammed and fell back to ever larger cells
+# (8-12 s for 20 × PS-50); with 0.8 Å one in fifteen, and that build takes 3-3.5 s. 0.5 Å helped
+# less; 1.0-1.2 Å no more.
+AHEAD_ROOM = 0.8
 ROOT_BATCH = 16  # root placements tried at once
 BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)
 
@@ -430,11 +438,12 @@ class SystemGrower:
 
     # -- scoring --------------------------------------------------------------------------------
     def _assess(
-        self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray, radius: float
+        self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray,
+        radius: float, ahead_from: int,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Candidate placements (g, m, points, 3) of one unit for g molecules, the m candidates of
         each within `radius` of its centre (g, 3); `checked` (g, points) is the molecule-local atom each
-        point stands for. Returns whether each candidate keeps every limit (g, m) and how crowded its
+        point stands for, points from `ahead_from` on being look-ahead points. Returns whether each candidate keeps every limit (g, m) and how crowded its
         surroundings are (atoms in the 27 cells around its centroid)."""
         groups, options = candidates.shape[:2]
         acceptable = np.ones((groups, options), dtype=bool)
@@ -468,6 +477,8 @@ class SystemGrower:
             bonded = kind.close_pairs[slot] == keys if len(kind.close_pairs) else np.zeros_like(keys, dtype=bool)
             # Pairs within three bonds never clash.
             limits[owner[same], :, column[same]] = np.where(bonded, 0.0, self.intra)
+        ahead = limits[:, ahead_from:]
+        ahead[ahead > 0] += AHEAD_ROOM
         points = candidates.reshape(groups, -1, 3) - centres[:, None, :]
         # Squared distances through one batched matrix product: |c|² + |p|² − 2 c·p.
         squared = (points * points).sum(axis=2)[:, :, None] + (padded * padded).sum(axis=2)[:, None, :]
@@ -517,7 +528,9 @@ class SystemGrower:
             conformers = self.rng.integers(len(unit.centred), size=ROOT_BATCH)
             xyz = np.einsum("gpj,gij->gpi", unit.points(conformers), rotations) + centres[:, None, :]
             molecules = np.full(ROOT_BATCH, molecule)
-            acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent)
+            acceptable, crowding = self._assess(
+                xyz[:, None], molecules, checked, kind, centres, unit.extent + AHEAD_ROOM, unit.template.atom_count
+            )
             for trial in np.flatnonzero(acceptable[:, 0])[: ROOT_CHOICES - len(found)]:
                 found.append((float(crowding[trial, 0]), (rotations[trial], centres[trial], int(conformers[trial]))))
             if len(found) == ROOT_CHOICES:
@@ -561,7 +574,7 @@ class SystemGrower:
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
-        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5)
+        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + AHEAD_ROOM + 0.5, unit.template.atom_count)
         energy = self._junction_energy(tables, index, chains, anchor, direction, joint, candidates)
         # A torsion with a Boltzmann weight under e^-6 of the best one tried is as unlikely as a clash.
         acceptable &= energy <= energy.min(axis=1, keepdims=True) + UNLIKELY_TORSION * ROOM_RT
