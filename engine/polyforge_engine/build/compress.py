@@ -9,7 +9,8 @@ and so are pairs across rigid bonds (ring, multiple, conjugated), which keeps ri
 built while single bonds stay free to turn. A short-range quadratic repulsion pushes apart every
 other pair closer than its limit (between molecules or within one molecule). With walls only x and y
 are compressed and a quadratic wall keeps atoms inside 0 < z < C, the cell being padded in z so
-periodic images never meet.
+periodic images never meet. A system grown in its own cell with softer limits is relaxed the same
+way, without the squeezing.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ def compress(
     limits_kept: Callable[[np.ndarray], bool],
 ) -> np.ndarray:
     """Positions (Å) squeezed from `grown_box` into `target_box`, polished until `limits_kept` says
-    every pair keeps its limit (or POLISH_ROUNDS run out). `limits_kept` saw the returned positions last."""
+    every pair keeps its limit (or POLISH_ROUNDS run out). `limits_kept` saw the returned positions last.
+    With `grown_box` equal to `target_box` (grown there with softer limits) this only relaxes."""
     inter = (tolerances.inter + tolerances.margin + PUSH_BEYOND) / 10.0
     intra = (tolerances.intra + tolerances.margin + PUSH_BEYOND) / 10.0
     padding = np.array([0.0, 0.0, 2 * inter if walls else 0.0])  # nm added to the cell in z: periodic images never meet across walls

@@ -417,8 +417,13 @@ class SystemGrower:
         tolerances: Tolerances,
         total_atoms: int,
         starts: int,
+        limit_scale: float = 1.0,
+        backoffs_per_unit: float | None = None,
     ):
-        """`starts`: how many times a stuck molecule starts again elsewhere before the build fails."""
+        """`starts`: how many times a stuck molecule starts again elsewhere before the build fails.
+        `limit_scale` < 1 grows with the inter- and intramolecular limits scaled down (for a cell that
+        is relaxed to the full limits afterwards); `backoffs_per_unit` fails the build once the
+        back-offs exceed that many per unit of the system (a cell that is not worth finishing)."""
         self.kinds = kinds
         self.geometries = [_unit_geometries(kind, templates) for kind in kinds]
         self.tables = [_kind_tables(units) for units in self.geometries]
@@ -427,8 +432,9 @@ class SystemGrower:
         self.rng = rng
         self.tol = tolerances
         self.starts = starts
-        self.inter = tolerances.inter + tolerances.margin
-        self.intra = tolerances.intra + tolerances.margin
+        self.inter = tolerances.inter * limit_scale + tolerances.margin
+        self.intra = tolerances.intra * limit_scale + tolerances.margin
+        self.backoffs_per_unit = backoffs_per_unit
         if walls and self.box[2] <= 2 * tolerances.wall:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
         self.grid = self._new_grid(total_atoms)
@@ -648,6 +654,13 @@ class SystemGrower:
         getting further than before, and at least back to (and including) the failing unit's parent:
         in a dendrimer the units just before it are its siblings, whose removal changes nothing. A
         chain that fails too often without getting further is taken back whole and starts elsewhere."""
+        self._backoffs += 1
+        if self._backoffs > self._backoff_budget:
+            raise EngineError(
+                "PLACEMENT_FAILED",
+                f"The molecules could not be grown in the {self.box[0]:.1f} × {self.box[1]:.1f} × {self.box[2]:.1f} Å cell "
+                f"({self._backoffs} back-offs for {len(self._unit_base)} molecules). Lower the density or enlarge the cell.",
+            )
         placed = int(self._placed[molecule])
         if placed > self._furthest[molecule]:
             self._furthest[molecule], self._failures_there[molecule] = placed, 0
@@ -676,8 +689,10 @@ class SystemGrower:
             )
 
     def _new_grid(self, total_atoms: int) -> CellGrid:
-        # Cells at least `inter` wide; wider in dilute systems so the table stays about one atom per cell.
-        side = max(self.inter, float(np.prod(self.box) / max(total_atoms, 1)) ** (1 / 3))
+        # Cells at least as wide as the full intermolecular limit (the grid also measures the final
+        # contacts); wider in dilute systems so the table stays about one atom per cell.
+        reach = self.tol.inter + self.tol.margin
+        side = max(reach, float(np.prod(self.box) / max(total_atoms, 1)) ** (1 / 3))
         return CellGrid(self.box, periodic_z=not self.walls, cell_side=side, capacity=total_atoms)
 
     def regrid(self, positions: np.ndarray, box: np.ndarray) -> None:
@@ -712,6 +727,8 @@ class SystemGrower:
         self._failures_there = np.zeros(len(order), dtype=np.int64)  # back-offs since it was reached
         self._starts = np.zeros(len(order), dtype=np.int64)
         total_units = int(self._units.sum())
+        self._backoffs = 0
+        self._backoff_budget = np.inf if self.backoffs_per_unit is None else self.backoffs_per_unit * total_units
         self._rotations = np.zeros((total_units, 3, 3))
         self._translations = np.zeros((total_units, 3))
         self._conformers = np.zeros(total_units, dtype=np.int64)

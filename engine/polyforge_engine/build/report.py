@@ -109,6 +109,7 @@ def build_report(
     seed: int,
     tolerances: dict[str, float],
     grown_in_cell: list[float],
+    grown_with_limits: list[float],
     contacts: tuple[float | None, float | None, float] | None = None,
 ) -> dict[str, Any]:
     """`contacts`: what `measure_contacts` gave for exactly these positions, when the caller has it."""
@@ -156,6 +157,9 @@ def build_report(
         "contact_search_limit": limit,
         "tolerances": tolerances,
         "grown_in_cell": grown_in_cell,  # larger than box when the system was grown there and compressed
+        # inter- and intramolecular limits (Å) while growing: below the tolerances when the cell was
+        # grown with softer limits and relaxed
+        "grown_with_limits": grown_with_limits,
         "seed": seed,
         "polymers": polymers,
     }
