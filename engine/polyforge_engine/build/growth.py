@@ -449,8 +449,9 @@ class SystemGrower:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Candidate placements (g, m, points, 3) of one unit for g molecules, the m candidates of
         each within `radius` of its centre (g, 3); `checked` (g, points) is the molecule-local atom each
-        point stands for, points from `ahead_from` on being look-ahead points. Returns whether each candidate keeps every limit (g, m) and how crowded its
-        surroundings are (atoms in the 27 cells around its centroid)."""
+        point stands for, points from `ahead_from` on being look-ahead points. Returns whether each
+        candidate keeps every limit (g, m) and how crowded its surroundings are (atoms in the 27 cells
+        around its centroid)."""
         groups, options = candidates.shape[:2]
         acceptable = np.ones((groups, options), dtype=bool)
         if self.walls:
@@ -469,9 +470,9 @@ class SystemGrower:
         counts = np.bincount(owner, minlength=groups)
         width = int(counts.max())
         column = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
-        padded = np.zeros((groups, width, 3))
+        padded = np.zeros((groups, width, 3), dtype=np.float32)
         padded[owner, column] = seen
-        limits = np.zeros((groups, checked.shape[1], width))  # 0 for padding: never a clash
+        limits = np.zeros((groups, checked.shape[1], width), dtype=np.float32)  # 0 for padding: never a clash
         same = self.grid.molecule[near] == molecules[owner]
         limits[owner[~same], :, column[~same]] = self.inter
         if same.any():
@@ -485,11 +486,12 @@ class SystemGrower:
             limits[owner[same], :, column[same]] = np.where(bonded, 0.0, self.intra)
         ahead = limits[:, ahead_from:]
         ahead[ahead > 0] += AHEAD_ROOM
-        points = candidates.reshape(groups, -1, 3) - centres[:, None, :]
-        # Squared distances through one batched matrix product: |c|² + |p|² − 2 c·p.
-        squared = (points * points).sum(axis=2)[:, :, None] + (padded * padded).sum(axis=2)[:, None, :]
-        squared -= 2.0 * points @ padded.transpose(0, 2, 1)
-        squared = squared.reshape(groups, options, checked.shape[1], width)
+        points = (candidates.reshape(groups, -1, 3) - centres[:, None, :]).astype(np.float32)
+        # Squared distances |c|² + |p|² − 2 c·p as one batched matrix product of extended vectors
+        # (c, |c|², 1)·(−2p, 1, |p|²); single precision, with the building margin to spare.
+        extended_points = np.concatenate([points, (points * points).sum(axis=2, keepdims=True), np.ones_like(points[..., :1])], axis=2)
+        extended_near = np.concatenate([-2.0 * padded, np.ones_like(padded[..., :1]), (padded * padded).sum(axis=2, keepdims=True)], axis=2)
+        squared = (extended_points @ extended_near.transpose(0, 2, 1)).reshape(groups, options, checked.shape[1], width)
         acceptable &= (squared >= (limits * limits)[:, None]).all(axis=(2, 3))
         return acceptable, crowding
 
