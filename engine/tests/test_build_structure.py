@@ -128,8 +128,9 @@ def test_homopolymer_50_systems(name: str, density: float, tmp_path: Path) -> No
     assert polymer_report["copies"] == 4 and len(polymer_report["sequence"]) == 50
     assert polymer_report["radius_of_gyration"]["mean"] > 3.0
     assert polymer_report["end_to_end_distance"]["mean"] > 1.0
-    if density == 0.1:  # grown in the cell itself: compression lets torsions wander
-        # Junction torsions come out mostly staggered (drawn uniformly, a third would be eclipsed).
+    if result.report["grown_in_cell"] == result.report["box"]:  # compression lets torsions wander
+        # Junction torsions come out mostly staggered (drawn uniformly, a third would be eclipsed),
+        # also where a dense cell was grown with softer limits and relaxed.
         assert junction_staggering(result) < -0.3
 
 
