@@ -41,7 +41,7 @@ ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
 # A dense cell is first grown in the cell itself with the limits scaled by SOFT_LIMIT_SCALE
 # (2.0/1.5 Å -> 1.2/0.9 Å), then relaxed to the full limits by one minimisation, much cheaper than
-# compressing a cell grown larger (50 × PEO-100 at 0.8 g/cm³: 2.0-2.4 s in all instead of 3.4-3.9 s;
+# compressing a cell grown larger (50 × PEO-100 at 0.8 g/cm³: about 2 s in all instead of 3.4-3.9 s;
 # at 0.7 the last chains of PE at 0.8 g/cm³ found no room). Where that growth gets into a jam (bulky
 # units such as styrene), more back-offs per unit than SOFT_BACKOFFS_PER_UNIT give it up early
 # (PEO and PE need 0.04-0.1; polystyrene would need well over one) for the enlarged cells below, and
