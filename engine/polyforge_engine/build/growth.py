@@ -458,11 +458,13 @@ class SystemGrower:
             z = candidates[..., 2]
             acceptable &= ((z > self.tol.wall) & (z < self.box[2] - self.tol.wall)).all(axis=2)
         crowding = self.grid.crowding(candidates.mean(axis=2).reshape(-1, 3)).reshape(groups, options).astype(float)
-        owner, near = self.grid.atoms_near(centres, radius + self.inter)
+        # Atoms farther than this from the centre can clash with no point (look-ahead points reach further).
+        reach = radius + self.inter + (AHEAD_ROOM if ahead_from < checked.shape[1] else 0.0)
+        owner, near = self.grid.atoms_near(centres, reach)
         # Nearest periodic image of each nearby atom as seen from its centre, relative to that centre:
         # the candidates then need no further minimum-image work.
         seen = self.grid.minimum_image(self.grid.positions[near] - centres[owner])
-        within = (seen * seen).sum(axis=1) <= (radius + self.inter) ** 2
+        within = (seen * seen).sum(axis=1) <= reach**2
         owner, near, seen = owner[within], near[within], seen[within]
         if len(near) == 0:
             return acceptable, crowding
@@ -536,9 +538,7 @@ class SystemGrower:
             conformers = self.rng.integers(len(unit.centred), size=ROOT_BATCH)
             xyz = np.einsum("gpj,gij->gpi", unit.points(conformers), rotations) + centres[:, None, :]
             molecules = np.full(ROOT_BATCH, molecule)
-            acceptable, crowding = self._assess(
-                xyz[:, None], molecules, checked, kind, centres, unit.extent + AHEAD_ROOM, unit.template.atom_count
-            )
+            acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent, unit.template.atom_count)
             for trial in np.flatnonzero(acceptable[:, 0])[: ROOT_CHOICES - len(found)]:
                 found.append((float(crowding[trial, 0]), (rotations[trial], centres[trial], int(conformers[trial]))))
             if len(found) == ROOT_CHOICES:
@@ -582,7 +582,7 @@ class SystemGrower:
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
-        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + AHEAD_ROOM + 0.5, unit.template.atom_count)
+        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5, unit.template.atom_count)
         energy = self._junction_energy(tables, index, chains, anchor, direction, joint, candidates)
         # A torsion with a Boltzmann weight under e^-6 of the best one tried is as unlikely as a clash.
         acceptable &= energy <= energy.min(axis=1, keepdims=True) + UNLIKELY_TORSION * ROOM_RT
