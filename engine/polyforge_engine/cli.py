@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import sys
@@ -55,7 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         job = json.loads(args.input.read_text())
         args.workdir.mkdir(parents=True, exist_ok=True)
-        payload = command(args.command)(job, args.workdir)
+        run = command(args.command)
+        # What the imports created (NumPy, RDKit, pydantic, OpenMM wrappers) lives until exit: keep it
+        # out of every later garbage collection, the one at exit included (~35 ms of each run).
+        gc.freeze()
+        payload = run(job, args.workdir)
     except protocol.EngineError as exc:
         protocol.error(exc.code, exc.message)
         return 1
