@@ -13,12 +13,15 @@ WEB_DIST := apps/web/dist/index.html
 start: bootstrap web
 	node --import tsx apps/server/src/main.ts
 
+# The engine is installed editable, so pip byte-compiled none of its modules: compile them here, as
+# an installed package's are (every engine job is a fresh process, and with PYTHONDONTWRITEBYTECODE
+# set each would compile them again). Cheap when nothing changed.
 bootstrap: $(STAMP_NODE) $(STAMP_VENV)
+	$(VENV)/bin/python -m compileall -q engine/polyforge_engine
 
 # A clean install from the lockfile, only when the lockfile changed since the last install.
-# The registry mirror here lacks some other platforms' optional packages (e.g. rollup's darwin
-# builds), so the lockfile cannot list them and `npm ci` refuses it; `npm install` then installs
-# the same locked versions without changing the lockfile.
+# `npm install` (the same locked versions) where a registry mirror lacks one of the other platforms'
+# optional packages the lockfile lists and `npm ci` refuses to go on.
 $(STAMP_NODE): package-lock.json
 	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 	touch $@
