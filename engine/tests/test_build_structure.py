@@ -160,6 +160,17 @@ def test_dense_polystyrene_grows_in_the_first_enlarged_cell(tmp_path: Path) -> N
         assert result.report["min_intramolecular_nonbonded_distance"] >= 1.5
 
 
+def test_crowded_units_grow_when_stuck_chains_look_at_every_conformer(tmp_path: Path) -> None:
+    """Methyl methacrylate (a quaternary backbone carbon with a methyl and an ester) leaves few of the
+    torsion-conformer candidates tried free: with CONFORMERS_TRIED of its conformers alone, chains met
+    dead ends faster than backing off got them out and 5 × PMMA-50 at 0.05 g/cm³ could not be built
+    at all; a stuck chain now takes a second look with every conformer."""
+    for seed in (1, 2):
+        result = build(homopolymer_job("[*:1]CC(C(=O)OC)(C)[*:2]", 50, 5, density=0.05, seed=seed), tmp_path / str(seed))
+        assert result.report["grown_in_cell"] == result.report["box"]
+        assert_sound(result, 0.05)
+
+
 def test_junctions_where_mmff_has_no_types(tmp_path: Path) -> None:
     # Selenium has no MMFF type: junction lengths come from the templates (UFF geometry) instead.
     unit = "[*:1]CC[Se][*:2]"

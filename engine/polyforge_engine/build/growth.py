@@ -434,6 +434,9 @@ class SystemGrower:
         self.starts = starts
         self.inter = tolerances.inter * limit_scale + tolerances.margin
         self.intra = tolerances.intra * limit_scale + tolerances.margin
+        # Second looks (see _grow_step) only at the full limits: with softer ones, dense polystyrene's
+        # try in the cell itself, which jams anyway, took three to four times as long with them.
+        self.second_looks = limit_scale == 1.0
         self.backoffs_per_unit = backoffs_per_unit
         if walls and self.box[2] <= 2 * tolerances.wall:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
@@ -547,9 +550,12 @@ class SystemGrower:
             return None
         return min(found, key=lambda item: item[0])[1]
 
-    def _place_children(self, kind_index: int, chains: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _place_children(
+        self, kind_index: int, chains: np.ndarray, every_conformer: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The next unit of each chain (molecule indices; one kind, next units of one batch):
-        whether it found a place, and the rotations, anchor positions and conformers of those that did."""
+        whether it found a place, and the rotations, anchor positions and conformers of those that did.
+        Tries CONFORMERS_TRIED of the unit's conformers, or `every_conformer`."""
         kind, units, tables = self.kinds[kind_index], self.geometries[kind_index], self.tables[kind_index]
         index = self._placed[chains]
         unit = units[int(index[0])]  # what the batch shares: template, spun tables, extent, junction length, parent template
@@ -572,7 +578,7 @@ class SystemGrower:
         frames = _frames_along(direction, phases)
         rows = np.arange(len(unit.spun_conformers))  # conformer * torsions + j
         conformers = len(unit.centred)
-        if conformers > CONFORMERS_TRIED:
+        if conformers > CONFORMERS_TRIED and not every_conformer:
             drawn = self.rng.choice(conformers, CONFORMERS_TRIED, replace=False)
             rows = (drawn[:, None] * unit.torsions + np.arange(unit.torsions)).ravel()
         conformer = unit.spun_conformers[rows]
@@ -641,15 +647,23 @@ class SystemGrower:
     def _grow_step(self, kind_index: int, chains: np.ndarray) -> None:
         """One more unit for chains (one kind, next units of one batch); chains that cannot take it
         back off (or start again, or make the build fail)."""
-        placed, rotations, translations, conformers = self._place_children(kind_index, chains)
-        stuck = chains[~placed]
-        chains = chains[placed]
-        if len(chains):
-            atoms = self._commit(kind_index, chains, rotations, translations, conformers)
-            for molecule in chains[self._clashing_newcomers(atoms)].tolist():
-                self._take_back(molecule, 1)  # tries again next round; not a back-off
+        stuck = self._place_next(kind_index, chains, every_conformer=False)
+        # A stuck chain takes a second look with every conformer of the unit before it backs off:
+        # crowded units (methyl methacrylate) otherwise meet dead ends faster than backing off gets
+        # them out (5 × PMMA-50 could not be built even at 0.05 g/cm³). Only chains that fail pay for it.
+        if self.second_looks and len(stuck) and len(self.geometries[kind_index][int(self._placed[stuck[0]])].centred) > CONFORMERS_TRIED:
+            stuck = self._place_next(kind_index, stuck, every_conformer=True)
         for molecule in stuck.tolist():
             self._back_off(molecule)
+
+    def _place_next(self, kind_index: int, chains: np.ndarray, every_conformer: bool) -> np.ndarray:
+        """Place and commit the next unit of the chains that find room; returns the chains that found none."""
+        placed, rotations, translations, conformers = self._place_children(kind_index, chains, every_conformer)
+        if placed.any():
+            atoms = self._commit(kind_index, chains[placed], rotations, translations, conformers)
+            for molecule in chains[placed][self._clashing_newcomers(atoms)].tolist():
+                self._take_back(molecule, 1)  # tries again next round; not a back-off
+        return chains[~placed]
 
     def _back_off(self, molecule: int) -> None:
         """Take back one or two units (BACKOFF_UNITS), more when the chain keeps failing without
