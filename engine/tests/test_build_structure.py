@@ -4,6 +4,7 @@ distances, density, walls, seeds, bond lengths."""
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -281,6 +282,14 @@ def test_peptide_system(tmp_path: Path) -> None:
     ]
     assert len(o_c_n_h) == 4 * (len(letters) - 1)
     assert np.mean(np.array(o_c_n_h) > 120) >= 0.9, sorted(o_c_n_h)
+    # ... and planar at N, as amides are (angles summing to 360°), not pyramidal as an amine (~330°):
+    # the residues' templates see a carbonyl carbon at their N, not a methyl.
+    for m in range(4):
+        peptide = result.molecule(m)
+        for c, _, n in peptide.GetSubstructMatches(Chem.MolFromSmarts("[CX3](=O)[NX3]")):
+            neighbours = [atom.GetIdx() for atom in peptide.GetAtomWithIdx(n).GetNeighbors()]
+            angles = [rdMolTransforms.GetAngleDeg(peptide.GetConformer(), a, n, b) for a, b in combinations(neighbours, 2)]
+            assert sum(angles) > 350, (m, c, n, sum(angles))
 
 
 def test_generation_two_dendrimer_system(tmp_path: Path) -> None:

@@ -47,10 +47,6 @@ class Tolerances:
     wall: float = 1.0  # Å kept from each wall
 
 
-# Where MMFF cannot type a molecule, a junction is as long as the two anchors' shares: a template's
-# proxy is a methyl carbon (templates.py), so its anchor-to-proxy length less this carbon's share
-# (half a C-C single bond) is the anchor's own (C-C 1.52 Å, C-H 1.09 Å, O-H 0.99 Å).
-PROXY_SHARE = 0.76  # Å
 TORSIONS = 12  # torsion angles tried per unit, evenly spaced (every 30°: staggered and planar included)
 TORSION_JITTER = np.radians(10.0)  # spread of the tried torsions about that grid (thermal libration)
 CONFORMERS_TRIED = 3  # of a unit's distinct conformers, drawn afresh for every step
@@ -198,9 +194,10 @@ class _UnitGeometry:
 
 
 def _template_share(template: UnitTemplate, site: int) -> float:
-    """The site's anchor's share of a bond (Å): its mean length to the proxy less PROXY_SHARE."""
+    """The site's anchor's share of a bond (Å): its mean length to the proxy less the proxy atom's
+    covalent radius (a methyl proxy: C-C 1.52 Å less 0.76 Å; C-H 1.09 Å, O-H 0.99 Å come out right)."""
     back = template.proxies[:, site, :] - template.coordinates[:, template.sites[site].anchor, :]
-    return float(np.linalg.norm(back, axis=1).mean()) - PROXY_SHARE
+    return float(np.linalg.norm(back, axis=1).mean()) - float(template.proxy_shares[site])
 
 
 def _anchor_atom(kind: AssembledPolymer, templates: dict[str, UnitTemplate], unit_index: int, site: int) -> int:

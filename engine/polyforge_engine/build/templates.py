@@ -3,8 +3,9 @@
 Each distinct SMILES is parsed and conformer-generated once (ETKDG, then MMFF) and reused for every
 copy. Markers `[*:1]`/`[*:2]` are kept as *sites*: the atom that will bond (anchor) and, per
 conformer, a proxy position where the partner atom should sit. The proxy is obtained by turning the
-dummy into a methyl carbon before embedding, so bond lengths and angles at a junction come from a
-real force-field geometry instead of a guess.
+dummy into a stand-in for the partner atom before embedding (a copy of the unit's other anchor, or a
+methyl carbon), so bond lengths and angles at a junction come from a real force-field geometry
+instead of a guess.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolDescriptors, rdMolT
 from polyforge_engine.protocol import EngineError
 
 RDLogger.DisableLog("rdApp.*")
+_PERIODIC_TABLE = Chem.GetPeriodicTable()
 
 # Conformer generation is seeded independently of the job: a unit always gets the same templates.
 CONFORMER_SEED = 0x5EED
@@ -41,6 +43,7 @@ class UnitTemplate:
     sites: tuple[Site, ...]  # markers in SMILES order
     coordinates: np.ndarray  # (conformers, atoms, 3) Å
     proxies: np.ndarray  # (conformers, sites, 3) Å: where each site's partner atom sits
+    proxy_shares: np.ndarray  # (sites,) Å: the covalent radius of each proxy's atom, its share of the bond
     masses: np.ndarray  # (atoms,) amu
     elements: tuple[str, ...]
 
@@ -75,8 +78,9 @@ def _parse(smiles: str, where: str) -> Chem.Mol:
     return mol
 
 
-def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
-    rotatable = rdMolDescriptors.CalcNumRotatableBonds(mol)
+def _embed(mol: Chem.Mol, where: str, smiles: str, rotatable: int, unit_atoms: int) -> list[int]:
+    """Conformers of the proxy molecule `mol`, whose first `unit_atoms` are the unit's and its markers';
+    `rotatable`: the unit's rotatable bonds (those that only turn a stand-in's atoms do not count)."""
     count = 1 if rotatable == 0 else EMBEDDED_CONFORMERS
     params = rdDistGeom.ETKDGv3()
     params.randomSeed = CONFORMER_SEED
@@ -93,19 +97,24 @@ def _embed(mol: Chem.Mol, where: str, smiles: str) -> list[int]:
         rdForceFieldHelpers.MMFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)
     elif rdForceFieldHelpers.UFFHasAllMoleculeParams(mol):
         rdForceFieldHelpers.UFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)
-    return _distinct_conformers(mol, conformer_ids)
+    return _distinct_conformers(mol, conformer_ids, unit_atoms)
 
 
-def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int]) -> list[int]:
-    """Conformers that differ in some heavy-atom torsion about a chain bond by more than DISTINCT_TORSION
-    (signed, so mirror-image gauche states both stay)."""
+def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int], unit_atoms: int) -> list[int]:
+    """Conformers that differ in some heavy-atom torsion about a chain bond of the unit (its first
+    `unit_atoms` atoms, markers included) by more than DISTINCT_TORSION (signed, so mirror-image gauche
+    states both stay). How a stand-in's own atoms turn does not matter: only its marker's position is used."""
+    def heavy_neighbours(atom: Chem.Atom, besides: Chem.Atom) -> list[int]:
+        return [
+            n.GetIdx() for n in atom.GetNeighbors() if n.GetIdx() != besides.GetIdx() and n.GetAtomicNum() > 1 and n.GetIdx() < unit_atoms
+        ]
+
     quadruples = []
     for bond in mol.GetBonds():
         j, k = bond.GetBeginAtom(), bond.GetEndAtom()
         if bond.IsInRing() or bond.GetBondType() != Chem.BondType.SINGLE:
             continue
-        before = [n.GetIdx() for n in j.GetNeighbors() if n.GetIdx() != k.GetIdx() and n.GetAtomicNum() > 1]
-        after = [n.GetIdx() for n in k.GetNeighbors() if n.GetIdx() != j.GetIdx() and n.GetAtomicNum() > 1]
+        before, after = heavy_neighbours(j, k), heavy_neighbours(k, j)
         if before and after:
             quadruples.append((before[0], j.GetIdx(), k.GetIdx(), after[0]))
     if not quadruples:
@@ -123,6 +132,49 @@ def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int]) -> list[int]:
     return [conformer_ids[row] for row in kept]
 
 
+def _mirrored_anchor(unit: Chem.Mol, dummy: int) -> Chem.Atom | None:
+    """The atom marker `dummy` will most likely bond to, as far as the unit itself tells: the anchor of
+    its first marker of the other label. In a chain a unit's neighbour is most often a unit like it (in
+    a homopolymer always; in a peptide every residue's N meets a carbonyl C, its [*:2] anchor). None
+    where the unit has no marker of the other label (caps, central units)."""
+    label = unit.GetAtomWithIdx(dummy).GetAtomMapNum()
+    others = [atom for atom in unit.GetAtoms() if atom.GetAtomicNum() == 0 and atom.GetAtomMapNum() == 3 - label]
+    return others[0].GetNeighbors()[0] if others else None
+
+
+def _proxy_molecule(unit: Chem.Mol, dummies: list[int], stand_ins: bool) -> tuple[Chem.Mol, list[int]]:
+    """`unit` (explicit hydrogens) with every marker turned into a stand-in for its partner atom, and the
+    stand-ins' elements. With `stand_ins`, a copy of the mirrored anchor (_mirrored_anchor) with its
+    double and triple bonds to end atoms (C=O, S=O), so the unit's anchor gets the geometry it has in
+    the polymer (a peptide's N planar, as in an amide, not pyramidal as in an amine); an aromatic
+    anchor becomes a vinyl carbon (planar, conjugated). Otherwise, and where nothing is mirrored, a
+    methyl carbon. Atoms and hydrogens added come after the unit's, which keep their indices."""
+    proxy = Chem.RWMol(unit)
+    completed = list(dummies)
+    elements = []
+    for dummy in dummies:
+        marker = proxy.GetAtomWithIdx(dummy)
+        marker.SetAtomMapNum(0)
+        marker.SetIsotope(0)
+        marker.SetNoImplicit(False)
+        marker.SetAtomicNum(6)
+        mirrored = _mirrored_anchor(unit, dummy) if stand_ins else None
+        if mirrored is not None and mirrored.GetIsAromatic():
+            completed.append(proxy.AddAtom(Chem.Atom(6)))
+            proxy.AddBond(dummy, completed[-1], Chem.BondType.DOUBLE)
+        elif mirrored is not None:
+            marker.SetAtomicNum(mirrored.GetAtomicNum())
+            for bond in mirrored.GetBonds():
+                end = bond.GetOtherAtom(mirrored)
+                ends_there = sum(1 for n in end.GetNeighbors() if n.GetAtomicNum() > 1) == 1
+                if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE) and ends_there:
+                    completed.append(proxy.AddAtom(Chem.Atom(end.GetAtomicNum())))
+                    proxy.AddBond(dummy, completed[-1], bond.GetBondType())
+        elements.append(marker.GetAtomicNum())
+    Chem.SanitizeMol(proxy)
+    return Chem.AddHs(proxy, onlyOnAtoms=tuple(completed)), elements
+
+
 def build_template(smiles: str, where: str) -> UnitTemplate:
     """Parse, check and embed one unit; `where` names it in error messages ("repeating unit of block X")."""
     mol = _parse(smiles, where)
@@ -132,21 +184,15 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' cannot be completed with hydrogens ({exc}).") from exc
     dummies = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() == 0]
 
-    # Proxy molecule: each marker becomes a methyl carbon; its new hydrogens are appended at the end,
-    # so the unit's own atoms keep their indices.
-    proxy = Chem.RWMol(with_h)
-    for index in dummies:
-        atom = proxy.GetAtomWithIdx(index)
-        atom.SetAtomicNum(6)
-        atom.SetAtomMapNum(0)
-        atom.SetIsotope(0)
-        atom.SetNoImplicit(False)
     try:
-        Chem.SanitizeMol(proxy)
-        proxy_h = Chem.AddHs(proxy, onlyOnAtoms=tuple(dummies)) if dummies else Chem.Mol(proxy)
-    except Exception as exc:
-        raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid structure ({exc}).") from exc
-    conformer_ids = _embed(proxy_h, where, smiles)
+        proxy_h, proxy_elements = _proxy_molecule(with_h, dummies, stand_ins=True)
+    except Exception:  # a stand-in the chemistry rejects (valence): plain methyl carbons
+        try:
+            proxy_h, proxy_elements = _proxy_molecule(with_h, dummies, stand_ins=False)
+        except Exception as exc:
+            raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid structure ({exc}).") from exc
+    # Rotatable bonds of the unit itself: a marker counts as an end atom, as a methyl would.
+    conformer_ids = _embed(proxy_h, where, smiles, rdMolDescriptors.CalcNumRotatableBonds(with_h), with_h.GetNumAtoms())
     all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])
 
     kept = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() != 0]
@@ -172,6 +218,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         sites=tuple(sites),
         coordinates=all_positions[:, kept, :],
         proxies=all_positions[:, dummies, :],
+        proxy_shares=np.array([_PERIODIC_TABLE.GetRcovalent(element) for element in proxy_elements]),
         masses=np.array([atom.GetMass() for atom in unit_mol.GetAtoms()]),
         elements=tuple(atom.GetSymbol() for atom in unit_mol.GetAtoms()),
     )
