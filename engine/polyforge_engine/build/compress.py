@@ -6,8 +6,11 @@ a proportionally larger cell and then compressed in small steps: coordinates and
 together, and after each step OpenMM's minimiser restores the geometry on a purely geometric energy.
 Bond lengths (stiffly) and angles (pairs one and two bonds apart) are held at their built values,
 and so are pairs across rigid bonds (ring, multiple, conjugated), which keeps rings flat and stereocentres as
-built while single bonds stay free to turn. A short-range quadratic repulsion pushes apart every
-other pair closer than its limit (between molecules or within one molecule). With walls only x and y
+built while single bonds stay free to turn. A threefold torsion term on the heavy-atom dihedrals about
+single bonds between sp3 atoms keeps those turning between staggered states, as they were grown
+(without it, polyethylene compressed to 0.85 g/cm³ came out with ~40 % of its backbone torsions
+near eclipsed). A short-range quadratic repulsion pushes apart every other pair closer than its
+limit (between molecules or within one molecule). With walls only x and y
 are compressed and a quadratic wall keeps atoms inside 0 < z < C, the cell being padded in z so
 periodic images never meet. A system grown in its own cell with softer limits is relaxed the same
 way, without the squeezing.
@@ -33,6 +36,12 @@ HOLD_CONSTANT = 5.0e5  # kJ/mol/nm² on held pairs that are not bonds (angles, a
 # iterations (dense PEO build ~30 % slower at 5e6, ~15 % at 2e6).
 BOND_CONSTANT = 2.0e6
 PUSH_CONSTANT = 5.0e5  # kJ/mol/nm² on pairs closer than their limit
+# k in k (1 + cos 3φ), kJ/mol: eclipsed costs 2k, about what a pair pushed 0.35 Å inside its limit
+# costs, so the minimiser settles clashes by turning chains between staggered states, not through
+# eclipsed ones. Measured on PE at 0.85, PS at 1.0, PMMA at 1.1 and PEO at 0.8 g/cm³: at 300,
+# 0-2 % of those torsions end within 30° of eclipsed (10-40 % without), for ~10 % more time;
+# at 200 up to 5 %; at 1000 the limits took ten times as long to reach.
+STAGGER_CONSTANT = 300.0
 WALL_CONSTANT = 5.0e5  # kJ/mol/nm²
 PUSH_BEYOND = 0.15  # Å: aim past the limits, so a loosely converged minimum still keeps them
 STEP = 0.94  # linear compression per step
@@ -66,6 +75,22 @@ def held_pairs(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
                 pairs.add((min(centre[a], centre[b]), max(centre[a], centre[b])))
     # In a three-membered ring a pair sharing a neighbour is also bonded: it is held as a bond.
     return np.array(sorted(bonds), dtype=np.int64).reshape(-1, 2), np.array(sorted(pairs - bonds), dtype=np.int64).reshape(-1, 2)
+
+
+def staggered_dihedrals(mol: Chem.Mol) -> np.ndarray:
+    """Heavy-atom dihedrals (i, j, k, m) about every single, non-ring bond j-k between two sp3 atoms: (n, 4)."""
+    dihedrals = []
+    for bond in mol.GetBonds():
+        j, k = bond.GetBeginAtom(), bond.GetEndAtom()
+        if bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing():
+            continue
+        if {j.GetHybridization(), k.GetHybridization()} != {Chem.HybridizationType.SP3}:
+            continue
+        for i in j.GetNeighbors():
+            for m in k.GetNeighbors():
+                if i.GetAtomicNum() > 1 and m.GetAtomicNum() > 1 and i.GetIdx() != k.GetIdx() and m.GetIdx() != j.GetIdx():
+                    dihedrals.append((i.GetIdx(), j.GetIdx(), k.GetIdx(), m.GetIdx()))
+    return np.array(dihedrals, dtype=np.int64).reshape(-1, 4)
 
 
 def _vectors(box_nm: np.ndarray) -> list[openmm.Vec3]:
@@ -105,6 +130,13 @@ def compress(
             for (a, b), length in zip(pairs.tolist(), lengths.tolist(), strict=True):
                 hold.addBond(a, b, length, constant)
     system.addForce(hold)
+
+    stagger = openmm.PeriodicTorsionForce()
+    dihedrals_by_kind = [staggered_dihedrals(kind.mol) for kind in kinds]
+    for molecule, kind_index in enumerate(molecule_kinds):
+        for i, j, k, m in (dihedrals_by_kind[kind_index] + int(molecule_offsets[molecule])).tolist():
+            stagger.addTorsion(i, j, k, m, 3, 0.0, STAGGER_CONSTANT)
+    system.addForce(stagger)
 
     repel = openmm.CustomNonbondedForce(
         "push * step(limit - r) * (limit - r)^2; limit = select(molecule1 - molecule2, inter, intra)"
