@@ -132,7 +132,7 @@ def test_homopolymer_50_systems(name: str, density: float, tmp_path: Path) -> No
     # Junction torsions come out mostly staggered (drawn uniformly, a third would be eclipsed), also
     # where a dense cell was relaxed or compressed (the minimiser's threefold torsion term).
     # At 0.8 g/cm³ (PS compressed, PE and PEO relaxed) without that term: PS -0.09, PEO -0.49, PE -0.50;
-    # with it -0.69, -0.85, -0.72.
+    # with it -0.58, -0.83, -0.69.
     assert junction_staggering(result) < -0.5
 
 
