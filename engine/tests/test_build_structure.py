@@ -182,6 +182,14 @@ def test_crowded_units_grow_when_stuck_chains_look_at_every_conformer(tmp_path: 
         result = build(homopolymer_job("[*:1]CC(C(=O)OC)(C)[*:2]", 50, 5, density=0.05, seed=seed), tmp_path / str(seed))
         assert result.report["grown_in_cell"] == result.report["box"]
         assert_sound(result, 0.05)
+        # The backbone CH2 between two quaternary carbons opens as in PMMA (~122-128°): its templates see
+        # the partner's methyl and ester at the junction, not a bare methyl stand-in (115°).
+        chain = result.molecule(0)
+        angles = [
+            rdMolTransforms.GetAngleDeg(chain.GetConformer(), *atoms)
+            for atoms in chain.GetSubstructMatches(Chem.MolFromSmarts("[CX4H0][CH2][CX4H0]"))
+        ]
+        assert len(angles) == 48 and min(angles) > 120, sorted(angles)  # the last unit's carbon is capped (CH)
 
 
 def test_junctions_where_mmff_has_no_types(tmp_path: Path) -> None:

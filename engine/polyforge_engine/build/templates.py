@@ -145,8 +145,10 @@ def _mirrored_anchor(unit: Chem.Mol, dummy: int) -> Chem.Atom | None:
 def _proxy_molecule(unit: Chem.Mol, dummies: list[int], stand_ins: bool) -> tuple[Chem.Mol, list[int]]:
     """`unit` (explicit hydrogens) with every marker turned into a stand-in for its partner atom, and the
     stand-ins' elements. With `stand_ins`, a copy of the mirrored anchor (_mirrored_anchor) with its
-    double and triple bonds to end atoms (C=O, S=O), so the unit's anchor gets the geometry it has in
-    the polymer (a peptide's N planar, as in an amide, not pyramidal as in an amine); an aromatic
+    double and triple bonds to end atoms (C=O, S=O) and, where it has two or more single-bonded heavy
+    substituents besides this unit, those too (saturated; aromatic ones as vinyl groups), so the unit's anchor gets the geometry it has in the
+    polymer (a peptide's N planar, as in an amide, not pyramidal as in an amine; PMMA's CH2 opened
+    between two quaternary carbons); an aromatic
     anchor becomes a vinyl carbon (planar, conjugated). Otherwise, and where nothing is mirrored, a
     methyl carbon. Atoms and hydrogens added come after the unit's, which keep their indices."""
     proxy = Chem.RWMol(unit)
@@ -164,12 +166,30 @@ def _proxy_molecule(unit: Chem.Mol, dummies: list[int], stand_ins: bool) -> tupl
             proxy.AddBond(dummy, completed[-1], Chem.BondType.DOUBLE)
         elif mirrored is not None:
             marker.SetAtomicNum(mirrored.GetAtomicNum())
-            for bond in mirrored.GetBonds():
+            substituents = [b for b in mirrored.GetBonds() if b.GetOtherAtom(mirrored).GetAtomicNum() > 1]
+            branched = sum(1 for b in substituents if b.GetBondType() == Chem.BondType.SINGLE) >= 2
+            for bond in substituents:
                 end = bond.GetOtherAtom(mirrored)
                 ends_there = sum(1 for n in end.GetNeighbors() if n.GetAtomicNum() > 1) == 1
                 if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE) and ends_there:
                     completed.append(proxy.AddAtom(Chem.Atom(end.GetAtomicNum())))
                     proxy.AddBond(dummy, completed[-1], bond.GetBondType())
+                elif bond.GetBondType() != Chem.BondType.SINGLE or not branched:
+                    # A lone single-bonded substituent's effect on the angle at this unit's anchor hangs
+                    # on a torsion the template cannot know (an ethyl stand-in widened PE's C-C-C by
+                    # 1.4° on average, up to 3°; an acetyl one made a peptide N less planar).
+                    continue
+                elif not end.GetIsAromatic():
+                    # A branched partner's substituents, as saturated atoms: their bulk opens the
+                    # angle at this unit's anchor as in the polymer (PMMA's CH2 between two
+                    # quaternary carbons, 115° with a methyl stand-in, 124° with these).
+                    completed.append(proxy.AddAtom(Chem.Atom(end.GetAtomicNum())))
+                    proxy.AddBond(dummy, completed[-1], Chem.BondType.SINGLE)
+                else:  # an aromatic substituent: a vinyl group, as flat and as wide
+                    completed.append(proxy.AddAtom(Chem.Atom(6)))
+                    proxy.AddBond(dummy, completed[-1], Chem.BondType.SINGLE)
+                    completed.append(proxy.AddAtom(Chem.Atom(6)))
+                    proxy.AddBond(completed[-2], completed[-1], Chem.BondType.DOUBLE)
         elements.append(marker.GetAtomicNum())
     Chem.SanitizeMol(proxy)
     return Chem.AddHs(proxy, onlyOnAtoms=tuple(completed)), elements
