@@ -26,9 +26,9 @@ $(STAMP_NODE): package-lock.json
 	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 	touch $@
 
-# The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — rebuilt when its
-# pyproject changes.
-$(STAMP_VENV): engine/pyproject.toml
+# The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — reinstalled when its
+# pyproject or its compiled part (build/_relax.c, built in place by the editable install) changes.
+$(STAMP_VENV): engine/pyproject.toml engine/setup.py engine/polyforge_engine/build/_relax.c
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './engine[test]'

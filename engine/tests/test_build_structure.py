@@ -1,4 +1,4 @@
-"""3D systems built end to end with real RDKit (and OpenMM for dense cells), checked by brute force:
+"""3D systems built end to end with real RDKit (and the compiled relaxation for dense cells), checked by brute force:
 distances, density, walls, seeds, bond lengths."""
 
 from __future__ import annotations
@@ -215,9 +215,9 @@ def test_same_seed_same_coordinates_other_seed_other(tmp_path: Path) -> None:
     [(ETHYLENE_OXIDE, 50, 6, "relaxed"), (STYRENE, 30, 4, "compressed")],
 )
 def test_same_seed_same_coordinates_in_a_dense_cell(tmp_path: Path, unit: str, length: int, copies: int, path: str) -> None:
-    """Dense cells go through OpenMM's minimiser, whose path must not depend on thread timing: grown
-    in the cell with softer limits and relaxed (PEO), or grown larger and compressed (PS, whose soft
-    growth jams)."""
+    """Dense cells go through the relaxation's minimiser, whose path must depend on nothing but the
+    input: grown in the cell with softer limits and relaxed (PEO), or grown larger and compressed (PS,
+    whose soft growth jams)."""
     first = build(homopolymer_job(unit, length, copies, density=0.8, seed=2), tmp_path / "a")
     again = build(homopolymer_job(unit, length, copies, density=0.8, seed=2), tmp_path / "b")
     report = first.report

@@ -29,6 +29,7 @@ from rdkit.Geometry import Point3D
 
 from polyforge_engine import protocol
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
+from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, measure_contacts
 from polyforge_engine.build.sequence import plan_polymers
@@ -125,8 +126,6 @@ def _relax(
 ) -> tuple[float | None, float | None, float]:
     """Compress (or only relax) what `grower` grew into `box` at the full limits; the grower is left
     holding the final positions in `box`, and their measured contacts are returned."""
-    from polyforge_engine.build.compress import compress  # OpenMM: imported only for dense cells
-
     stage = "compressing" if (grower.box > box).any() else "relaxing"
     progress(stage, 75)
     contacts = (None, None, 0.0)

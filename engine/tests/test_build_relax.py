@@ -1,0 +1,146 @@
+"""The compiled relaxation (build/_relax.c) against a reference written out in NumPy over every pair:
+energy, gradient, the neighbour list in small and large cells, and what the minimiser achieves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
+from polyforge_engine.build.compress import (
+    BOND_CONSTANT,
+    HOLD_CONSTANT,
+    PUSH_BEYOND,
+    PUSH_CONSTANT,
+    SKIN,
+    STAGGER_CONSTANT,
+    WALL_CONSTANT,
+    held_pairs,
+    relaxer,
+    staggered_dihedrals,
+)
+from polyforge_engine.build.growth import Tolerances
+from polyforge_engine.build.structure import BuildResult, build_structure
+from polyforge_engine.job import parse_build_job
+
+TOLERANCES = Tolerances()
+INTER = TOLERANCES.inter + TOLERANCES.margin + PUSH_BEYOND
+INTRA = TOLERANCES.intra + TOLERANCES.margin + PUSH_BEYOND
+
+
+@pytest.fixture(scope="module")
+def chains(tmp_path_factory: pytest.TempPathFactory) -> BuildResult:
+    """Three PEO-8 chains, built dilute (so no relaxation ran yet)."""
+    raw = homopolymer_job(ETHYLENE_OXIDE, 8, 3, density=0.05)
+    return build_structure(parse_build_job(raw), tmp_path_factory.mktemp("chains"))
+
+
+def reference_energy(result: BuildResult, x: np.ndarray, box: np.ndarray, stagger: float, walls: tuple[float, float] | None) -> float:
+    """The relaxation energy summed over every pair of atoms (no neighbour list), in NumPy."""
+    energy = 0.0
+    molecule = np.concatenate([np.full(result.kinds[k].atom_count, m) for m, k in enumerate(result.molecule_kinds)])
+    close: set[tuple[int, int]] = set()
+    for m, k in enumerate(result.molecule_kinds):
+        kind, start = result.kinds[k], int(result.molecule_offsets[m])
+        bonds, others = held_pairs(kind.mol)
+        for pairs, constant in ((bonds, BOND_CONSTANT), (others, HOLD_CONSTANT)):
+            built = np.linalg.norm(result.positions[start + pairs[:, 0]] - result.positions[start + pairs[:, 1]], axis=1)
+            now = np.linalg.norm(x[start + pairs[:, 0]] - x[start + pairs[:, 1]], axis=1)
+            energy += float((0.5 * constant * (now - built) ** 2).sum())
+        dihedrals, shares = staggered_dihedrals(kind.mol)
+        for (i, j, kk, mm), share in zip(dihedrals + start, shares, strict=True):
+            b1, b2, b3 = x[j] - x[i], x[kk] - x[j], x[mm] - x[kk]
+            n1, n2 = np.cross(b1, b2), np.cross(b2, b3)
+            phi = np.arctan2(np.dot(np.cross(n1, n2), b2 / np.linalg.norm(b2)), np.dot(n1, n2))
+            energy += stagger * STAGGER_CONSTANT * share * (1 + np.cos(3 * phi))
+        first, second = np.divmod(kind.close_pairs, kind.atom_count)
+        close |= {(start + a, start + b) for a, b in zip(first.tolist(), second.tolist(), strict=True)}
+    periodic = np.array([True, True, walls is None])
+    for i in range(len(x)):
+        delta = x[i + 1 :] - x[i]
+        delta = np.where(periodic, delta - np.round(delta / box) * box, delta)
+        r = np.linalg.norm(delta, axis=1)
+        partners = np.arange(i + 1, len(x))
+        limit = np.where(molecule[partners] == molecule[i], INTRA, INTER)
+        keep = (r < limit) & np.array([(i, int(j)) not in close for j in partners], dtype=bool)
+        energy += float((PUSH_CONSTANT * (limit - r)[keep] ** 2).sum())
+    if walls:
+        z = x[:, 2]
+        energy += float((WALL_CONSTANT * np.clip(walls[0] - z, 0, None) ** 2 + WALL_CONSTANT * np.clip(z - walls[1], 0, None) ** 2).sum())
+    return energy
+
+
+def squeezed(result: BuildResult, side: float, seed: int) -> np.ndarray:
+    """The chains' molecules moved into a small cell (overlapping) and jiggled: every term active."""
+    rng = np.random.default_rng(seed)
+    x = result.positions.copy()
+    for m, k in enumerate(result.molecule_kinds):
+        start, size = int(result.molecule_offsets[m]), result.kinds[k].atom_count
+        x[start : start + size] += rng.uniform(0, side, 3) - x[start : start + size].mean(axis=0)
+    return np.ascontiguousarray(x + rng.normal(scale=0.15, size=x.shape))
+
+
+# Cells: large enough for three cells of the list's width along each axis, and too short for three
+# (every atom in one cell along x and y, the minimum image taken pair by pair).
+@pytest.mark.parametrize("side", [3.2 * (INTER + SKIN), 2.2 * (INTER + SKIN)])
+@pytest.mark.parametrize("walls", [False, True])
+def test_energy_and_gradient_match_a_sum_over_every_pair(chains: BuildResult, side: float, walls: bool) -> None:
+    box = np.array([side, side, side])
+    walls_at = (1.15, side - 1.15) if walls else None
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, walls_at)
+    x = squeezed(chains, side, seed=3)
+    for stagger in (1.0, 0.0):
+        gradient = np.zeros_like(x)
+        value = energy.energy(x, gradient, tuple(box), stagger)
+        assert value == pytest.approx(reference_energy(chains, x, box, stagger, walls_at), rel=1e-9)
+        assert value > 1e3  # repulsion and held pairs at work, not an empty sum
+        rng = np.random.default_rng(5)
+        for atom, axis in zip(rng.integers(len(x), size=40), rng.integers(3, size=40), strict=True):
+            step = np.zeros_like(x)
+            step[atom, axis] = 1e-6
+            scratch = np.zeros_like(x)
+            numeric = (energy.energy(x + step, scratch, tuple(box), stagger) - energy.energy(x - step, scratch, tuple(box), stagger)) / 2e-6
+            assert gradient[atom, axis] == pytest.approx(numeric, rel=1e-4, abs=1e-2)
+
+
+def test_minimiser_pushes_molecules_apart_and_keeps_their_geometry(chains: BuildResult) -> None:
+    side = 16.0  # Å: 24 Å³ per atom
+    box = (side, side, side)
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    x = squeezed(chains, side, seed=11)
+    before = reference_energy(chains, x, np.array(box), 0.0, None)
+    iterations, after = energy.minimize(x, box, 0.0, 1.0, 2000)
+    assert 0 < iterations < 2000
+    assert after == pytest.approx(reference_energy(chains, x, np.array(box), 0.0, None), rel=1e-9)
+    assert after < 1e-3 * before
+    gradient = np.zeros_like(x)
+    energy.energy(x, gradient, box, 0.0)
+    assert np.sqrt((gradient**2).mean()) <= 1.0
+    molecule = np.repeat(np.arange(3), chains.kinds[0].atom_count)
+    delta = x[:, None] - x[None, :]
+    delta -= np.round(delta / side) * side
+    distance = np.linalg.norm(delta, axis=2)
+    assert distance[molecule[:, None] != molecule[None, :]].min() > TOLERANCES.inter
+    bonds = chains.kinds[0].bonds
+    for start in chains.molecule_offsets:
+        built = np.linalg.norm(chains.positions[start + bonds[:, 0]] - chains.positions[start + bonds[:, 1]], axis=1)
+        now = np.linalg.norm(x[start + bonds[:, 0]] - x[start + bonds[:, 1]], axis=1)
+        assert np.abs(now / built - 1).max() < 0.02
+
+
+def test_relaxer_refuses_a_cell_its_neighbour_list_cannot_serve(chains: BuildResult) -> None:
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    x = np.ascontiguousarray(chains.positions.copy())
+    with pytest.raises(ValueError, match="twice the cutoff"):
+        energy.minimize(x, (5.0, 50.0, 50.0), 1.0, 10.0, 10)
+    with pytest.raises(ValueError, match="float64"):
+        energy.minimize(x.astype(np.float32), (50.0, 50.0, 50.0), 1.0, 10.0, 10)
+
+
+def test_dense_polyethylene_relaxes_to_the_limits(tmp_path: Path) -> None:
+    """Grown with softer limits in its own cell and relaxed by the compiled minimiser."""
+    result = build_structure(parse_build_job(homopolymer_job(ETHYLENE, 30, 6, density=0.8)), tmp_path)
+    assert result.report["grown_with_limits"] == [1.2, 0.9]
+    assert result.report["min_intermolecular_distance"] >= 2.0
+    assert result.report["min_intramolecular_nonbonded_distance"] >= 1.5
