@@ -1,6 +1,11 @@
-"""The engine's one compiled module (the relaxation of dense builds, plain C against Python's own
-headers); everything else about the package is in pyproject.toml."""
+"""The engine's compiled modules (plain C against Python's own headers): the relaxation of dense
+builds and the distance checks of chain growth. Everything else about the package is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("polyforge_engine.build._relax", ["polyforge_engine/build/_relax.c"], extra_compile_args=["-O3"])])
+setup(
+    ext_modules=[
+        Extension(f"polyforge_engine.build.{name}", [f"polyforge_engine/build/{name}.c"], extra_compile_args=["-O3"])
+        for name in ("_relax", "_candidates")
+    ]
+)

@@ -1,10 +1,11 @@
-"""The builder's cell list against brute force: neighbour blocks, crowding counts and removal in any
-order, periodic and with walls."""
+"""The builder's cell list against brute force: the compiled candidate checks that read it, crowding
+counts and removal in any order, periodic and with walls."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from polyforge_engine.build import _candidates
 from polyforge_engine.build.cell_grid import CellGrid
 
 
@@ -28,19 +29,62 @@ def stored(grid: CellGrid) -> set[int]:
     return set(found.tolist())
 
 
-@pytest.mark.parametrize("periodic_z", [True, False])
-def test_atoms_near_finds_every_atom_within_the_radius(periodic_z: bool) -> None:
+def brute_force_acceptable(
+    grid: CellGrid, positions: np.ndarray, molecule_of: np.ndarray, base: np.ndarray, candidates: np.ndarray,
+    molecules: np.ndarray, checked: np.ndarray, ahead_from: int, close: set[tuple[int, int]], limits: tuple[float, float, float],
+) -> np.ndarray:
+    """Whether each candidate keeps its limits from every stored atom (no cells, every pair)."""
+    inter, intra, ahead_room = limits
+    periodic_z = bool(grid.periodic[2])
+    result = np.ones(candidates.shape[:2], dtype=bool)
+    for g, m in np.ndindex(*candidates.shape[:2]):
+        for p, point in enumerate(candidates[g, m]):
+            distance = np.linalg.norm(minimum_image(positions - point, grid.box, periodic_z), axis=1)
+            same = molecule_of == molecules[g]
+            local = np.arange(len(positions)) - base[molecule_of]
+            bonded = np.array([same[a] and (min(checked[g, p], local[a]), max(checked[g, p], local[a])) in close for a in range(len(positions))])
+            limit = np.where(same, intra, inter) + (ahead_room if p >= ahead_from else 0.0)
+            if ((distance < limit) & ~bonded).any():
+                result[g, m] = False
+    return result
+
+
+# A cell list with room for the block around a centre, and one so small the block wraps onto itself.
+@pytest.mark.parametrize(("periodic_z", "box"), [(True, [17.0, 14.5, 12.0]), (False, [17.0, 14.5, 12.0]), (True, [6.0, 6.5, 7.0])])
+def test_candidate_checks_agree_with_every_pair(periodic_z: bool, box: list[float]) -> None:
     rng = np.random.default_rng(3)
-    grid, positions = filled_grid(rng, periodic_z)
-    centres = rng.uniform([-2, -2, 0], grid.box + 2, size=(25, 3))
-    radius = 4.1
-    owner, near = grid.atoms_near(centres, radius)
-    for index, centre in enumerate(centres):
-        delta = minimum_image(positions - grid.wrap(centre[None])[0], grid.box, periodic_z)
-        within = set(np.flatnonzero(np.linalg.norm(delta, axis=1) <= radius).tolist())
-        found = near[owner == index].tolist()
-        assert within <= set(found)
-        assert len(found) == len(set(found)), "a cell was visited twice"
+    # Molecules of 40 atoms, a few atoms of each stored: one per 200 Å³ of the cell, in up to ten molecules.
+    size = 40
+    atoms = max(2, int(np.prod(box) / 200))
+    molecules_stored = min(10, atoms)
+    per_molecule = atoms // molecules_stored
+    atoms = molecules_stored * per_molecule
+    grid = CellGrid(np.array(box), periodic_z=periodic_z, cell_side=2.4, capacity=atoms)
+    positions = rng.uniform([0, 0, 0], grid.box, size=(atoms, 3))
+    molecule_of = np.repeat(np.arange(molecules_stored), per_molecule)
+    # The stored atoms are each molecule's atoms just before 30, so some are within "three bonds" of the
+    # points (a chain: atoms at most three apart in number) and some not.
+    base = np.arange(molecules_stored, dtype=np.int64) * per_molecule - (30 - per_molecule)
+    grid.insert(np.arange(atoms), positions, molecule_of.astype(np.int32))
+    close = {(i, j) for i in range(size) for j in range(i + 1, size) if j - i <= 3}  # "within three bonds": a chain
+    keys = np.array(sorted(i * size + j for i, j in close), dtype=np.int64)
+    groups, options, points, ahead_from = 12, 20, 5, 4  # four unit atoms (local 30-33) and one look-ahead point (34)
+    molecules = rng.integers(molecules_stored, size=groups)
+    checked = np.tile(np.arange(30, 35), (groups, 1))
+    centres = rng.uniform([-2, -2, 1], grid.box + np.array([2, 2, -1]), size=(groups, 3))
+    candidates = centres[:, None, None, :] + rng.normal(scale=1.0, size=(groups, options, points, 3))
+    limits = (2.0, 1.5, 0.8)
+    reach = float(np.linalg.norm(candidates - centres[:, None, None, :], axis=3).max()) + limits[0] + limits[2]
+    found = np.ones((groups, options), dtype=bool)
+    found[0, :5] = False  # rejected before (walls): stays rejected
+    _candidates.acceptable(
+        found, candidates, centres, reach, molecules, checked, ahead_from, limits[2], base, keys, size, limits[0], limits[1],
+        grid.table, grid.positions, grid.molecule, tuple(grid.shape.tolist()), tuple(grid.box.tolist()), periodic_z,
+    )
+    expected = brute_force_acceptable(grid, positions, molecule_of, base, candidates, molecules, checked, ahead_from, close, limits)
+    expected[0, :5] = False
+    assert 0.1 < expected.mean() < 0.95  # both kinds of answer are tested
+    assert found.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("periodic_z", [True, False])

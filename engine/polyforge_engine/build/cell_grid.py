@@ -94,30 +94,6 @@ class CellGrid:
         self._add_around(self.cell_of[atoms], -1)
         self.molecule[atoms] = -1
 
-    def atoms_near(self, centres: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-        """Stored atoms in the block of cells that covers a sphere around each centre (a superset of
-        it): (index of the centre, atom) for every pair found, grouped by centre."""
-        cells = np.clip(np.floor(self.wrap(centres) / self.side).astype(np.int64), 0, self.shape - 1)
-        reach = np.ceil(radius / self.side).astype(np.int64)
-        per_axis = []  # per axis: (centres, cells along it), the empty cell's row marked -1
-        for axis in range(3):
-            size, span = int(self.shape[axis]), np.arange(-reach[axis], reach[axis] + 1)
-            if self.periodic[axis]:
-                if len(span) >= size:  # the block wraps onto itself: every cell once
-                    per_axis.append(np.broadcast_to(np.arange(size), (len(centres), size)))
-                else:
-                    per_axis.append((cells[:, axis, None] + span) % size)
-            else:
-                along = cells[:, axis, None] + span
-                per_axis.append(np.where((along >= 0) & (along < size), along, -1))
-        x, y, z = per_axis
-        flat = (x[:, :, None, None] * self.shape[1] + y[:, None, :, None]) * self.shape[2] + z[:, None, None, :]
-        outside = (x[:, :, None, None] < 0) | (y[:, None, :, None] < 0) | (z[:, None, None, :] < 0)
-        flat = np.where(outside, self.empty_cell, flat).reshape(len(centres), -1)
-        found = self.table[flat].reshape(len(centres), -1)
-        owner, column = np.nonzero(found >= 0)
-        return owner, found[owner, column]
-
     def crowding(self, points: np.ndarray) -> np.ndarray:
         """Atoms stored in the 27 cells around each point."""
         return self.around[self._cells(self.wrap(points))]

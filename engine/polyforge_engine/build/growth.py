@@ -9,7 +9,7 @@ bond (`_junction_lengths`), oriented so its own proxy points back to the parent,
 new bond by one of TORSIONS torsions every 30° (counted from an atom already in place, with a little
 jitter, so staggered and planar arrangements are among them); each unit also picks one of its
 distinct conformers. Candidates are checked against the atoms already placed nearby (cell list,
-minimum image): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
+minimum image; compiled, `_candidates.c`): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
 than three bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the
 unit's own children are checked too, standing for the atoms that will sit there (look-ahead), with
 AHEAD_ROOM Å more than the limits, for the hydrogens and side groups those atoms will carry. Among
@@ -33,6 +33,7 @@ from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 from rdkit.ForceField.rdForceField import MMFFMolProperties
 
+from polyforge_engine.build import _candidates
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
 from polyforge_engine.build.templates import UnitTemplate
@@ -460,41 +461,13 @@ class SystemGrower:
         crowding = self.grid.crowding(candidates.mean(axis=2).reshape(-1, 3)).reshape(groups, options).astype(float)
         # Atoms farther than this from the centre can clash with no point (look-ahead points reach further).
         reach = radius + self.inter + (AHEAD_ROOM if ahead_from < checked.shape[1] else 0.0)
-        owner, near = self.grid.atoms_near(centres, reach)
-        # Nearest periodic image of each nearby atom as seen from its centre, relative to that centre:
-        # the candidates then need no further minimum-image work.
-        seen = self.grid.minimum_image(self.grid.positions[near] - centres[owner])
-        within = (seen * seen).sum(axis=1) <= reach**2
-        owner, near, seen = owner[within], near[within], seen[within]
-        if len(near) == 0:
-            return acceptable, crowding
-        # Pad every molecule's nearby atoms to one width so all distances are one batched product.
-        counts = np.bincount(owner, minlength=groups)
-        width = int(counts.max())
-        column = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
-        padded = np.zeros((groups, width, 3), dtype=np.float32)
-        padded[owner, column] = seen
-        limits = np.zeros((groups, checked.shape[1], width), dtype=np.float32)  # 0 for padding: never a clash
-        same = self.grid.molecule[near] == molecules[owner]
-        limits[owner[~same], :, column[~same]] = self.inter
-        if same.any():
-            local = near[same] - self._base[molecules[owner[same]]]
-            points_of = checked[owner[same]]
-            low, high = np.minimum(points_of, local[:, None]), np.maximum(points_of, local[:, None])
-            keys = low * kind.atom_count + high
-            slot = np.minimum(np.searchsorted(kind.close_pairs, keys), len(kind.close_pairs) - 1)
-            bonded = kind.close_pairs[slot] == keys if len(kind.close_pairs) else np.zeros_like(keys, dtype=bool)
-            # Pairs within three bonds never clash.
-            limits[owner[same], :, column[same]] = np.where(bonded, 0.0, self.intra)
-        ahead = limits[:, ahead_from:]
-        ahead[ahead > 0] += AHEAD_ROOM
-        points = (candidates.reshape(groups, -1, 3) - centres[:, None, :]).astype(np.float32)
-        # Squared distances |c|² + |p|² − 2 c·p as one batched matrix product of extended vectors
-        # (c, |c|², 1)·(−2p, 1, |p|²); single precision, with the building margin to spare.
-        extended_points = np.concatenate([points, (points * points).sum(axis=2, keepdims=True), np.ones_like(points[..., :1])], axis=2)
-        extended_near = np.concatenate([-2.0 * padded, np.ones_like(padded[..., :1]), (padded * padded).sum(axis=2, keepdims=True)], axis=2)
-        squared = (extended_points @ extended_near.transpose(0, 2, 1)).reshape(groups, options, checked.shape[1], width)
-        acceptable &= (squared >= (limits * limits)[:, None]).all(axis=(2, 3))
+        grid = self.grid
+        _candidates.acceptable(
+            acceptable, np.ascontiguousarray(candidates, dtype=float), np.ascontiguousarray(centres, dtype=float), reach,
+            np.ascontiguousarray(molecules, dtype=np.int64), np.ascontiguousarray(checked, dtype=np.int64), ahead_from, AHEAD_ROOM,
+            self._base, kind.close_pairs, kind.atom_count, self.inter, self.intra,
+            grid.table, grid.positions, grid.molecule, tuple(grid.shape.tolist()), tuple(grid.box.tolist()), bool(grid.periodic[2]),
+        )
         return acceptable, crowding
 
     def _junction_energy(

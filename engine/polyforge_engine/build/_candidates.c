@@ -1,0 +1,241 @@
+/* Which candidate placements of a unit keep every distance limit: the inner loop of chain growth
+ * (growth.py, SystemGrower._assess), compiled. For each group (one chain's next unit) the atoms
+ * already placed near its centre are gathered once from the cell list, each paired with the limit it
+ * keeps from each point of the unit; then every candidate is compared point by point and given up at
+ * its first clash. NumPy, which computed every distance of every candidate before looking at any,
+ * spent about half of a build's growth there.
+ *
+ * Limits: an atom of another molecule `inter` Å; one of the same molecule `intra` Å, or none when it
+ * is within three bonds of the atom the point stands for (the kind's sorted keys i * atoms + j, i < j);
+ * look-ahead points (from `ahead_from` on) keep `ahead_room` more. x and y are periodic, z too unless
+ * the cell has walls (minimum image); a distance exactly at the limit keeps it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buffer;
+
+/* A C-contiguous buffer of `item`-byte values in one of the `formats` ("ql" int64, "i" int32,
+ * "d" float64, "?" bool), writable if asked, with `ndim` dimensions unless that is negative. */
+static int open_buffer(PyObject *object, const char *name, const char *formats, Py_ssize_t item, int ndim, int writable,
+                       Buffer *out) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, &out->view, flags) < 0) return -1;
+    out->held = 1;
+    const char *format = out->view.format;
+    if (format[0] == '@' || format[0] == '=') format++;
+    if (out->view.itemsize != item || format[0] == '\0' || format[1] != '\0' || !strchr(formats, format[0]) ||
+        (ndim >= 0 && out->view.ndim != ndim)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-dimensional array of format '%s'", name, ndim, formats);
+        return -1;
+    }
+    return 0;
+}
+
+static void close_buffer(Buffer *buffer) {
+    if (buffer->held) PyBuffer_Release(&buffer->view);
+    buffer->held = 0;
+}
+
+static int is_close(const int64_t *keys, Py_ssize_t count, int64_t key) {
+    Py_ssize_t lo = 0, hi = count;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (keys[mid] < key) lo = mid + 1; else hi = mid;
+    }
+    return lo < count && keys[lo] == key;
+}
+
+/* Cells along one axis of the block around cell `at` reaching `reach` cells each way, each once. */
+static int cells_along(int64_t at, int64_t reach, int64_t size, int periodic, int64_t *out) {
+    int count = 0;
+    if (periodic && 2 * reach + 1 >= size) {
+        for (int64_t k = 0; k < size; k++) out[count++] = k;
+        return count;
+    }
+    for (int64_t d = -reach; d <= reach; d++) {
+        int64_t k = at + d;
+        if (periodic) k = ((k % size) + size) % size;
+        else if (k < 0 || k >= size) continue;
+        out[count++] = k;
+    }
+    return count;
+}
+
+static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"out", "candidates", "centres", "reach", "molecules", "checked", "ahead_from", "ahead_room",
+                               "molecule_base", "close_pairs", "atom_count", "inter", "intra", "table", "positions",
+                               "molecule_of", "shape", "box", "periodic_z", NULL};
+    PyObject *out_o, *candidates_o, *centres_o, *molecules_o, *checked_o, *base_o, *close_o, *table_o, *positions_o, *molecule_of_o;
+    double reach, ahead_room, inter, intra, box[3];
+    Py_ssize_t ahead_from, atom_count;
+    long long shape[3];
+    int periodic_z;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOdOOndOOnddOOO(LLL)(ddd)p", keywords, &out_o, &candidates_o, &centres_o,
+                                     &reach, &molecules_o, &checked_o, &ahead_from, &ahead_room, &base_o, &close_o, &atom_count,
+                                     &inter, &intra, &table_o, &positions_o, &molecule_of_o, &shape[0], &shape[1], &shape[2],
+                                     &box[0], &box[1], &box[2], &periodic_z))
+        return NULL;
+    Buffer out = {0}, candidates = {0}, centres = {0}, molecules = {0}, checked = {0}, base = {0}, close = {0}, table = {0},
+           positions = {0}, molecule_of = {0};
+    double *near = NULL, *limits = NULL;
+    PyObject *result = NULL;
+    if (open_buffer(out_o, "out", "?", 1, 2, 1, &out) < 0 || open_buffer(candidates_o, "candidates", "d", 8, 4, 0, &candidates) < 0 ||
+        open_buffer(centres_o, "centres", "d", 8, 2, 0, &centres) < 0 ||
+        open_buffer(molecules_o, "molecules", "ql", 8, 1, 0, &molecules) < 0 ||
+        open_buffer(checked_o, "checked", "ql", 8, 2, 0, &checked) < 0 ||
+        open_buffer(base_o, "molecule_base", "ql", 8, 1, 0, &base) < 0 ||
+        open_buffer(close_o, "close_pairs", "ql", 8, 1, 0, &close) < 0 || open_buffer(table_o, "table", "i", 4, 2, 0, &table) < 0 ||
+        open_buffer(positions_o, "positions", "d", 8, 2, 0, &positions) < 0 ||
+        open_buffer(molecule_of_o, "molecule_of", "i", 4, 1, 0, &molecule_of) < 0)
+        goto done;
+    Py_ssize_t groups = candidates.view.shape[0], options = candidates.view.shape[1], points = candidates.view.shape[2];
+    Py_ssize_t slots = table.view.shape[1], cells = shape[0] * shape[1] * shape[2];
+    if (candidates.view.shape[3] != 3 || out.view.shape[0] != groups || out.view.shape[1] != options ||
+        centres.view.shape[0] != groups || centres.view.shape[1] != 3 || molecules.view.shape[0] != groups ||
+        checked.view.shape[0] != groups || checked.view.shape[1] != points || positions.view.shape[1] != 3 ||
+        molecule_of.view.shape[0] != positions.view.shape[0] || table.view.shape[0] != cells + 1) {
+        PyErr_SetString(PyExc_ValueError, "acceptable: array shapes do not agree");
+        goto done;
+    }
+    char *keep = out.view.buf;
+    const double *xyz = candidates.view.buf, *centre_of = centres.view.buf, *stored = positions.view.buf;
+    const int64_t *molecule = molecules.view.buf, *point_atom = checked.view.buf, *first_atom = base.view.buf,
+                  *keys = close.view.buf;
+    const int32_t *cell_atoms = table.view.buf, *owner = molecule_of.view.buf;
+    Py_ssize_t key_count = close.view.shape[0];
+    int periodic[3] = {1, 1, periodic_z};
+    int small_cell = box[0] < 2 * reach || box[1] < 2 * reach || (periodic_z && box[2] < 2 * reach);
+    double side[3], reach2 = reach * reach;
+    int64_t span[3], *along[3] = {NULL, NULL, NULL};
+    for (int a = 0; a < 3; a++) {
+        side[a] = box[a] / (double)shape[a];
+        span[a] = (int64_t)ceil(reach / side[a]);
+        along[a] = malloc((size_t)(2 * span[a] + 1 + shape[a]) * sizeof(int64_t));
+        if (!along[a]) {
+            PyErr_NoMemory();
+            goto free_along;
+        }
+    }
+    size_t capacity = 256;
+    near = malloc(capacity * 4 * sizeof(double)); /* x, y, z relative to the centre; local atom or -1 (other molecule) */
+    if (!near) {
+        PyErr_NoMemory();
+        goto free_along;
+    }
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        const double *centre = centre_of + 3 * g;
+        int any = 0;
+        for (Py_ssize_t m = 0; m < options; m++) any |= keep[g * options + m];
+        if (!any) continue;
+        /* Atoms within `reach` of the centre, as seen from it (nearest image). */
+        int64_t home[3], counts[3];
+        for (int a = 0; a < 3; a++) {
+            double u = periodic[a] ? centre[a] - box[a] * floor(centre[a] / box[a]) : centre[a];
+            int64_t k = (int64_t)floor(u / side[a]);
+            home[a] = k < 0 ? 0 : (k >= shape[a] ? shape[a] - 1 : k);
+            counts[a] = cells_along(home[a], span[a], shape[a], periodic[a], along[a]);
+        }
+        size_t found = 0;
+        for (int64_t p = 0; p < counts[0]; p++)
+            for (int64_t q = 0; q < counts[1]; q++)
+                for (int64_t r = 0; r < counts[2]; r++) {
+                    const int32_t *row = cell_atoms + ((along[0][p] * shape[1] + along[1][q]) * shape[2] + along[2][r]) * slots;
+                    for (Py_ssize_t s = 0; s < slots && row[s] >= 0; s++) {
+                        int32_t atom = row[s];
+                        double d[3], d2 = 0.0;
+                        for (int a = 0; a < 3; a++) {
+                            d[a] = stored[3 * atom + a] - centre[a];
+                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
+                            d2 += d[a] * d[a];
+                        }
+                        if (d2 > reach2) continue;
+                        if (found == capacity) {
+                            capacity *= 2;
+                            double *grown = realloc(near, capacity * 4 * sizeof(double));
+                            if (!grown) {
+                                PyErr_NoMemory();
+                                goto free_along;
+                            }
+                            near = grown;
+                        }
+                        double *entry = near + 4 * found++;
+                        entry[0] = d[0], entry[1] = d[1], entry[2] = d[2];
+                        entry[3] = owner[atom] == molecule[g] ? (double)(atom - first_atom[molecule[g]]) : -1.0;
+                    }
+                }
+        if (found == 0) continue;
+        /* Squared limit of every (point, nearby atom); 0 where they are within three bonds. */
+        double *grown = realloc(limits, (size_t)points * found * sizeof(double));
+        if (!grown) {
+            PyErr_NoMemory();
+            goto free_along;
+        }
+        limits = grown;
+        for (Py_ssize_t p = 0; p < points; p++) {
+            double extra = p >= ahead_from ? ahead_room : 0.0;
+            int64_t own = point_atom[g * points + p];
+            for (size_t n = 0; n < found; n++) {
+                double limit;
+                if (near[4 * n + 3] < 0) {
+                    limit = inter + extra;
+                } else {
+                    int64_t other = (int64_t)near[4 * n + 3];
+                    int64_t key = own < other ? own * atom_count + other : other * atom_count + own;
+                    limit = is_close(keys, key_count, key) ? 0.0 : intra + extra;
+                }
+                limits[p * found + n] = limit * limit;
+            }
+        }
+        for (Py_ssize_t m = 0; m < options; m++) {
+            if (!keep[g * options + m]) continue;
+            const double *candidate = xyz + ((g * options + m) * points) * 3;
+            int clash = 0;
+            for (Py_ssize_t p = 0; p < points && !clash; p++) {
+                double x = candidate[3 * p] - centre[0], y = candidate[3 * p + 1] - centre[1], z = candidate[3 * p + 2] - centre[2];
+                const double *limit = limits + p * found;
+                for (size_t n = 0; n < found; n++) {
+                    double d[3] = {x - near[4 * n], y - near[4 * n + 1], z - near[4 * n + 2]};
+                    if (small_cell) /* the image nearest the centre need not be the one nearest the point */
+                        for (int a = 0; a < 3; a++)
+                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
+                    if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n]) {
+                        clash = 1;
+                        break;
+                    }
+                }
+            }
+            if (clash) keep[g * options + m] = 0;
+        }
+    }
+    result = Py_NewRef(Py_None);
+free_along:
+    for (int a = 0; a < 3; a++) free(along[a]);
+done:
+    free(near), free(limits);
+    Buffer *all[] = {&out, &candidates, &centres, &molecules, &checked, &base, &close, &table, &positions, &molecule_of};
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) close_buffer(all[k]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"acceptable", (PyCFunction)(void (*)(void))acceptable, METH_VARARGS | METH_KEYWORDS,
+     "acceptable(out, candidates, centres, reach, molecules, checked, ahead_from, ahead_room, molecule_base, close_pairs, "
+     "atom_count, inter, intra, table, positions, molecule_of, shape, box, periodic_z): clears out[g, m] (bool, groups x "
+     "options) for every candidate (groups, options, points, 3) that comes closer than its limit to an atom stored in the "
+     "cell list (table, positions, molecule_of of growth.CellGrid) within `reach` of its group's centre."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._candidates",
+                                    "Compiled distance checks of candidate placements in chain growth (see _candidates.c).", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__candidates(void) { return PyModule_Create(&module); }
