@@ -27,8 +27,8 @@ $(STAMP_NODE): package-lock.json
 	touch $@
 
 # The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — reinstalled when its
-# pyproject or its compiled parts (build/*.c, built in place by the editable install) change.
-$(STAMP_VENV): engine/pyproject.toml engine/setup.py $(wildcard engine/polyforge_engine/build/*.c)
+# pyproject or its compiled parts (build/*.c and *.h, built in place by the editable install) change.
+$(STAMP_VENV): engine/pyproject.toml engine/setup.py $(wildcard engine/polyforge_engine/build/*.[ch])
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './engine[test]'

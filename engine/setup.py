@@ -1,11 +1,12 @@
-"""The engine's compiled modules (plain C against Python's own headers): the relaxation of dense
-builds and the distance checks of chain growth. Everything else about the package is in pyproject.toml."""
+"""The engine's compiled modules (plain C against Python's own headers, sharing build/*.h): the
+relaxation of dense builds, the distance checks of chain growth and the closest-contact measurement.
+Everything else about the package is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
         Extension(f"polyforge_engine.build.{name}", [f"polyforge_engine/build/{name}.c"], extra_compile_args=["-O3"])
-        for name in ("_relax", "_candidates")
+        for name in ("_relax", "_candidates", "_contacts")
     ]
 )

@@ -3,8 +3,8 @@
     .venv/bin/python bench/engine/run_bench.py [--million]
 
 Peers live in bench/.venv-bench (see bench/README.md). Every tool runs as a separate process under
-/usr/bin/time -v (wall time, peak memory); every output is measured by the same code (PolyForge's cell
-list): smallest distance between atoms of different molecules and between atoms of one molecule more
+/usr/bin/time -v (wall time, peak memory); every output is measured by the same code (PolyForge's
+report.measure_contacts): smallest distance between atoms of different molecules and between atoms of one molecule more
 than three bonds apart. Raw results go to bench/engine/out/results.json; bench/README.md gets the
 tables and ratios.
 """
@@ -30,8 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "engine"))
 
 from polyforge_engine.build.assembly import pairs_within_three_bonds  # noqa: E402
-from polyforge_engine.build.cell_grid import CellGrid  # noqa: E402
-from polyforge_engine.build.report import closest_contacts  # noqa: E402
+from polyforge_engine.build.report import measure_contacts  # noqa: E402
 
 OUT = ROOT / "bench" / "engine" / "out"
 ENGINE_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -190,13 +189,9 @@ def itp_bonds(path: Path) -> tuple[int, list[tuple[int, int]]]:
 def contacts(xyz: np.ndarray, box: np.ndarray, molecule_size: int, molecule_bonds: list[tuple[int, int]]) -> dict[str, Any]:
     """Smallest distances for copies of one molecule laid out one after another."""
     molecules = len(xyz) // molecule_size
-    grid = CellGrid(box, periodic_z=True, cell_side=3.0, capacity=len(xyz))
-    for molecule in range(molecules):
-        atoms = np.arange(molecule * molecule_size, (molecule + 1) * molecule_size)
-        grid.insert(atoms, xyz[atoms], molecule)
     close = pairs_within_three_bonds(np.array(molecule_bonds, dtype=np.int64).reshape(-1, 2), molecule_size)
     offsets = np.arange(molecules, dtype=np.int64) * molecule_size
-    inter, intra, limit = closest_contacts(grid, [molecule_size], [close], [0] * molecules, offsets)
+    inter, intra, limit = measure_contacts(xyz, box, False, [molecule_size], [close], [0] * molecules, offsets)
     return {"min_inter": inter, "min_intra_nonbonded": intra, "search_limit": limit}
 
 

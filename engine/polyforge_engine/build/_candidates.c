@@ -10,48 +10,8 @@
  * look-ahead points (from `ahead_from` on) keep `ahead_room` more. x and y are periodic, z too unless
  * the cell has walls (minimum image); a distance exactly at the limit keeps it. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buffer;
-
-/* A C-contiguous buffer of `item`-byte values in one of the `formats` ("ql" int64, "i" int32,
- * "d" float64, "?" bool), writable if asked, with `ndim` dimensions unless that is negative. */
-static int open_buffer(PyObject *object, const char *name, const char *formats, Py_ssize_t item, int ndim, int writable,
-                       Buffer *out) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, &out->view, flags) < 0) return -1;
-    out->held = 1;
-    const char *format = out->view.format;
-    if (format[0] == '@' || format[0] == '=') format++;
-    if (out->view.itemsize != item || format[0] == '\0' || format[1] != '\0' || !strchr(formats, format[0]) ||
-        (ndim >= 0 && out->view.ndim != ndim)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous %d-dimensional array of format '%s'", name, ndim, formats);
-        return -1;
-    }
-    return 0;
-}
-
-static void close_buffer(Buffer *buffer) {
-    if (buffer->held) PyBuffer_Release(&buffer->view);
-    buffer->held = 0;
-}
-
-static int is_close(const int64_t *keys, Py_ssize_t count, int64_t key) {
-    Py_ssize_t lo = 0, hi = count;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (keys[mid] < key) lo = mid + 1; else hi = mid;
-    }
-    return lo < count && keys[lo] == key;
-}
+#include "buffers.h"
+#include "cells.h"
 
 /* Cells along one axis of the block around cell `at` reaching `reach` cells each way, each once. */
 static int cells_along(int64_t at, int64_t reach, int64_t size, int periodic, int64_t *out) {
@@ -189,7 +149,7 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
                 } else {
                     int64_t other = (int64_t)near[4 * n + 3];
                     int64_t key = own < other ? own * atom_count + other : other * atom_count + own;
-                    limit = is_close(keys, key_count, key) ? 0.0 : intra + extra;
+                    limit = sorted_contains(keys, key_count, key) ? 0.0 : intra + extra;
                 }
                 limits[p * found + n] = limit * limit;
             }

@@ -14,12 +14,8 @@
  * coordinates (molecules are kept whole), repulsion the minimum image. Serial, so a given input always
  * gives the same result. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include "buffers.h"
+#include "cells.h"
 
 #define HISTORY 8          /* L-BFGS correction pairs kept */
 #define MAX_STEP 0.3       /* largest move of one atom in one line-search trial (Å) */
@@ -54,44 +50,6 @@ typedef struct {
     int list_valid;
     double list_box[3];
 } Relaxer;
-
-/* ---------------------------------------------------------------- buffers from Python objects */
-
-/* Whether a buffer's struct format is one of `accepted` (single letters; native byte order). */
-static int format_is(const char *format, const char *accepted) {
-    if (format[0] == '@' || format[0] == '=') format++;
-    return format[0] != '\0' && format[1] == '\0' && strchr(accepted, format[0]) != NULL;
-}
-
-/* A copy of a C-contiguous buffer of `item`-byte values in one of the `formats` (int64: "ql",
- * int32: "i", float64: "d"), with `expected` values unless that is negative. */
-static int copy_buffer(PyObject *object, const char *name, const char *formats, size_t item, Py_ssize_t expected, void **out,
-                       Py_ssize_t *count) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(object, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
-    if ((size_t)view.itemsize != item || !format_is(view.format, formats)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous array of %zu-byte values of format '%s'", name, item, formats);
-        PyBuffer_Release(&view);
-        return -1;
-    }
-    Py_ssize_t n = view.len / (Py_ssize_t)item;
-    if (expected >= 0 && n != expected) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd values, got %zd", name, expected, n);
-        PyBuffer_Release(&view);
-        return -1;
-    }
-    void *memory = malloc(n > 0 ? (size_t)n * item : 1);
-    if (!memory) {
-        PyBuffer_Release(&view);
-        PyErr_NoMemory();
-        return -1;
-    }
-    memcpy(memory, view.buf, (size_t)n * item);
-    PyBuffer_Release(&view);
-    *out = memory;
-    if (count) *count = n;
-    return 0;
-}
 
 /* ---------------------------------------------------------------- Verlet list */
 
@@ -132,133 +90,26 @@ static int is_excluded(const Relaxer *self, int32_t i, int32_t j) {
     return lo < count && partners[lo] == j;
 }
 
-/* Every pair not excluded and closer than the largest limit plus the skin, with the lattice shift that
- * makes x[j] - x[i] - shift its minimum image (molecules are whole, so raw coordinates of two atoms may
- * lie boxes apart). Atoms are sorted into cells at least that distance wide and each cell is compared
- * with itself and the 13 of its 26 neighbours ahead of it, so every pair is met once. Along a periodic
- * axis too short for three such cells, all atoms share one cell and the minimum image is taken. (Cells
- * half as wide with a 5 × 5 × 5 neighbourhood meet fewer pairs, but at melt densities most of them
- * are empty and visiting them cost more than the pairs saved.) */
-static int build_list(Relaxer *self, const double *x, const double *box) {
-    Py_ssize_t n = self->atoms;
-    int periodic_z = !(self->wall_k > 0.0);
-    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
-    double cutoff2 = cutoff * cutoff;
-    double low[3] = {0.0, 0.0, 0.0}, span[3] = {box[0], box[1], box[2]};
-    int periodic[3] = {1, 1, periodic_z};
-    if (!periodic_z) {
-        double zmin = INFINITY, zmax = -INFINITY;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (x[3 * i + 2] < zmin) zmin = x[3 * i + 2];
-            if (x[3 * i + 2] > zmax) zmax = x[3 * i + 2];
-        }
-        low[2] = zmin;
-        span[2] = zmax - zmin + 1e-9;
-    }
-    int64_t cells[3];
-    int reach[3]; /* neighbouring cells compared on each side */
-    for (int a = 0; a < 3; a++) {
-        int64_t whole = (int64_t)floor(span[a] / cutoff);
-        if (whole > 1024) whole = 1024;
-        if (!periodic[a] || whole >= 3) {
-            cells[a] = whole < 1 ? 1 : whole, reach[a] = 1;
-        } else {
-            cells[a] = 1, reach[a] = 0;
-        }
-    }
-    int64_t cell_total = cells[0] * cells[1] * cells[2];
-    size_t atoms = (size_t)(n > 0 ? n : 1);
-    double *wrapped = malloc(atoms * 3 * sizeof(double)); /* in cell order, inside the box */
-    double *lattice = malloc(atoms * 3 * sizeof(double)); /* in cell order: x - wrapped */
-    int32_t *atom_at = malloc(atoms * sizeof(int32_t));   /* atom in each slot of the cell order */
-    int64_t *cell_of = malloc(atoms * sizeof(int64_t));
-    int64_t *cell_start = calloc((size_t)cell_total + 1, sizeof(int64_t));
-    int64_t *fill = malloc((size_t)cell_total * sizeof(int64_t));
-    int status = -1;
-    if (!wrapped || !lattice || !atom_at || !cell_of || !cell_start || !fill) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t c[3];
-        for (int a = 0; a < 3; a++) {
-            double u = x[3 * i + a] - low[a];
-            if (periodic[a]) u -= span[a] * floor(u / span[a]);
-            int64_t k = (int64_t)floor(u / span[a] * (double)cells[a]);
-            c[a] = k < 0 ? 0 : (k >= cells[a] ? cells[a] - 1 : k);
-        }
-        cell_of[i] = (c[0] * cells[1] + c[1]) * cells[2] + c[2];
-        cell_start[cell_of[i] + 1]++;
-    }
-    for (int64_t c = 0; c < cell_total; c++) cell_start[c + 1] += cell_start[c];
-    memcpy(fill, cell_start, (size_t)cell_total * sizeof(int64_t));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t slot = fill[cell_of[i]]++;
-        atom_at[slot] = (int32_t)i;
-        for (int a = 0; a < 3; a++) {
-            double u = x[3 * i + a] - low[a];
-            double turns = periodic[a] ? floor(u / span[a]) : 0.0;
-            wrapped[3 * slot + a] = u - turns * span[a];
-            lattice[3 * slot + a] = turns * span[a];
-        }
-    }
+static int list_pair(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]) {
+    (void)d, (void)d2;
+    Relaxer *self = context;
+    if (self->molecule[i] == self->molecule[j] && is_excluded(self, i, j)) return 0;
+    return add_near(self, i, j, shift);
+}
 
+/* Every pair not excluded and closer than the largest limit plus the skin (cells.h). */
+static int build_list(Relaxer *self, const double *x, const double *box) {
+    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
     self->near_count = 0;
-    for (int64_t cx = 0; cx < cells[0]; cx++)
-        for (int64_t cy = 0; cy < cells[1]; cy++)
-            for (int64_t cz = 0; cz < cells[2]; cz++) {
-                int64_t home = (cx * cells[1] + cy) * cells[2] + cz, here[3] = {cx, cy, cz};
-                for (int dx = -reach[0]; dx <= reach[0]; dx++)
-                    for (int dy = -reach[1]; dy <= reach[1]; dy++)
-                        for (int dz = -reach[2]; dz <= reach[2]; dz++) {
-                            /* the half ahead: offsets after (0, 0, 0) in lexicographic order, and the cell itself */
-                            if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue;
-                            int offset[3] = {dx, dy, dz};
-                            int64_t there[3];
-                            double image[3]; /* added to the neighbour's wrapped coordinates */
-                            int outside = 0;
-                            for (int a = 0; a < 3; a++) {
-                                int64_t k = here[a] + offset[a];
-                                image[a] = 0.0;
-                                if (k < 0 || k >= cells[a]) {
-                                    if (!periodic[a]) outside = 1;
-                                    image[a] = k < 0 ? -span[a] : span[a];
-                                    k = k < 0 ? k + cells[a] : k - cells[a];
-                                }
-                                there[a] = k;
-                            }
-                            if (outside) continue;
-                            int64_t other = (there[0] * cells[1] + there[1]) * cells[2] + there[2];
-                            int same_cell = other == home;
-                            for (int64_t p = cell_start[home]; p < cell_start[home + 1]; p++) {
-                                const double *wp = wrapped + 3 * p;
-                                for (int64_t q = same_cell ? p + 1 : cell_start[other]; q < cell_start[other + 1]; q++) {
-                                    double d[3], shift[3], d2 = 0.0;
-                                    for (int a = 0; a < 3; a++) {
-                                        double img = image[a];
-                                        d[a] = wrapped[3 * q + a] + img - wp[a];
-                                        if (reach[a] == 0) { /* one cell along a periodic axis */
-                                            if (d[a] > 0.5 * span[a]) d[a] -= span[a], img -= span[a];
-                                            else if (d[a] < -0.5 * span[a]) d[a] += span[a], img += span[a];
-                                        }
-                                        d2 += d[a] * d[a];
-                                        shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - img;
-                                    }
-                                    if (d2 >= cutoff2) continue;
-                                    int32_t i = atom_at[p], j = atom_at[q];
-                                    if (self->molecule[i] == self->molecule[j] && is_excluded(self, i, j)) continue;
-                                    if (add_near(self, i, j, shift) < 0) goto done;
-                                }
-                            }
-                        }
-            }
-    memcpy(self->built_at, x, (size_t)n * 3 * sizeof(double));
+    int status = for_each_close_pair(x, self->atoms, box, !(self->wall_k > 0.0), cutoff, list_pair, self);
+    if (status < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(self->built_at, x, (size_t)self->atoms * 3 * sizeof(double));
     memcpy(self->list_box, box, sizeof(self->list_box));
     self->list_valid = 1;
-    status = 0;
-done:
-    free(wrapped), free(lattice), free(atom_at), free(cell_of), free(cell_start), free(fill);
-    return status;
+    return 0;
 }
 
 /* The list still holds every pair within the largest limit while no two atoms together moved more than
@@ -557,6 +408,16 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     return 0;
 }
 
+/* Opens `object` as this system's coordinates: float64 (atoms, 3), writable if asked. */
+static int open_coordinates(Relaxer *self, PyObject *object, const char *name, int writable, Buffer *out) {
+    if (open_buffer(object, name, "d", 8, 2, writable, out) < 0) return -1;
+    if (out->view.shape[0] != self->atoms || out->view.shape[1] != 3) {
+        PyErr_Format(PyExc_ValueError, "%s: expected (%zd, 3)", name, self->atoms);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *Relaxer_minimize(Relaxer *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"positions", "box", "stagger", "tolerance", "iterations", NULL};
     PyObject *positions;
@@ -565,25 +426,20 @@ static PyObject *Relaxer_minimize(Relaxer *self, PyObject *args, PyObject *kwarg
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O(ddd)ddn", keywords, &positions, &box[0], &box[1], &box[2], &stagger,
                                      &tolerance, &iterations))
         return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(positions, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
-    if (view.itemsize != 8 || !format_is(view.format, "d") || view.len != (Py_ssize_t)(self->atoms * 3 * 8)) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "positions: expected a writable C-contiguous float64 array (atoms, 3)");
-        return NULL;
-    }
     double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
     if (box[0] < 2 * cutoff || box[1] < 2 * cutoff || (!(self->wall_k > 0.0) && box[2] < 2 * cutoff)) {
-        PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "box: every periodic side must be at least twice the cutoff");
         return NULL;
     }
-    double energy = 0.0;
-    Py_ssize_t done;
-    done = minimize(self, (double *)view.buf, box, stagger, tolerance, iterations, &energy); /* holds the GIL: it may raise */
-    PyBuffer_Release(&view);
-    if (done < 0) return NULL;
-    return Py_BuildValue("(nd)", done, energy);
+    Buffer x = {0};
+    PyObject *result = NULL;
+    if (open_coordinates(self, positions, "positions", 1, &x) == 0) {
+        double energy = 0.0;
+        Py_ssize_t done = minimize(self, x.view.buf, box, stagger, tolerance, iterations, &energy); /* holds the GIL: it may raise */
+        if (done >= 0) result = Py_BuildValue("(nd)", done, energy);
+    }
+    close_buffer(&x);
+    return result;
 }
 
 static PyObject *Relaxer_energy(Relaxer *self, PyObject *args, PyObject *kwargs) {
@@ -593,23 +449,13 @@ static PyObject *Relaxer_energy(Relaxer *self, PyObject *args, PyObject *kwargs)
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO(ddd)d", keywords, &positions, &gradient, &box[0], &box[1], &box[2],
                                      &stagger))
         return NULL;
-    Py_buffer xv, gv;
-    if (PyObject_GetBuffer(positions, &xv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-    if (PyObject_GetBuffer(gradient, &gv, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&xv);
-        return NULL;
-    }
-    Py_ssize_t expected = self->atoms * 3 * 8;
-    if (xv.len != expected || gv.len != expected || !format_is(xv.format, "d") || !format_is(gv.format, "d")) {
-        PyBuffer_Release(&xv), PyBuffer_Release(&gv);
-        PyErr_SetString(PyExc_ValueError, "positions and gradient: expected C-contiguous float64 arrays (atoms, 3)");
-        return NULL;
-    }
-    double energy = NAN;
-    if (ensure_list(self, xv.buf, box) == 0) energy = evaluate(self, xv.buf, gv.buf, stagger);
-    PyBuffer_Release(&xv), PyBuffer_Release(&gv);
-    if (PyErr_Occurred()) return NULL;
-    return PyFloat_FromDouble(energy);
+    Buffer x = {0}, g = {0};
+    PyObject *result = NULL;
+    if (open_coordinates(self, positions, "positions", 0, &x) == 0 && open_coordinates(self, gradient, "gradient", 1, &g) == 0 &&
+        ensure_list(self, x.view.buf, box) == 0)
+        result = PyFloat_FromDouble(evaluate(self, x.view.buf, g.view.buf, stagger));
+    close_buffer(&x), close_buffer(&g);
+    return result;
 }
 
 static PyMethodDef Relaxer_methods[] = {

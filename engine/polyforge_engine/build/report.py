@@ -7,82 +7,53 @@ from typing import Any
 
 import numpy as np
 
+from polyforge_engine.build import _contacts
 from polyforge_engine.build.assembly import AssembledPolymer
-from polyforge_engine.build.cell_grid import CellGrid
 
 AMU_A3_TO_G_CM3 = 1.66054  # 1 amu/Å³ in g/cm³ (ARCHITECTURE §5)
-CHUNK = 4_096  # atoms per vectorised batch when scanning contacts (bounds the memory it takes)
+# Å: contacts are searched this far first; where a kind of contact lies beyond (dilute systems, a single
+# molecule), again as far as the spacing of the atoms (the side of a cube per atom), so the minima
+# reported are exact up to the distance stated with them.
+FIRST_SEARCH = 2.5
 
 
-def closest_contacts(
-    grid: CellGrid,
+def measure_contacts(
+    positions: np.ndarray,
+    box: np.ndarray,
+    walls: bool,
     kind_sizes: list[int],
     kind_close_pairs: list[np.ndarray],
     molecule_kinds: list[int],
     molecule_offsets: np.ndarray,
 ) -> tuple[float | None, float | None, float]:
     """(smallest distance between atoms of different molecules, smallest distance between atoms of
-    one molecule more than three bonds apart, distance up to which the search is complete).
-
-    `grid` holds every atom (index = position in the system, molecule set); each molecule kind is
-    described by its atom count and the sorted keys i*size+j of its pairs within three bonds. Every
-    atom is compared with the atoms of its 27 neighbouring cells."""
-    limit = float(grid.side.min())
-    atom_count = len(grid.molecule)
-    kind_of_molecule = np.asarray(molecule_kinds)
+    one molecule more than three bonds apart, distance up to which the search is complete; a minimum
+    beyond it is None). `positions` (Å) hold every molecule whole, one after another, molecule m of
+    kind molecule_kinds[m] starting at molecule_offsets[m]; each kind is described by its atom count and
+    the sorted keys i*size+j of its pairs within three bonds. x and y are periodic, z without walls."""
     sizes = np.array(kind_sizes, dtype=np.int64)
-    # One sorted key space for every kind's close pairs: base[kind] + i * size + j.
-    key_base = np.concatenate([[0], np.cumsum(sizes**2)[:-1]])
-    close = np.concatenate([pairs + base for pairs, base in zip(kind_close_pairs, key_base, strict=True)])
-    inter_min, intra_min = np.inf, np.inf
-    for start in range(0, atom_count, CHUNK):
-        atoms = np.arange(start, min(start + CHUNK, atom_count))
-        others = grid.table[grid.neighbour_cells(grid.cell_of[atoms])].reshape(len(atoms), -1)
-        first, second = np.nonzero(others > atoms[:, None])  # each pair once; empty slots are -1
-        i, j = atoms[first], others[first, second]
-        delta = grid.minimum_image(grid.positions[j] - grid.positions[i])
-        distance = np.sqrt((delta * delta).sum(axis=1))
-        molecule_i, molecule_j = grid.molecule[i], grid.molecule[j]
-        different = molecule_i != molecule_j
-        if different.any():
-            inter_min = min(inter_min, float(distance[different].min()))
-        same = ~different
-        if same.any():
-            molecule = molecule_i[same]
-            kind = kind_of_molecule[molecule]
-            local_i = i[same] - molecule_offsets[molecule]
-            local_j = j[same] - molecule_offsets[molecule]
-            keys = key_base[kind] + np.minimum(local_i, local_j) * sizes[kind] + np.maximum(local_i, local_j)
-            slot = np.minimum(np.searchsorted(close, keys), len(close) - 1)
-            far_apart = close[slot] != keys if len(close) else np.ones(len(keys), dtype=bool)
-            if far_apart.any():
-                intra_min = min(intra_min, float(distance[same][far_apart].min()))
-    inter = inter_min if inter_min <= limit else None
-    intra = intra_min if intra_min <= limit else None
-    return inter, intra, limit
-
-
-FINE_CELL = 2.5  # Å: cells of the first, cheap contact search (see measure_contacts)
-
-
-def measure_contacts(
-    grid: CellGrid,
-    kind_sizes: list[int],
-    kind_close_pairs: list[np.ndarray],
-    molecule_kinds: list[int],
-    molecule_offsets: np.ndarray,
-) -> tuple[float | None, float | None, float]:
-    """`closest_contacts`, first on a grid of FINE_CELL cells (dilute systems are grown with cells
-    several times wider, whose 27-cell blocks hold many more atoms to compare); only when a kind of
-    contact lies beyond that reach is the growth grid searched too, so both minima stay exact."""
-    if grid.side.min() <= 1.25 * FINE_CELL:
-        return closest_contacts(grid, kind_sizes, kind_close_pairs, molecule_kinds, molecule_offsets)
-    fine = CellGrid(grid.box, periodic_z=bool(grid.periodic[2]), cell_side=FINE_CELL, capacity=len(grid.molecule))
-    fine.insert(np.arange(len(grid.molecule)), grid.positions, grid.molecule)
-    inter, intra, limit = closest_contacts(fine, kind_sizes, kind_close_pairs, molecule_kinds, molecule_offsets)
-    if inter is None or intra is None:
-        return closest_contacts(grid, kind_sizes, kind_close_pairs, molecule_kinds, molecule_offsets)
-    return inter, intra, limit
+    kinds = np.asarray(molecule_kinds, dtype=np.int64)
+    arrays = (
+        np.ascontiguousarray(positions, dtype=float),
+        tuple(float(side) for side in box),
+        not walls,
+    )
+    described = (
+        np.repeat(np.arange(len(kinds), dtype=np.int32), sizes[kinds]),
+        np.asarray(molecule_offsets, dtype=np.int64),
+        kinds,
+        sizes,
+        np.concatenate([[0], np.cumsum([len(pairs) for pairs in kind_close_pairs])]).astype(np.int64),
+        np.concatenate([np.asarray(pairs, dtype=np.int64) for pairs in kind_close_pairs]),
+    )
+    widest = float((box[:2] if walls else box).min()) / 2  # the minimum image holds up to here
+    search = min(FIRST_SEARCH, widest)
+    inter, intra = _contacts.closest_contacts(*arrays, search, *described)
+    spacing = min(float(np.prod(box) / max(len(positions), 1)) ** (1 / 3), widest)
+    if (inter is None or intra is None) and spacing > search:
+        search = spacing
+        inter, intra = _contacts.closest_contacts(*arrays, search, *described)
+    return inter, intra, search
 
 
 def shape_measures(positions: np.ndarray, kind: AssembledPolymer) -> tuple[float, float | None]:
@@ -105,7 +76,6 @@ def build_report(
     positions: np.ndarray,
     box: np.ndarray,
     walls: bool,
-    grid: CellGrid,
     seed: int,
     tolerances: dict[str, float],
     grown_in_cell: list[float],
@@ -116,7 +86,7 @@ def build_report(
     total_mass = sum(kinds[k].masses.sum() for k in molecule_kinds)
     volume = float(np.prod(box))
     inter, intra, limit = contacts or measure_contacts(
-        grid, [kind.atom_count for kind in kinds], [kind.close_pairs for kind in kinds], molecule_kinds, molecule_offsets
+        positions, box, walls, [kind.atom_count for kind in kinds], [kind.close_pairs for kind in kinds], molecule_kinds, molecule_offsets
     )
     polymers = []
     for index, kind in enumerate(kinds):

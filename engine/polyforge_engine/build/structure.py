@@ -132,15 +132,14 @@ def _relax(
 
     def limits_kept(candidate: np.ndarray) -> bool:
         nonlocal contacts
-        grower.regrid(candidate, box)
-        contacts = measure_contacts(grower.grid, [k.atom_count for k in kinds], [k.close_pairs for k in kinds], order, offsets)
-        return _keeps_limits(contacts, grower.positions, box, walls, tolerances)
+        contacts = measure_contacts(candidate, box, walls, [k.atom_count for k in kinds], [k.close_pairs for k in kinds], order, offsets)
+        return _keeps_limits(contacts, candidate, box, walls, tolerances)
 
-    grown_box = grower.box  # regrid (limits_kept) moves the grower to `box`
-    compress(
-        grower.positions, kinds, order, offsets, grown_box, box, walls, tolerances,
+    positions = compress(
+        grower.positions, kinds, order, offsets, grower.box, box, walls, tolerances,
         lambda fraction: progress(stage, 75 + 15 * fraction), limits_kept,
     )
+    grower.move_to(positions, box)
     return contacts
 
 
@@ -216,7 +215,7 @@ def build_structure(
         if expansion == 1.0 and limit_scale == 1.0:
             break
         contacts = _relax(grower, kinds, order, offsets, box, walls, tolerances, progress)
-        positions = grower.positions  # as last measured, each molecule's centre inside the cell
+        positions = grower.positions  # each molecule's centre inside the cell
         if last or _keeps_limits(contacts, positions, box, walls, tolerances):
             break
 
@@ -228,7 +227,6 @@ def build_structure(
         positions=positions,
         box=box,
         walls=walls,
-        grid=grower.grid,
         seed=seed,
         tolerances=asdict(tolerances),
         grown_in_cell=[float(side) for side in grown_box],
