@@ -48,6 +48,7 @@ static inline int for_each_close_pair(const double *x, int64_t n, const double b
             cells[a] = 1, reach[a] = 0;
         }
     }
+    int single_cell = reach[0] == 0 || reach[1] == 0 || reach[2] == 0;
     int64_t cell_total = cells[0] * cells[1] * cells[2];
     size_t atoms = (size_t)(n > 0 ? n : 1);
     double *wrapped = malloc(atoms * 3 * sizeof(double)); /* in cell order, inside the box */
@@ -110,20 +111,22 @@ static inline int for_each_close_pair(const double *x, int64_t n, const double b
                             int64_t other = (there[0] * cells[1] + there[1]) * cells[2] + there[2];
                             int same_cell = other == home;
                             for (int64_t p = cell_start[home]; p < cell_start[home + 1] && !status; p++) {
-                                const double *wp = wrapped + 3 * p;
+                                /* the atom at p, moved by the image so that neighbours are compared directly */
+                                double px = wrapped[3 * p] - image[0], py = wrapped[3 * p + 1] - image[1],
+                                       pz = wrapped[3 * p + 2] - image[2];
                                 for (int64_t q = same_cell ? p + 1 : cell_start[other]; q < cell_start[other + 1]; q++) {
-                                    double d[3], shift[3], d2 = 0.0;
-                                    for (int a = 0; a < 3; a++) {
-                                        double img = image[a];
-                                        d[a] = wrapped[3 * q + a] + img - wp[a];
-                                        if (reach[a] == 0) { /* one cell along a periodic axis */
-                                            if (d[a] > 0.5 * span[a]) d[a] -= span[a], img -= span[a];
-                                            else if (d[a] < -0.5 * span[a]) d[a] += span[a], img += span[a];
+                                    double d[3] = {wrapped[3 * q] - px, wrapped[3 * q + 1] - py, wrapped[3 * q + 2] - pz};
+                                    double img[3] = {image[0], image[1], image[2]};
+                                    if (single_cell) /* one cell along a periodic axis: the minimum image pair by pair */
+                                        for (int a = 0; a < 3; a++) {
+                                            if (reach[a] != 0) continue;
+                                            if (d[a] > 0.5 * span[a]) d[a] -= span[a], img[a] -= span[a];
+                                            else if (d[a] < -0.5 * span[a]) d[a] += span[a], img[a] += span[a];
                                         }
-                                        d2 += d[a] * d[a];
-                                        shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - img;
-                                    }
+                                    double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
                                     if (d2 >= cutoff2) continue;
+                                    double shift[3];
+                                    for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - img[a];
                                     if ((status = visit(context, atom_at[p], atom_at[q], d, d2, shift))) break;
                                 }
                             }
