@@ -245,13 +245,16 @@ static double largest_move(const double *d, Py_ssize_t atoms) {
 static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double stagger, double tolerance,
                            Py_ssize_t iterations, double *energy_out) {
     Py_ssize_t size = 3 * self->atoms;
-    double *memory = malloc(((size_t)(2 * HISTORY + 4) * (size_t)size + 1) * sizeof(double));
+    double *memory = malloc(((size_t)(2 * HISTORY + 5) * (size_t)size + 1) * sizeof(double));
     if (!memory) {
         PyErr_NoMemory();
         return -1;
     }
     double *s = memory, *y = s + HISTORY * size, *g = y + HISTORY * size, *d = g + size, *trial = d + size, *trial_g = trial + size;
-    double rho[HISTORY], alpha[HISTORY];
+    double *result = x; /* the caller's: the minimiser works in its own buffers, swapped as it goes */
+    x = trial_g + size;
+    memcpy(x, result, (size_t)size * sizeof(double));
+    double rho[HISTORY], yy[HISTORY], alpha[HISTORY];
     int stored = 0, newest = -1;
     Py_ssize_t done = 0;
 
@@ -259,22 +262,46 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
     double energy = evaluate(self, x, g, stagger);
     double threshold = tolerance * tolerance * (double)size;
     while (done < iterations && dot(g, g, size) > threshold) {
-        /* Direction: -H g by the two-loop recursion; steepest descent while there is no history. */
-        for (Py_ssize_t k = 0; k < size; k++) d[k] = -g[k];
+        /* Direction: -H g by the two-loop recursion (steepest descent while there is no history), each
+         * pass over the vectors also taking the dot product the next one needs. */
+        int order[HISTORY]; /* newest first */
+        for (int h = 0; h < stored; h++) order[h] = (newest - h + HISTORY) % HISTORY;
+        double acc = 0.0;
+        const double *ahead = stored ? s + order[0] * size : NULL;
+        for (Py_ssize_t k = 0; k < size; k++) {
+            d[k] = -g[k];
+            if (ahead) acc += ahead[k] * d[k];
+        }
         for (int h = 0; h < stored; h++) {
-            int at = (newest - h + HISTORY) % HISTORY;
-            alpha[at] = rho[at] * dot(s + at * size, d, size);
-            for (Py_ssize_t k = 0; k < size; k++) d[k] -= alpha[at] * y[at * size + k];
+            int at = order[h];
+            alpha[at] = rho[at] * acc;
+            const double *ya = y + at * size;
+            ahead = h + 1 < stored ? s + order[h + 1] * size : NULL;
+            acc = 0.0;
+            for (Py_ssize_t k = 0; k < size; k++) {
+                d[k] -= alpha[at] * ya[k];
+                if (ahead) acc += ahead[k] * d[k];
+            }
         }
         double step;
         if (stored > 0) {
-            double *yn = y + newest * size;
-            double gamma = dot(s + newest * size, yn, size) / dot(yn, yn, size);
-            for (Py_ssize_t k = 0; k < size; k++) d[k] *= gamma;
+            double gamma = 1.0 / (rho[newest] * yy[newest]); /* s·y / y·y of the newest pair */
+            ahead = y + order[stored - 1] * size;
+            acc = 0.0;
+            for (Py_ssize_t k = 0; k < size; k++) {
+                d[k] *= gamma;
+                acc += ahead[k] * d[k];
+            }
             for (int h = stored - 1; h >= 0; h--) {
-                int at = (newest - h + HISTORY) % HISTORY;
-                double beta = rho[at] * dot(y + at * size, d, size);
-                for (Py_ssize_t k = 0; k < size; k++) d[k] += (alpha[at] - beta) * s[at * size + k];
+                int at = order[h];
+                double coefficient = alpha[at] - rho[at] * acc;
+                const double *sa = s + at * size;
+                ahead = h > 0 ? y + order[h - 1] * size : NULL;
+                acc = 0.0;
+                for (Py_ssize_t k = 0; k < size; k++) {
+                    d[k] += coefficient * sa[k];
+                    if (ahead) acc += ahead[k] * d[k];
+                }
             }
             step = 1.0;
         } else {
@@ -307,24 +334,28 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
 
         /* History: s = x_new - x, y = g_new - g. */
         int next = (newest + 1) % HISTORY;
-        double *sn = s + next * size, *yn = y + next * size;
+        double *sn = s + next * size, *yn = y + next * size, sy = 0.0, y2 = 0.0;
         for (Py_ssize_t k = 0; k < size; k++) {
             sn[k] = trial[k] - x[k];
             yn[k] = trial_g[k] - g[k];
+            sy += sn[k] * yn[k];
+            y2 += yn[k] * yn[k];
         }
-        double sy = dot(sn, yn, size);
         if (sy > 1e-12) {
             rho[next] = 1.0 / sy;
+            yy[next] = y2;
             newest = next;
             if (stored < HISTORY) stored++;
         } else if (stored == HISTORY) {
             stored--; /* the pair just overwritten in `next` was the oldest kept: it is gone */
         }
-        memcpy(x, trial, (size_t)size * sizeof(double));
-        memcpy(g, trial_g, (size_t)size * sizeof(double));
+        double *swap = x;
+        x = trial, trial = swap;
+        swap = g, g = trial_g, trial_g = swap;
         energy = trial_energy;
         done++;
     }
+    memcpy(result, x, (size_t)size * sizeof(double));
     free(memory);
     *energy_out = energy;
     return done;
