@@ -7,6 +7,6 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(f"polyforge_engine.build.{name}", [f"polyforge_engine/build/{name}.c"], extra_compile_args=["-O3"])
-        for name in ("_relax", "_candidates", "_contacts")
+        for name in ("_relax", "_growth", "_contacts")
     ]
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build import _candidates
+from polyforge_engine.build import _growth
 from polyforge_engine.build.cell_grid import CellGrid
 
 
@@ -77,7 +77,7 @@ def test_candidate_checks_agree_with_every_pair(periodic_z: bool, box: list[floa
     reach = float(np.linalg.norm(candidates - centres[:, None, None, :], axis=3).max()) + limits[0] + limits[2]
     found = np.ones((groups, options), dtype=bool)
     found[0, :5] = False  # rejected before (walls): stays rejected
-    _candidates.acceptable(
+    _growth.acceptable(
         found, candidates, centres, reach, molecules, checked, ahead_from, limits[2], base, keys, size, limits[0], limits[1],
         grid.table, grid.positions, grid.molecule, tuple(grid.shape.tolist()), tuple(grid.box.tolist()), periodic_z,
     )
@@ -101,11 +101,16 @@ def test_removal_in_any_order_keeps_table_counts_and_crowding_true(periodic_z: b
     assert (grid.count[cells] == np.bincount(grid.cell_of[kept], minlength=len(cells))).all()
     for atom in kept:  # every stored atom can be found in its slot
         assert grid.table[grid.cell_of[atom], grid.slot_of[atom]] == atom
-    # Crowding: atoms in the 27 cells around a point, counted by brute force.
+    # Crowding: atoms in the cells one step or less away along every axis from a point's cell
+    # (periodic, or up to the walls), counted by brute force.
     points = rng.uniform([0, 0, 0], grid.box, size=(40, 3))
-    neighbours = grid.neighbour_cells(grid._cells(grid.wrap(points)))
-    expected = [int(np.isin(grid.cell_of[kept], row).sum()) for row in neighbours]
-    assert grid.crowding(points).tolist() == expected
+    atom_cells = np.floor(grid.wrap(positions[kept]) / grid.side).astype(int)
+    for point, count in zip(points, grid.crowding(points).tolist(), strict=True):
+        steps = atom_cells - np.floor(grid.wrap(point[None]) / grid.side).astype(int)
+        steps[:, :2] = (steps[:, :2] + 1) % grid.shape[:2] - 1  # periodic in x and y
+        if periodic_z:
+            steps[:, 2] = (steps[:, 2] + 1) % grid.shape[2] - 1
+        assert count == int((np.abs(steps) <= 1).all(axis=1).sum())
     # Putting atoms back after removal reuses the freed slots without losing anyone.
     grid.insert(removed, positions[removed], 99)
     assert stored(grid) == set(range(len(positions)))

@@ -1,16 +1,17 @@
 """A periodic cell list for building: atoms are binned into cells at least as wide as the longest
 distance we test, so finding an atom's neighbours costs the same whatever the system size.
 
-Storage is a padded table (cell -> slots of atom indices) so inserting and querying are numpy
-operations. Removing an atom moves the last atom of its cell into its slot, which keeps every cell's
-occupied slots contiguous. With walls, z is not periodic.
+Storage is a padded table (cell -> slots of atom indices) so inserting is a numpy operation and the
+compiled loops of growth (_growth.c) can read it directly. Removing an atom moves the last atom of its
+cell into its slot, which keeps every cell's occupied slots contiguous. Each cell also counts the
+atoms in the 27 cells around it (crowding). With walls, z is not periodic.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-AROUND_CHUNK = 65_536  # cells whose neighbourhood counts are updated in one go
+from polyforge_engine.build import _growth
 
 
 def _add_to(counts: np.ndarray, cells: np.ndarray, amount: int) -> None:
@@ -35,7 +36,6 @@ class CellGrid:
         self.molecule = np.full(capacity, -1, dtype=np.int32)
         self.cell_of = np.zeros(capacity, dtype=np.int64)
         self.slot_of = np.zeros(capacity, dtype=np.int64)
-        self._offsets = np.stack(np.meshgrid(*([np.arange(-1, 2)] * 3), indexing="ij"), axis=-1).reshape(-1, 3)
 
     def wrap(self, positions: np.ndarray) -> np.ndarray:
         wrapped = positions - np.floor(positions / self.box) * self.box
@@ -76,9 +76,7 @@ class CellGrid:
         self.slot_of[atoms[order]] = slot
 
     def _add_around(self, cells: np.ndarray, sign: int) -> None:
-        # In chunks, so filling a grid with a million atoms at once does not take gigabytes.
-        for start in range(0, len(cells), AROUND_CHUNK):
-            _add_to(self.around, self.neighbour_cells(cells[start : start + AROUND_CHUNK]).ravel(), sign)
+        _growth.add_around(self.around, np.ascontiguousarray(cells, dtype=np.int64), tuple(self.shape.tolist()), bool(self.periodic[2]), sign)
 
     def remove(self, atoms: np.ndarray) -> None:
         """Take atoms out: each cell's last atom moves into the freed slot."""
@@ -97,20 +95,3 @@ class CellGrid:
     def crowding(self, points: np.ndarray) -> np.ndarray:
         """Atoms stored in the 27 cells around each point."""
         return self.around[self._cells(self.wrap(points))]
-
-    def neighbour_cells(self, cells: np.ndarray) -> np.ndarray:
-        """For each given cell, its 27 neighbouring cells (the empty cell beyond a wall): (len, 27)."""
-        _, ny, nz = self.shape
-        coords = np.stack([cells // (ny * nz), (cells // nz) % ny, cells % nz], axis=1)
-        shifted = coords[:, None, :] + self._offsets[None, :, :]
-        outside = None
-        if self.periodic.all():
-            shifted %= self.shape
-        else:
-            shifted[..., :2] %= self.shape[:2]
-            outside = (shifted[..., 2] < 0) | (shifted[..., 2] >= nz)
-            shifted[..., 2] = np.clip(shifted[..., 2], 0, nz - 1)
-        flat = (shifted[..., 0] * ny + shifted[..., 1]) * nz + shifted[..., 2]
-        if outside is not None:
-            flat[outside] = self.empty_cell
-        return flat

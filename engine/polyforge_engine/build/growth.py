@@ -9,7 +9,7 @@ bond (`_junction_lengths`), oriented so its own proxy points back to the parent,
 new bond by one of TORSIONS torsions every 30° (counted from an atom already in place, with a little
 jitter, so staggered and planar arrangements are among them); each unit also picks one of its
 distinct conformers. Candidates are checked against the atoms already placed nearby (cell list,
-minimum image; compiled, `_candidates.c`): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
+minimum image; compiled, `_growth.c`): atoms of other molecules must stay `inter` Å away, atoms of the same molecule more
 than three bonds apart `intra` Å, and with walls every atom inside 0 < z < C. The proxies of the
 unit's own children are checked too, standing for the atoms that will sit there (look-ahead), with
 AHEAD_ROOM Å more than the limits, for the hydrogens and side groups those atoms will carry. Among
@@ -33,7 +33,7 @@ from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 from rdkit.ForceField.rdForceField import MMFFMolProperties
 
-from polyforge_engine.build import _candidates
+from polyforge_engine.build import _growth
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
 from polyforge_engine.build.templates import UnitTemplate
@@ -462,7 +462,7 @@ class SystemGrower:
         # Atoms farther than this from the centre can clash with no point (look-ahead points reach further).
         reach = radius + self.inter + (AHEAD_ROOM if ahead_from < checked.shape[1] else 0.0)
         grid = self.grid
-        _candidates.acceptable(
+        _growth.acceptable(
             acceptable, np.ascontiguousarray(candidates, dtype=float), np.ascontiguousarray(centres, dtype=float), reach,
             np.ascontiguousarray(molecules, dtype=np.int64), np.ascontiguousarray(checked, dtype=np.int64), ahead_from, AHEAD_ROOM,
             self._base, kind.close_pairs, kind.atom_count, self.inter, self.intra,
@@ -593,25 +593,11 @@ class SystemGrower:
         another: rows of `atoms` (g, a) whose unit comes too close to another row's unit that belongs
         to an earlier molecule (the earlier one keeps its place)."""
         clashing = np.zeros(len(atoms), dtype=bool)
-        # Cheap first look: units whose spheres (centroid, farthest atom) stay `inter` apart cannot clash.
-        xyz = self.positions[atoms]
-        centroids = xyz.mean(axis=1)
-        reach = 2 * float(np.sqrt(((xyz - centroids[:, None]) ** 2).sum(axis=2).max())) + self.inter
-        apart = self.grid.minimum_image(centroids[:, None, :] - centroids[None, :, :])
-        if ((apart * apart).sum(axis=2) < reach**2).sum() == len(atoms):  # only each unit with itself
-            return clashing
-        flat = atoms.ravel()
-        row = np.repeat(np.arange(len(atoms)), atoms.shape[1])
-        is_new = np.full(len(self.grid.molecule), -1)
-        is_new[flat] = row
-        others = self.grid.table[self.grid.neighbour_cells(self.grid.cell_of[flat])].reshape(len(flat), -1)
-        mine, slot = np.nonzero(others >= 0)
-        other = others[mine, slot]
-        earlier = (is_new[other] >= 0) & (self.grid.molecule[other] < self.grid.molecule[flat[mine]])
-        mine, other = mine[earlier], other[earlier]
-        delta = self.grid.minimum_image(self.grid.positions[other] - self.grid.positions[flat[mine]])
-        close = (delta * delta).sum(axis=1) < self.inter**2
-        clashing[row[mine[close]]] = True
+        grid = self.grid
+        _growth.clashing_newcomers(
+            clashing, np.ascontiguousarray(atoms, dtype=np.int64), grid.table, grid.positions, grid.molecule, grid.cell_of,
+            tuple(grid.shape.tolist()), tuple(grid.box.tolist()), bool(grid.periodic[2]), self.inter,
+        )
         return clashing
 
     def _grow_step(self, kind_index: int, chains: np.ndarray) -> None:

@@ -1,14 +1,19 @@
-/* Which candidate placements of a unit keep every distance limit: the inner loop of chain growth
- * (growth.py, SystemGrower._assess), compiled. For each group (one chain's next unit) the atoms
- * already placed near its centre are gathered once from the cell list, each paired with the limit it
- * keeps from each point of the unit; then every candidate is compared point by point and given up at
- * its first clash. NumPy, which computed every distance of every candidate before looking at any,
- * spent about half of a build's growth there.
+/* The inner loops of chain growth (growth.py), compiled, over the cell list of cell_grid.py (a table of
+ * cell -> atoms, each cell's atoms in its first slots, -1 after them; the last row, always empty,
+ * stands for "beyond a wall").
  *
+ * acceptable: which candidate placements of a unit keep every distance limit (SystemGrower._assess).
+ * For each group (one chain's next unit) the atoms already placed near its centre are gathered once
+ * from the cell list, each paired with the limit it keeps from each point of the unit; then every
+ * candidate is compared point by point and given up at its first clash. NumPy, which computed every
+ * distance of every candidate before looking at any, spent about half of a build's growth there.
  * Limits: an atom of another molecule `inter` Å; one of the same molecule `intra` Å, or none when it
  * is within three bonds of the atom the point stands for (the kind's sorted keys i * atoms + j, i < j);
  * look-ahead points (from `ahead_from` on) keep `ahead_room` more. x and y are periodic, z too unless
- * the cell has walls (minimum image); a distance exactly at the limit keeps it. */
+ * the cell has walls (minimum image); a distance exactly at the limit keeps it.
+ *
+ * add_around and clashing_newcomers: the crowding counts kept as atoms come and go, and the clashes
+ * between units placed in the same step (CellGrid._add_around, SystemGrower._clashing_newcomers). */
 
 #include "buffers.h"
 #include "cells.h"
@@ -185,17 +190,139 @@ done:
     return result;
 }
 
+/* The 27 cells around cell `c` (with repeats where an axis has fewer than three cells, and the empty
+ * row for cells beyond a wall), as cell_grid.py counts crowding. */
+static void neighbour_cells(int64_t c, const long long shape[3], int periodic_z, int64_t empty, int64_t out[27]) {
+    int64_t ci[3] = {c / (shape[1] * shape[2]), (c / shape[2]) % shape[1], c % shape[2]};
+    int n = 0;
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dz = -1; dz <= 1; dz++) {
+                int64_t x = ((ci[0] + dx) % shape[0] + shape[0]) % shape[0], y = ((ci[1] + dy) % shape[1] + shape[1]) % shape[1];
+                int64_t z = ci[2] + dz;
+                if (periodic_z) z = (z % shape[2] + shape[2]) % shape[2];
+                out[n++] = (!periodic_z && (z < 0 || z >= shape[2])) ? empty : (x * shape[1] + y) * shape[2] + z;
+            }
+}
+
+/* add_around: the crowding counts (atoms in the 27 cells around each cell) as atoms come and go. */
+static PyObject *add_around(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *around_o, *cells_o;
+    long long shape[3];
+    int periodic_z, amount;
+    if (!PyArg_ParseTuple(args, "OO(LLL)pi", &around_o, &cells_o, &shape[0], &shape[1], &shape[2], &periodic_z, &amount)) return NULL;
+    Buffer around = {0}, cells = {0};
+    PyObject *result = NULL;
+    if (open_buffer(around_o, "around", "i", 4, 1, 1, &around) == 0 && open_buffer(cells_o, "cells", "ql", 8, 1, 0, &cells) == 0) {
+        int64_t empty = shape[0] * shape[1] * shape[2], neighbours[27];
+        int32_t *counts = around.view.buf;
+        const int64_t *cell = cells.view.buf;
+        if (around.view.shape[0] != empty + 1) {
+            PyErr_SetString(PyExc_ValueError, "around: one count per cell and one for the empty row");
+        } else {
+            for (Py_ssize_t i = 0; i < cells.view.shape[0]; i++) {
+                neighbour_cells(cell[i], shape, periodic_z, empty, neighbours);
+                for (int k = 0; k < 27; k++) counts[neighbours[k]] += amount;
+            }
+            result = Py_NewRef(Py_None);
+        }
+    }
+    close_buffer(&around), close_buffer(&cells);
+    return result;
+}
+
+static int compare_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* clashing_newcomers: units placed in one step were each checked against what was there before, not
+ * against one another; marks the rows of `atoms` (units, atoms per unit; all stored) whose unit comes
+ * closer than `inter` to another row's unit of an earlier molecule (the earlier one keeps its place). */
+static PyObject *clashing_newcomers(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *out_o, *atoms_o, *table_o, *positions_o, *molecule_o, *cell_of_o;
+    long long shape[3];
+    double box[3], inter;
+    int periodic_z;
+    if (!PyArg_ParseTuple(args, "OOOOOO(LLL)(ddd)pd", &out_o, &atoms_o, &table_o, &positions_o, &molecule_o, &cell_of_o, &shape[0],
+                          &shape[1], &shape[2], &box[0], &box[1], &box[2], &periodic_z, &inter))
+        return NULL;
+    Buffer out = {0}, atoms = {0}, table = {0}, positions = {0}, molecule = {0}, cell_of = {0};
+    int64_t *sorted = NULL;
+    PyObject *result = NULL;
+    if (open_buffer(out_o, "out", "?", 1, 1, 1, &out) < 0 || open_buffer(atoms_o, "atoms", "ql", 8, 2, 0, &atoms) < 0 ||
+        open_buffer(table_o, "table", "i", 4, 2, 0, &table) < 0 || open_buffer(positions_o, "positions", "d", 8, 2, 0, &positions) < 0 ||
+        open_buffer(molecule_o, "molecule", "i", 4, 1, 0, &molecule) < 0 || open_buffer(cell_of_o, "cell_of", "ql", 8, 1, 0, &cell_of) < 0)
+        goto done;
+    Py_ssize_t rows = atoms.view.shape[0], per_row = atoms.view.shape[1], count = rows * per_row, slots = table.view.shape[1];
+    int64_t empty = shape[0] * shape[1] * shape[2];
+    if (out.view.shape[0] != rows || table.view.shape[0] != empty + 1) {
+        PyErr_SetString(PyExc_ValueError, "clashing_newcomers: array shapes do not agree");
+        goto done;
+    }
+    const int64_t *new_atoms = atoms.view.buf, *cell = cell_of.view.buf;
+    const int32_t *rows_of_cells = table.view.buf, *owner = molecule.view.buf;
+    const double *xyz = positions.view.buf;
+    char *clashing = out.view.buf;
+    if (!(sorted = malloc((size_t)(count > 0 ? count : 1) * sizeof(int64_t)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(sorted, new_atoms, (size_t)count * sizeof(int64_t));
+    qsort(sorted, (size_t)count, sizeof(int64_t), compare_int64);
+    int periodic[3] = {1, 1, periodic_z};
+    double inter2 = inter * inter;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        clashing[r] = 0;
+        for (Py_ssize_t a = 0; a < per_row && !clashing[r]; a++) {
+            int64_t mine = new_atoms[r * per_row + a], neighbours[27];
+            neighbour_cells(cell[mine], shape, periodic_z, empty, neighbours);
+            for (int k = 0; k < 27 && !clashing[r]; k++) {
+                const int32_t *stored = rows_of_cells + neighbours[k] * slots;
+                for (Py_ssize_t s = 0; s < slots && stored[s] >= 0; s++) {
+                    int32_t other = stored[s];
+                    if (owner[other] >= owner[mine] || !sorted_contains(sorted, count, other)) continue;
+                    double d2 = 0.0;
+                    for (int c = 0; c < 3; c++) {
+                        double d = xyz[3 * other + c] - xyz[3 * mine + c];
+                        if (periodic[c]) d -= box[c] * nearbyint(d / box[c]);
+                        d2 += d * d;
+                    }
+                    if (d2 < inter2) {
+                        clashing[r] = 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    free(sorted);
+    close_buffer(&out), close_buffer(&atoms), close_buffer(&table), close_buffer(&positions), close_buffer(&molecule);
+    close_buffer(&cell_of);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"acceptable", (PyCFunction)(void (*)(void))acceptable, METH_VARARGS | METH_KEYWORDS,
      "acceptable(out, candidates, centres, reach, molecules, checked, ahead_from, ahead_room, molecule_base, close_pairs, "
      "atom_count, inter, intra, table, positions, molecule_of, shape, box, periodic_z): clears out[g, m] (bool, groups x "
      "options) for every candidate (groups, options, points, 3) that comes closer than its limit to an atom stored in the "
-     "cell list (table, positions, molecule_of of growth.CellGrid) within `reach` of its group's centre."},
+     "cell list (table, positions, molecule_of of cell_grid.CellGrid) within `reach` of its group's centre."},
+    {"add_around", add_around, METH_VARARGS,
+     "add_around(around, cells, shape, periodic_z, amount): adds `amount` to the count of each of the 27 cells around each "
+     "given cell (repeats counted)."},
+    {"clashing_newcomers", clashing_newcomers, METH_VARARGS,
+     "clashing_newcomers(out, atoms, table, positions, molecule, cell_of, shape, box, periodic_z, inter): out[r] (bool) "
+     "whether row r of atoms (units placed in one step, all stored) comes closer than inter to a unit of an earlier "
+     "molecule among them."},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._candidates",
-                                    "Compiled distance checks of candidate placements in chain growth (see _candidates.c).", -1,
-                                    methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._growth",
+                                    "Compiled inner loops of chain growth (see _growth.c).", -1, methods};
 
-PyMODINIT_FUNC PyInit__candidates(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__growth(void) { return PyModule_Create(&module); }
