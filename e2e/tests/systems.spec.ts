@@ -3,8 +3,9 @@ import { artifact, signUp } from "../support/auth";
 
 const SYSTEM_NAME = "E2E PE melt";
 
-/** A tiny system through the polymer builder's six steps: three chains of four ethylene units in
- * a 25 Å cube, a short minimisation and a few thousand MD steps. */
+/** A small melt through the polymer builder's six steps: 25 chains of four ethylene units in a 21 Å
+ * cube (0.51 g/cm³, so the engine grows it with softer limits and relaxes it to the full ones; the
+ * smallest cell the 10 Å MD cutoff allows), a short minimisation and a few thousand MD steps. */
 async function buildTinySystem(page: Page) {
   const next = () => page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
@@ -29,16 +30,16 @@ async function buildTinySystem(page: Page) {
   await next();
 
   await page.getByText("Cell sides", { exact: true }).click();
-  for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("25");
+  for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("21");
   await page.getByRole("button", { name: "Add PE", exact: true }).click();
-  await page.getByLabel("Occurrence PE").fill("3");
+  await page.getByLabel("Occurrence PE").fill("25");
   await page.getByRole("button", { name: "Save system setup" }).click();
   await expect(page.getByText("Your system setup was updated")).toBeVisible();
   await next();
 
   await page.getByLabel("Random seed").fill("11");
   await page.getByLabel("Minimization steps").fill("50");
-  await page.getByLabel("Dynamics steps").fill("20000");
+  await page.getByLabel("Dynamics steps").fill("5000");
   await page.getByRole("button", { name: "Save simulation protocol" }).click();
   await expect(page.getByRole("complementary", { name: "Saved simulation protocol" })).toBeVisible();
   await next();
@@ -93,7 +94,7 @@ test("a user processes a system from the catalogue, watches its status, views an
   await expect(viewers).toHaveCount(2);
   await expect(viewers.first().locator("canvas")).toBeVisible();
   await expect(viewers.nth(1).locator("canvas")).toBeVisible();
-  await expect(page.getByText("78 atoms").first()).toBeVisible();
+  await expect(page.getByText("650 atoms").first()).toBeVisible();
   await expect(page.getByTestId("energy-plot")).toHaveCount(3);
   await expect(page.getByTestId("energy-plot").first().locator("canvas")).toBeVisible();
   await page.screenshot({ path: artifact("systems-detail"), fullPage: true });
