@@ -41,9 +41,6 @@ class CellGrid:
         wrapped = positions - np.floor(positions / self.box) * self.box
         return np.where(self.periodic, wrapped, positions)
 
-    def minimum_image(self, delta: np.ndarray) -> np.ndarray:
-        return np.where(self.periodic, delta - np.round(delta / self.box) * self.box, delta)
-
     def _cells(self, wrapped: np.ndarray) -> np.ndarray:
         coords = np.clip(np.floor(wrapped / self.side).astype(np.int64), 0, self.shape - 1)
         return (coords[:, 0] * self.shape[1] + coords[:, 1]) * self.shape[2] + coords[:, 2]
