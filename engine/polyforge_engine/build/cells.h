@@ -37,10 +37,14 @@ static inline int for_each_close_pair(const double *x, int64_t n, const double b
         low[2] = n > 0 ? zmin : 0.0;
         span[2] = n > 0 ? zmax - zmin + 1e-9 : 1.0;
     }
+    /* Cells at least the cutoff wide, and in dilute systems about one atom per cell: a cell per
+     * cutoff-wide cube of a large, sparse cell would cost more memory and visits than the atoms. */
+    double width = cbrt(span[0] * span[1] * span[2] / (double)(n > 0 ? n : 1));
+    if (width < cutoff) width = cutoff;
     int64_t cells[3];
     int reach[3]; /* neighbouring cells compared on each side */
     for (int a = 0; a < 3; a++) {
-        int64_t whole = (int64_t)floor(span[a] / cutoff);
+        int64_t whole = (int64_t)floor(span[a] / width);
         if (whole > 1024) whole = 1024;
         if (!periodic[a] || whole >= 3) {
             cells[a] = whole < 1 ? 1 : whole, reach[a] = 1;
