@@ -37,7 +37,7 @@ typedef struct {
     /* repulsion */
     int32_t *molecule;
     int64_t *excluded_start; /* (atoms + 1): partners j > i of atom i within three bonds, sorted */
-    int32_t *excluded;
+    int64_t *excluded;
     double inter, intra, push;
     /* walls */
     double wall_k, wall_low, wall_high;
@@ -77,17 +77,9 @@ static int add_near(Relaxer *self, int32_t i, int32_t j, const double shift[3]) 
 /* Whether atoms i and j (same molecule) are within three bonds: the larger among the smaller's
  * partners (sorted). */
 static int is_excluded(const Relaxer *self, int32_t i, int32_t j) {
-    if (j < i) {
-        int32_t t = i;
-        i = j, j = t;
-    }
-    const int32_t *partners = self->excluded + self->excluded_start[i];
-    int64_t lo = 0, count = self->excluded_start[i + 1] - self->excluded_start[i], hi = count;
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (partners[mid] < j) lo = mid + 1; else hi = mid;
-    }
-    return lo < count && partners[lo] == j;
+    int32_t low = i < j ? i : j, high = i < j ? j : i;
+    int64_t start = self->excluded_start[low];
+    return sorted_contains(self->excluded + start, self->excluded_start[low + 1] - start, high);
 }
 
 static int list_pair(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]) {
@@ -411,7 +403,7 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     if (copy_buffer(torsion_k, "torsion_k", "d", 8, self->torsion_count, (void **)&self->torsion_k, NULL) < 0) return -1;
     if (copy_buffer(excluded_start, "excluded_start", "ql", 8, atoms + 1, (void **)&self->excluded_start, &starts) < 0) return -1;
     Py_ssize_t excluded_count;
-    if (copy_buffer(excluded, "excluded", "i", 4, -1, (void **)&self->excluded, &excluded_count) < 0) return -1;
+    if (copy_buffer(excluded, "excluded", "ql", 8, -1, (void **)&self->excluded, &excluded_count) < 0) return -1;
     if (self->excluded_start[atoms] != excluded_count) {
         PyErr_SetString(PyExc_ValueError, "excluded_start must end at len(excluded)");
         return -1;

@@ -118,7 +118,7 @@ def _exclusions(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecu
     partners = [per_kind[k][0] + int(molecule_offsets[m]) for m, k in enumerate(molecule_kinds)]
     counts = [per_kind[k][1] for k in molecule_kinds]
     start = np.concatenate([[0], np.cumsum(np.concatenate(counts))]).astype(np.int64)
-    return start, np.concatenate(partners).astype(np.int32)
+    return start, np.concatenate(partners).astype(np.int64)
 
 
 def relaxer(
