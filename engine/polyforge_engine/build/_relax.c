@@ -374,6 +374,18 @@ static void Relaxer_dealloc(Relaxer *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* A copy of an int64 array of rows `width` long (pairs, torsions): its rows counted in `rows`. */
+static int copy_rows(PyObject *object, const char *name, Py_ssize_t width, int64_t **out, Py_ssize_t *rows) {
+    Py_ssize_t values;
+    if (copy_buffer(object, name, "ql", 8, -1, (void **)out, &values) < 0) return -1;
+    if (values % width) {
+        PyErr_Format(PyExc_ValueError, "%s: expected (n, %zd)", name, width);
+        return -1;
+    }
+    *rows = values / width;
+    return 0;
+}
+
 static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"pairs", "lengths", "pair_k", "torsions", "torsion_k", "molecule", "excluded_start", "excluded",
                                "inter", "intra", "push", "wall_k", "wall_low", "wall_high", "skin", NULL};
@@ -383,23 +395,13 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
                                      &self->wall_k, &self->wall_low, &self->wall_high, &self->skin))
         return -1;
     release(self); /* __init__ called again */
-    Py_ssize_t pair_values, torsion_values, atoms, starts;
+    Py_ssize_t atoms, starts;
     if (copy_buffer(molecule, "molecule", "i", 4, -1, (void **)&self->molecule, &atoms) < 0) return -1;
     self->atoms = atoms;
-    if (copy_buffer(pairs, "pairs", "ql", 8, -1, (void **)&self->pairs, &pair_values) < 0) return -1;
-    if (pair_values % 2) {
-        PyErr_SetString(PyExc_ValueError, "pairs: expected (n, 2)");
-        return -1;
-    }
-    self->pair_count = pair_values / 2;
+    if (copy_rows(pairs, "pairs", 2, &self->pairs, &self->pair_count) < 0) return -1;
     if (copy_buffer(lengths, "lengths", "d", 8, self->pair_count, (void **)&self->lengths, NULL) < 0) return -1;
     if (copy_buffer(pair_k, "pair_k", "d", 8, self->pair_count, (void **)&self->pair_k, NULL) < 0) return -1;
-    if (copy_buffer(torsions, "torsions", "ql", 8, -1, (void **)&self->torsions, &torsion_values) < 0) return -1;
-    if (torsion_values % 4) {
-        PyErr_SetString(PyExc_ValueError, "torsions: expected (n, 4)");
-        return -1;
-    }
-    self->torsion_count = torsion_values / 4;
+    if (copy_rows(torsions, "torsions", 4, &self->torsions, &self->torsion_count) < 0) return -1;
     if (copy_buffer(torsion_k, "torsion_k", "d", 8, self->torsion_count, (void **)&self->torsion_k, NULL) < 0) return -1;
     if (copy_buffer(excluded_start, "excluded_start", "ql", 8, atoms + 1, (void **)&self->excluded_start, &starts) < 0) return -1;
     Py_ssize_t excluded_count;
