@@ -49,8 +49,12 @@ def brute_force_acceptable(
     return result
 
 
-# A cell list with room for the block around a centre, and one so small the block wraps onto itself.
-@pytest.mark.parametrize(("periodic_z", "box"), [(True, [17.0, 14.5, 12.0]), (False, [17.0, 14.5, 12.0]), (True, [6.0, 6.5, 7.0])])
+# Cells wide enough for the compiled check's local grid around each centre (periodic, and with walls),
+# one where z is not (the minimum image pair by pair), and one so small the block of cells wraps.
+@pytest.mark.parametrize(
+    ("periodic_z", "box"),
+    [(True, [20.0, 18.0, 16.0]), (False, [17.0, 14.5, 12.0]), (True, [17.0, 14.5, 12.0]), (True, [6.0, 6.5, 7.0])],
+)
 def test_candidate_checks_agree_with_every_pair(periodic_z: bool, box: list[float]) -> None:
     rng = np.random.default_rng(3)
     # Molecules of 40 atoms, a few atoms of each stored: one per 200 Å³ of the cell, in up to ten molecules.

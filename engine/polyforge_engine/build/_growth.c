@@ -34,6 +34,53 @@ static int cells_along(int64_t at, int64_t reach, int64_t size, int periodic, in
     return count;
 }
 
+/* Per-group scratch of acceptable(): the nearby atoms in local-grid order and their limits. */
+typedef struct {
+    int64_t *cell_of, *start, *fill; /* local cell of each nearby atom; each cell's first atom (+1 end) */
+    double *sorted, *limits;         /* (found, 4) in cell order; (points, found) squared limits */
+    size_t atoms, cells, entries;    /* capacities */
+} Scratch;
+
+static int ensure_scratch(Scratch *scratch, size_t atoms, size_t cells, size_t entries) {
+    if (atoms > scratch->atoms) {
+        free(scratch->cell_of), free(scratch->sorted);
+        scratch->cell_of = malloc(atoms * sizeof(int64_t));
+        scratch->sorted = malloc(atoms * 4 * sizeof(double));
+        scratch->atoms = atoms;
+    }
+    if (cells > scratch->cells) {
+        free(scratch->start), free(scratch->fill);
+        scratch->start = malloc((cells + 1) * sizeof(int64_t));
+        scratch->fill = malloc(cells * sizeof(int64_t));
+        scratch->cells = cells;
+    }
+    if (entries > scratch->entries) {
+        free(scratch->limits);
+        scratch->limits = malloc(entries * sizeof(double));
+        scratch->entries = entries;
+    }
+    if (!scratch->cell_of || !scratch->sorted || !scratch->start || !scratch->fill || !scratch->limits) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void free_scratch(Scratch *scratch) {
+    free(scratch->cell_of), free(scratch->start), free(scratch->fill), free(scratch->sorted), free(scratch->limits);
+}
+
+/* Cell of the local grid (`local` cells a side of `width`, spanning -reach..reach about the centre)
+ * holding a point given relative to the centre; points beyond the grid fall in its edge cells. */
+static int64_t local_cell(const double *relative, double reach, double width, int64_t local) {
+    int64_t index[3];
+    for (int a = 0; a < 3; a++) {
+        int64_t k = (int64_t)floor((relative[a] + reach) / width);
+        index[a] = k < 0 ? 0 : (k >= local ? local - 1 : k);
+    }
+    return (index[0] * local + index[1]) * local + index[2];
+}
+
 static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"out", "candidates", "centres", "reach", "molecules", "checked", "ahead_from", "ahead_room",
                                "molecule_base", "close_pairs", "atom_count", "inter", "intra", "table", "positions",
@@ -50,7 +97,8 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
         return NULL;
     Buffer out = {0}, candidates = {0}, centres = {0}, molecules = {0}, checked = {0}, base = {0}, close = {0}, table = {0},
            positions = {0}, molecule_of = {0};
-    double *near = NULL, *limits = NULL;
+    double *near = NULL;
+    Scratch scratch = {0};
     PyObject *result = NULL;
     if (open_buffer(out_o, "out", "?", 1, 2, 1, &out) < 0 || open_buffer(candidates_o, "candidates", "d", 8, 4, 0, &candidates) < 0 ||
         open_buffer(centres_o, "centres", "d", 8, 2, 0, &centres) < 0 ||
@@ -78,6 +126,7 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
     Py_ssize_t key_count = close.view.shape[0];
     int periodic[3] = {1, 1, periodic_z};
     int small_cell = box[0] < 2 * reach || box[1] < 2 * reach || (periodic_z && box[2] < 2 * reach);
+    double widest = (inter > intra ? inter : intra) + ahead_room; /* the largest limit of any point */
     double side[3], reach2 = reach * reach;
     int64_t span[3], *along[3] = {NULL, NULL, NULL};
     for (int a = 0; a < 3; a++) {
@@ -137,22 +186,34 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
                     }
                 }
         if (found == 0) continue;
-        /* Squared limit of every (point, nearby atom); 0 where they are within three bonds. */
-        double *grown = realloc(limits, (size_t)points * found * sizeof(double));
-        if (!grown) {
-            PyErr_NoMemory();
-            goto free_along;
+        /* The nearby atoms sorted into a local grid around the centre, cells as wide as the largest
+         * limit, so that each point is compared only with the atoms of the 27 cells around it (in a
+         * cell too small for that, every point with every atom, pair by pair through the minimum image). */
+        int64_t local = small_cell ? 1 : (int64_t)floor(2.0 * reach / widest);
+        if (local < 1) local = 1;
+        double width = 2.0 * reach / (double)local;
+        size_t local_cells = (size_t)(local * local * local);
+        if (ensure_scratch(&scratch, found, local_cells, (size_t)points * found) < 0) goto free_along;
+        memset(scratch.start, 0, (local_cells + 1) * sizeof(int64_t));
+        for (size_t n = 0; n < found; n++) {
+            scratch.cell_of[n] = local_cell(near + 4 * n, reach, width, local);
+            scratch.start[scratch.cell_of[n] + 1]++;
         }
-        limits = grown;
+        for (size_t c = 0; c < local_cells; c++) scratch.start[c + 1] += scratch.start[c];
+        memcpy(scratch.fill, scratch.start, local_cells * sizeof(int64_t));
+        for (size_t n = 0; n < found; n++) memcpy(scratch.sorted + 4 * scratch.fill[scratch.cell_of[n]]++, near + 4 * n, 4 * sizeof(double));
+        const double *atoms_near = scratch.sorted;
+        /* Squared limit of every (point, nearby atom); 0 where they are within three bonds. */
+        double *limits = scratch.limits;
         for (Py_ssize_t p = 0; p < points; p++) {
             double extra = p >= ahead_from ? ahead_room : 0.0;
             int64_t own = point_atom[g * points + p];
             for (size_t n = 0; n < found; n++) {
                 double limit;
-                if (near[4 * n + 3] < 0) {
+                if (atoms_near[4 * n + 3] < 0) {
                     limit = inter + extra;
                 } else {
-                    int64_t other = (int64_t)near[4 * n + 3];
+                    int64_t other = (int64_t)atoms_near[4 * n + 3];
                     int64_t key = own < other ? own * atom_count + other : other * atom_count + own;
                     limit = sorted_contains(keys, key_count, key) ? 0.0 : intra + extra;
                 }
@@ -164,18 +225,25 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
             const double *candidate = xyz + ((g * options + m) * points) * 3;
             int clash = 0;
             for (Py_ssize_t p = 0; p < points && !clash; p++) {
-                double x = candidate[3 * p] - centre[0], y = candidate[3 * p + 1] - centre[1], z = candidate[3 * p + 2] - centre[2];
+                double point[3] = {candidate[3 * p] - centre[0], candidate[3 * p + 1] - centre[1], candidate[3 * p + 2] - centre[2]};
                 const double *limit = limits + p * found;
-                for (size_t n = 0; n < found; n++) {
-                    double d[3] = {x - near[4 * n], y - near[4 * n + 1], z - near[4 * n + 2]};
-                    if (small_cell) /* the image nearest the centre need not be the one nearest the point */
-                        for (int a = 0; a < 3; a++)
-                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
-                    if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n]) {
-                        clash = 1;
-                        break;
-                    }
-                }
+                int64_t at = local_cell(point, reach, width, local), ci[3] = {at / (local * local), (at / local) % local, at % local};
+                for (int64_t x = ci[0] - 1; x <= ci[0] + 1 && !clash; x++)
+                    for (int64_t y = ci[1] - 1; y <= ci[1] + 1 && !clash; y++)
+                        for (int64_t z = ci[2] - 1; z <= ci[2] + 1 && !clash; z++) {
+                            if (x < 0 || y < 0 || z < 0 || x >= local || y >= local || z >= local) continue;
+                            int64_t cell = (x * local + y) * local + z;
+                            for (int64_t n = scratch.start[cell]; n < scratch.start[cell + 1]; n++) {
+                                double d[3] = {point[0] - atoms_near[4 * n], point[1] - atoms_near[4 * n + 1], point[2] - atoms_near[4 * n + 2]};
+                                if (small_cell) /* the image nearest the centre need not be the one nearest the point */
+                                    for (int a = 0; a < 3; a++)
+                                        if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
+                                if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n]) {
+                                    clash = 1;
+                                    break;
+                                }
+                            }
+                        }
             }
             if (clash) keep[g * options + m] = 0;
         }
@@ -184,7 +252,8 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
 free_along:
     for (int a = 0; a < 3; a++) free(along[a]);
 done:
-    free(near), free(limits);
+    free(near);
+    free_scratch(&scratch);
     Buffer *all[] = {&out, &candidates, &centres, &molecules, &checked, &base, &close, &table, &positions, &molecule_of};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) close_buffer(all[k]);
     return result;
