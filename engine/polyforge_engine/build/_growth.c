@@ -12,8 +12,9 @@
  * look-ahead points (from `ahead_from` on) keep `ahead_room` more. x and y are periodic, z too unless
  * the cell has walls (minimum image); a distance exactly at the limit keeps it.
  *
- * add_around and clashing_newcomers: the crowding counts kept as atoms come and go, and the clashes
- * between units placed in the same step (CellGrid._add_around, SystemGrower._clashing_newcomers). */
+ * add_around, clashing_newcomers and junction_energy: the crowding counts kept as atoms come and go,
+ * the clashes between units placed in the same step, and MMFF's torsion energy about each candidate's
+ * junction (CellGrid._add_around, SystemGrower._clashing_newcomers and _junction_energy). */
 
 #include "buffers.h"
 #include "cells.h"
@@ -375,6 +376,77 @@ done:
     return result;
 }
 
+#define MOST_PARTNERS 16 /* neighbours of one atom, more than any has */
+
+/* `v` (3) made perpendicular to the unit `axis` and normalised; 0 where it lies along the axis. */
+static void across(const double *v, const double *axis, double *out) {
+    double along = v[0] * axis[0] + v[1] * axis[1] + v[2] * axis[2], length = 0.0;
+    for (int c = 0; c < 3; c++) {
+        out[c] = v[c] - along * axis[c];
+        length += out[c] * out[c];
+    }
+    length = sqrt(length);
+    for (int c = 0; c < 3; c++) out[c] /= length > 1e-9 ? length : 1e-9;
+}
+
+/* junction_energy: MMFF's torsion energy about each candidate's junction bond (SystemGrower._junction_energy). */
+static PyObject *junction_energy(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[8];
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4], &objects[5], &objects[6],
+                          &objects[7]))
+        return NULL;
+    Buffer out = {0}, candidates = {0}, ends = {0}, partners = {0}, anchor = {0}, joint = {0}, direction = {0}, terms = {0};
+    PyObject *result = NULL;
+    if (open_buffer(objects[0], "out", "d", 8, 2, 1, &out) < 0 || open_buffer(objects[1], "candidates", "d", 8, 4, 0, &candidates) < 0 ||
+        open_buffer(objects[2], "ends", "ql", 8, 2, 0, &ends) < 0 || open_buffer(objects[3], "partners", "d", 8, 3, 0, &partners) < 0 ||
+        open_buffer(objects[4], "anchor", "d", 8, 2, 0, &anchor) < 0 || open_buffer(objects[5], "joint", "d", 8, 2, 0, &joint) < 0 ||
+        open_buffer(objects[6], "direction", "d", 8, 2, 0, &direction) < 0 || open_buffer(objects[7], "terms", "d", 8, 4, 0, &terms) < 0)
+        goto done;
+    Py_ssize_t groups = candidates.view.shape[0], options = candidates.view.shape[1], points = candidates.view.shape[2];
+    Py_ssize_t seen = partners.view.shape[1], end_count = ends.view.shape[1];
+    if (out.view.shape[0] != groups || out.view.shape[1] != options || ends.view.shape[0] != groups || partners.view.shape[0] != groups ||
+        terms.view.shape[0] != groups || terms.view.shape[1] != seen || terms.view.shape[2] != end_count || terms.view.shape[3] != 3 ||
+        seen > MOST_PARTNERS) {
+        PyErr_SetString(PyExc_ValueError, "junction_energy: array shapes do not agree (or more partners than an atom has)");
+        goto done;
+    }
+    double *energy = out.view.buf;
+    const double *xyz = candidates.view.buf, *partner_xyz = partners.view.buf, *v = terms.view.buf;
+    const int64_t *end_points = ends.view.buf;
+    for (Py_ssize_t g = 0; g < groups; g++) {
+        const double *axis = (const double *)direction.view.buf + 3 * g, *from = (const double *)anchor.view.buf + 3 * g;
+        const double *to = (const double *)joint.view.buf + 3 * g;
+        double seen_across[MOST_PARTNERS][3]; /* the placed partners of the parent's anchor */
+        for (Py_ssize_t p = 0; p < seen; p++) {
+            double bond[3];
+            for (int c = 0; c < 3; c++) bond[c] = partner_xyz[(g * seen + p) * 3 + c] - from[c];
+            across(bond, axis, seen_across[p]);
+        }
+        for (Py_ssize_t m = 0; m < options; m++) {
+            double sum = 0.0;
+            for (Py_ssize_t e = 0; e < end_count; e++) {
+                const double *point = xyz + ((g * options + m) * points + end_points[g * end_count + e]) * 3;
+                double bond[3], end_across[3];
+                for (int c = 0; c < 3; c++) bond[c] = point[c] - to[c];
+                across(bond, axis, end_across);
+                for (Py_ssize_t p = 0; p < seen; p++) {
+                    const double *t = v + ((g * seen + p) * end_count + e) * 3;
+                    double c = end_across[0] * seen_across[p][0] + end_across[1] * seen_across[p][1] + end_across[2] * seen_across[p][2];
+                    /* MMFF: 1/2 [V1 (1 + cos φ) + V2 (1 - cos 2φ) + V3 (1 + cos 3φ)] */
+                    sum += 0.5 * (t[0] * (1 + c) + t[1] * 2 * (1 - c * c) + t[2] * (1 + c * (4 * c * c - 3)));
+                }
+            }
+            energy[g * options + m] = sum;
+        }
+    }
+    result = Py_NewRef(Py_None);
+done:
+    close_buffer(&out), close_buffer(&candidates), close_buffer(&ends), close_buffer(&partners), close_buffer(&anchor);
+    close_buffer(&joint), close_buffer(&direction), close_buffer(&terms);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"acceptable", (PyCFunction)(void (*)(void))acceptable, METH_VARARGS | METH_KEYWORDS,
      "acceptable(out, candidates, centres, reach, molecules, checked, ahead_from, ahead_room, molecule_base, close_pairs, "
@@ -384,6 +456,11 @@ static PyMethodDef methods[] = {
     {"add_around", add_around, METH_VARARGS,
      "add_around(around, cells, shape, periodic_z, amount): adds `amount` to the count of each of the 27 cells around each "
      "given cell (repeats counted)."},
+    {"junction_energy", junction_energy, METH_VARARGS,
+     "junction_energy(out, candidates, ends, partners, anchor, joint, direction, terms): out[g, m] (float64) the MMFF "
+     "torsion energy (kcal/mol) about the junction of candidate m of group g: the parent's anchor at anchor[g] with its placed "
+     "neighbours partners[g] (p, 3), the unit's anchor at joint[g] along the unit direction[g], its bonded points "
+     "candidates[g, m, ends[g]], terms[g] (p, e, 3) V1, V2, V3 of each dihedral."},
     {"clashing_newcomers", clashing_newcomers, METH_VARARGS,
      "clashing_newcomers(out, atoms, table, positions, molecule, cell_of, shape, box, periodic_z, inter): out[r] (bool) "
      "whether row r of atoms (units placed in one step, all stored) comes closer than inter to a unit of an earlier "

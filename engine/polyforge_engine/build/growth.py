@@ -108,12 +108,6 @@ def _aligning(v: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
-def _across(vectors: np.ndarray, axis: np.ndarray) -> np.ndarray:
-    """`vectors` projected onto the plane across the unit `axis` (broadcast), as unit vectors."""
-    flat = vectors - (vectors * axis).sum(axis=-1, keepdims=True) * axis
-    return flat / np.maximum(np.linalg.norm(flat, axis=-1, keepdims=True), 1e-9)
-
-
 def _random_rotations(rng: np.random.Generator, count: int) -> np.ndarray:
     """(count, 3, 3) uniformly random rotations (from normalised Gaussian quaternions)."""
     q = rng.normal(size=(count, 4))
@@ -479,14 +473,14 @@ class SystemGrower:
         (g, m, points, 3)."""
         if tables.torsion_terms.shape[1] == 0 or tables.torsion_terms.shape[2] == 0:
             return np.zeros(candidates.shape[:2])
-        partners = self.positions[self._base[chains][:, None] + tables.torsion_partners[index]] - anchor[:, None, :]
-        ends = np.take_along_axis(candidates, tables.torsion_ends[index][:, None, :, None], axis=2) - joint[:, None, None, :]
-        partners, ends = _across(partners, direction[:, None, :]), _across(ends, direction[:, None, None, :])
-        cos = np.einsum("gmei,gpi->gmpe", ends, partners)  # cos φ of every dihedral i-j-k-m
-        v1, v2, v3 = (tables.torsion_terms[index][:, None, ..., term] for term in range(3))
-        # MMFF: ½ [V1 (1 + cos φ) + V2 (1 − cos 2φ) + V3 (1 + cos 3φ)]
-        energy = 0.5 * (v1 * (1 + cos) + v2 * 2 * (1 - cos * cos) + v3 * (1 + cos * (4 * cos * cos - 3)))
-        return energy.sum(axis=(2, 3))
+        energy = np.empty(candidates.shape[:2])
+        _growth.junction_energy(
+            energy, np.ascontiguousarray(candidates, dtype=float), np.ascontiguousarray(tables.torsion_ends[index]),
+            np.ascontiguousarray(self.positions[self._base[chains][:, None] + tables.torsion_partners[index]]),
+            np.ascontiguousarray(anchor, dtype=float), np.ascontiguousarray(joint, dtype=float),
+            np.ascontiguousarray(direction, dtype=float), np.ascontiguousarray(tables.torsion_terms[index]),
+        )
+        return energy
 
     def _choose(self, acceptable: np.ndarray, crowding: np.ndarray, energy: np.ndarray) -> np.ndarray:
         """Per row, a random acceptable candidate favouring emptier surroundings and low junction
