@@ -35,18 +35,24 @@ static int cells_along(int64_t at, int64_t reach, int64_t size, int periodic, in
     return count;
 }
 
-/* Per-group scratch of acceptable(): the nearby atoms in local-grid order and their limits. */
+/* Per-group scratch of acceptable(): the nearby atoms in local-grid order, coordinates apart (x, y, z
+ * relative to the centre, single precision, so that the compiler compares several atoms at once; the
+ * building margin covers the rounding), and the squared limit of every (point, atom). */
 typedef struct {
     int64_t *cell_of, *start, *fill; /* local cell of each nearby atom; each cell's first atom (+1 end) */
-    double *sorted, *limits;         /* (found, 4) in cell order; (points, found) squared limits */
+    double *sorted;                  /* (found, 4) in cell order: x, y, z, local atom or -1 */
+    float *x, *y, *z, *limits;       /* (found,) each; (points, found) */
     size_t atoms, cells, entries;    /* capacities */
 } Scratch;
 
 static int ensure_scratch(Scratch *scratch, size_t atoms, size_t cells, size_t entries) {
     if (atoms > scratch->atoms) {
-        free(scratch->cell_of), free(scratch->sorted);
+        free(scratch->cell_of), free(scratch->sorted), free(scratch->x), free(scratch->y), free(scratch->z);
         scratch->cell_of = malloc(atoms * sizeof(int64_t));
         scratch->sorted = malloc(atoms * 4 * sizeof(double));
+        scratch->x = malloc(atoms * sizeof(float));
+        scratch->y = malloc(atoms * sizeof(float));
+        scratch->z = malloc(atoms * sizeof(float));
         scratch->atoms = atoms;
     }
     if (cells > scratch->cells) {
@@ -57,10 +63,11 @@ static int ensure_scratch(Scratch *scratch, size_t atoms, size_t cells, size_t e
     }
     if (entries > scratch->entries) {
         free(scratch->limits);
-        scratch->limits = malloc(entries * sizeof(double));
+        scratch->limits = malloc(entries * sizeof(float));
         scratch->entries = entries;
     }
-    if (!scratch->cell_of || !scratch->sorted || !scratch->start || !scratch->fill || !scratch->limits) {
+    if (!scratch->cell_of || !scratch->sorted || !scratch->x || !scratch->y || !scratch->z || !scratch->start || !scratch->fill ||
+        !scratch->limits) {
         PyErr_NoMemory();
         return -1;
     }
@@ -68,7 +75,19 @@ static int ensure_scratch(Scratch *scratch, size_t atoms, size_t cells, size_t e
 }
 
 static void free_scratch(Scratch *scratch) {
-    free(scratch->cell_of), free(scratch->start), free(scratch->fill), free(scratch->sorted), free(scratch->limits);
+    free(scratch->cell_of), free(scratch->start), free(scratch->fill), free(scratch->sorted);
+    free(scratch->x), free(scratch->y), free(scratch->z), free(scratch->limits);
+}
+
+/* Whether a point (relative to the centre) comes closer than its limit to any of the nearby atoms
+ * from..to: a loop without branches, which the compiler turns into vector instructions. */
+static int clashes_in(const Scratch *scratch, const float *limit, const float point[3], int64_t from, int64_t to) {
+    int hit = 0;
+    for (int64_t n = from; n < to; n++) {
+        float dx = point[0] - scratch->x[n], dy = point[1] - scratch->y[n], dz = point[2] - scratch->z[n];
+        hit |= dx * dx + dy * dy + dz * dz < limit[n];
+    }
+    return hit;
 }
 
 /* Cell of the local grid (`local` cells a side of `width`, spanning -reach..reach about the centre)
@@ -204,8 +223,10 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
         memcpy(scratch.fill, scratch.start, local_cells * sizeof(int64_t));
         for (size_t n = 0; n < found; n++) memcpy(scratch.sorted + 4 * scratch.fill[scratch.cell_of[n]]++, near + 4 * n, 4 * sizeof(double));
         const double *atoms_near = scratch.sorted;
+        for (size_t n = 0; n < found; n++)
+            scratch.x[n] = (float)atoms_near[4 * n], scratch.y[n] = (float)atoms_near[4 * n + 1], scratch.z[n] = (float)atoms_near[4 * n + 2];
         /* Squared limit of every (point, nearby atom); 0 where they are within three bonds. */
-        double *limits = scratch.limits;
+        float *limits = scratch.limits;
         for (Py_ssize_t p = 0; p < points; p++) {
             double extra = p >= ahead_from ? ahead_room : 0.0;
             int64_t own = point_atom[g * points + p];
@@ -218,7 +239,7 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
                     int64_t key = own < other ? own * atom_count + other : other * atom_count + own;
                     limit = sorted_contains(keys, key_count, key) ? 0.0 : intra + extra;
                 }
-                limits[p * found + n] = limit * limit;
+                limits[p * found + n] = (float)(limit * limit);
             }
         }
         for (Py_ssize_t m = 0; m < options; m++) {
@@ -227,24 +248,26 @@ static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) 
             int clash = 0;
             for (Py_ssize_t p = 0; p < points && !clash; p++) {
                 double point[3] = {candidate[3 * p] - centre[0], candidate[3 * p + 1] - centre[1], candidate[3 * p + 2] - centre[2]};
-                const double *limit = limits + p * found;
+                const float *limit = limits + p * found;
+                if (small_cell) { /* the image nearest the centre need not be the one nearest the point */
+                    for (size_t n = 0; n < found && !clash; n++) {
+                        double d[3] = {point[0] - atoms_near[4 * n], point[1] - atoms_near[4 * n + 1], point[2] - atoms_near[4 * n + 2]};
+                        for (int a = 0; a < 3; a++)
+                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
+                        clash = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n];
+                    }
+                    continue;
+                }
+                /* The 27 cells around the point's: nine runs of up to three cells adjacent in z. */
+                float single[3] = {(float)point[0], (float)point[1], (float)point[2]};
                 int64_t at = local_cell(point, reach, width, local), ci[3] = {at / (local * local), (at / local) % local, at % local};
+                int64_t low = ci[2] > 0 ? ci[2] - 1 : 0, high = ci[2] + 1 < local ? ci[2] + 1 : local - 1;
                 for (int64_t x = ci[0] - 1; x <= ci[0] + 1 && !clash; x++)
-                    for (int64_t y = ci[1] - 1; y <= ci[1] + 1 && !clash; y++)
-                        for (int64_t z = ci[2] - 1; z <= ci[2] + 1 && !clash; z++) {
-                            if (x < 0 || y < 0 || z < 0 || x >= local || y >= local || z >= local) continue;
-                            int64_t cell = (x * local + y) * local + z;
-                            for (int64_t n = scratch.start[cell]; n < scratch.start[cell + 1]; n++) {
-                                double d[3] = {point[0] - atoms_near[4 * n], point[1] - atoms_near[4 * n + 1], point[2] - atoms_near[4 * n + 2]};
-                                if (small_cell) /* the image nearest the centre need not be the one nearest the point */
-                                    for (int a = 0; a < 3; a++)
-                                        if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
-                                if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n]) {
-                                    clash = 1;
-                                    break;
-                                }
-                            }
-                        }
+                    for (int64_t y = ci[1] - 1; y <= ci[1] + 1 && !clash; y++) {
+                        if (x < 0 || y < 0 || x >= local || y >= local) continue;
+                        int64_t row = (x * local + y) * local;
+                        clash = clashes_in(&scratch, limit, single, scratch.start[row + low], scratch.start[row + high + 1]);
+                    }
             }
             if (clash) keep[g * options + m] = 0;
         }
