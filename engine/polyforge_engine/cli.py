@@ -56,10 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         job = json.loads(args.input.read_text())
         args.workdir.mkdir(parents=True, exist_ok=True)
+        # The command's imports (NumPy, RDKit, pydantic's job models, OpenMM wrappers) allocate much and
+        # free little: collecting while they run finds nothing (4 % of build-structure's start-up).
+        gc.disable()
         run = command(args.command)
-        # What the imports created (NumPy, RDKit, pydantic, OpenMM wrappers) lives until exit: keep it
-        # out of every later garbage collection, the one at exit included (~35 ms of each run).
+        # What they created lives until exit: keep it out of every later garbage collection, the one
+        # at exit included (~35 ms of each run).
         gc.freeze()
+        gc.enable()
         payload = run(job, args.workdir)
     except protocol.EngineError as exc:
         protocol.error(exc.code, exc.message)

@@ -11,6 +11,7 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 
+from polyforge_engine.build.arrays import sorted_unique
 from polyforge_engine.build.sequence import PolymerPlan
 from polyforge_engine.build.templates import UnitTemplate
 from polyforge_engine.protocol import EngineError
@@ -60,7 +61,7 @@ def pairs_within_three_bonds(bonds: np.ndarray, atom_count: int) -> np.ndarray:
     everything = np.concatenate([directed, two, three])
     low = everything.min(axis=1)
     high = everything.max(axis=1)
-    return np.unique(low * atom_count + high)
+    return sorted_unique(low * atom_count + high)
 
 
 def _atom_names(elements: tuple[str, ...], residue_of_atom: np.ndarray) -> tuple[str, ...]:

@@ -34,6 +34,7 @@ from rdkit.Chem import rdForceFieldHelpers
 from rdkit.ForceField.rdForceField import MMFFMolProperties
 
 from polyforge_engine.build import _growth
+from polyforge_engine.build.arrays import sorted_unique
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
 from polyforge_engine.build.templates import UnitTemplate
@@ -700,10 +701,10 @@ class SystemGrower:
                     self._restart(molecule)  # counts a start; raises when they are used up
                 rotation, translation, conformer = root
                 self._commit(int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]))
-            for kind_index in np.unique(self._kind[growing]).tolist():
+            for kind_index in sorted_unique(self._kind[growing]).tolist():
                 chains = growing[self._kind[growing] == kind_index]
                 batch = self.tables[kind_index].batch[self._placed[chains]]  # every chain has its root
-                for batch_id in np.unique(batch).tolist():
+                for batch_id in sorted_unique(batch).tolist():
                     members = chains[batch == batch_id]
                     for start in range(0, len(members), BATCH):
                         self._grow_step(kind_index, members[start : start + BATCH])
