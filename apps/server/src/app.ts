@@ -75,6 +75,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
         }),
       },
     },
+    // Behind a reverse proxy every request comes from the proxy: the hops it names as trusted say
+    // who the client is (the sign-in limit counts per client address). URLs still come from PUBLIC_URL.
+    trustProxy: config.trustProxy,
     // `/api/v2/systems/` and `/api/v2/systems` are the same resource.
     routerOptions: { ignoreTrailingSlash: true },
     // Graceful shutdown waits for requests in flight, but not forever.

@@ -32,7 +32,21 @@ describe("loadConfig", () => {
     expect(config.publicUrl).toBe("http://localhost:8080");
   });
 
+  it("reads TRUST_PROXY as none, every hop or a list of proxies", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 192.0.2.0/24, 2001:db8::1" }).trustProxy).toBe(
+      "loopback,192.0.2.0/24,2001:db8::1",
+    );
+  });
+
   it.each([
+    [{ TRUST_PROXY: "yes" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "2" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "192.0.2.0/33" }, "TRUST_PROXY"],
+    [{ TRUST_PROXY: "loopback,proxy.example" }, "TRUST_PROXY"],
     [{ PORT: "abc" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
     [{ DATABASE_URL: "mysql://db/x" }, "DATABASE_URL"],

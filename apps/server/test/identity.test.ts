@@ -41,8 +41,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** The whole app with the embedded provider (no OIDC_ISSUER), listening on a real port. */
-async function startServer(database: DatabaseTarget, port?: number): Promise<Server> {
+/** The whole app with the embedded provider (no OIDC_ISSUER), listening on a real port; `env` adds
+ * settings. */
+async function startServer(database: DatabaseTarget, port?: number, env: Record<string, string> = {}): Promise<Server> {
   const listenPort = port ?? (await freePort());
   const base = `http://localhost:${listenPort}`;
   const config = loadConfig({
@@ -52,6 +53,7 @@ async function startServer(database: DatabaseTarget, port?: number): Promise<Ser
     POLYFORGE_DATA_DIR: mkdtempSync(join(tmpdir(), "polyforge-identity-")),
     WEB_DIST_DIR: join(tmpdir(), "polyforge-identity-no-web"),
     POLYFORGE_DEMO_PASSWORD: DEMO_PASSWORD,
+    ...env,
   });
   const app = await buildApp({ config, database });
   await app.listen({ port: listenPort, host: "127.0.0.1" });
@@ -154,6 +156,18 @@ async function openSignIn(browser: Browser, server: Server, o: AuthorizeOptions 
   expect(response.status).toBe(200);
   const html = await response.text();
   return { html, url: response.url, ...formOf(html) };
+}
+
+/** One sign-in attempt from its own sign-in page, as a person retrying would; `forwardedFor` is the
+ * client address a reverse proxy in front of the server would name. */
+async function signInAttempt(server: Server, email: string, password: string, forwardedFor?: string) {
+  const browser = new Browser();
+  const page = await openSignIn(browser, server);
+  return browser.request(new URL(page.action, server.base).toString(), {
+    method: "POST",
+    body: new URLSearchParams({ csrf: page.csrf, email, password }),
+    headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {},
+  });
 }
 
 /** Signs in through the page and returns the parameters sent back to the app. */
@@ -538,23 +552,39 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     const email = `limited-${randomUUID().slice(0, 8)}@example.org`;
     await signUp(browser, server, { email });
 
-    // Each attempt from its own sign-in page, as a person retrying would.
-    const attempt = async (address: string, password: string) => {
-      const b = new Browser();
-      const page = await openSignIn(b, server);
-      return b.post(new URL(page.action, server.base).toString(), { csrf: page.csrf, email: address, password });
-    };
-
-    for (let i = 0; i < 10; i++) expect((await attempt(email, `Wrong-${i}-Passw0rd!`)).status).toBe(401);
+    for (let i = 0; i < 10; i++) expect((await signInAttempt(server, email, `Wrong-${i}-Passw0rd!`)).status).toBe(401);
     // The 11th attempt is refused before the password is even looked at, the right one included.
-    const limited = await attempt(email.toUpperCase(), GOOD_PASSWORD);
+    const limited = await signInAttempt(server, email.toUpperCase(), GOOD_PASSWORD);
     expect(limited.status).toBe(429);
     expect(await limited.text()).toContain("Too many sign-in attempts. Try again in 15 minutes.");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(14 * 60);
+    // Without TRUST_PROXY a client cannot pass for another by naming one in X-Forwarded-For.
+    expect((await signInAttempt(server, email, GOOD_PASSWORD, "198.51.100.20")).status).toBe(429);
 
     // Another email from the same address is not affected.
     const other = await signIn(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD);
     expect(other.get("code")).toBeTruthy();
+  });
+
+  it("behind a trusted proxy (TRUST_PROXY) limits failed sign-ins per client address, not per proxy", async () => {
+    const database = await createTestDatabase(kind);
+    const proxied = await startServer(database.target, undefined, { TRUST_PROXY: "loopback" });
+    try {
+      const email = `proxied-${randomUUID().slice(0, 8)}@example.org`;
+      await signUp(new Browser(), proxied, { email });
+      const [client, colleague] = ["198.51.100.7", "198.51.100.8"];
+      for (let i = 0; i < 10; i++) {
+        expect((await signInAttempt(proxied, email, `Wrong-${i}-Passw0rd!`, client)).status).toBe(401);
+      }
+      expect((await signInAttempt(proxied, email, GOOD_PASSWORD, client)).status).toBe(429);
+      // Another client behind the same proxy signs in: the proxy's own address is not what counts.
+      const accepted = await signInAttempt(proxied, email, GOOD_PASSWORD, colleague);
+      expect(accepted.status).toBeGreaterThanOrEqual(300);
+      expect(accepted.status).toBeLessThan(400);
+    } finally {
+      await proxied.close();
+      await database.drop();
+    }
   });
 
   it("signs in with the new password after a change through the API, not with the old one", async () => {

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { REPO_ROOT } from "./paths";
@@ -6,10 +7,41 @@ import { REPO_ROOT } from "./paths";
 const optionalText = z.preprocess((v) => (v === "" ? undefined : v), z.string().optional());
 const optionalUrl = z.preprocess((v) => (v === "" ? undefined : v), z.url().optional());
 
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** An address, a subnet (address/prefix) or a proxy-addr range name. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split("/");
+  const family = isIP(address ?? "");
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/** TRUST_PROXY: which hops in front of the server may say who the client is (X-Forwarded-For):
+ * unset or "false" none (the address the connection comes from), "true" every hop, or a
+ * comma-separated list of proxy addresses, subnets and range names. (No hop count: Fastify trusts
+ * nobody given one, since a client could name itself by sending enough hops.) */
+const trustProxySchema = z.preprocess(
+  (v) => (v === "" || v === undefined ? "false" : v),
+  z
+    .string()
+    .transform((text) => text.trim())
+    .refine(
+      (text) => /^(true|false)$/.test(text) || text.split(",").every((entry) => isProxyAddress(entry.trim())),
+      'must be true, false, or a comma-separated list of addresses, subnets or "loopback", "linklocal", "uniquelocal"',
+    )
+    .transform((text): boolean | string =>
+      text === "true" ? true : text === "false" ? false : text.replace(/\s+/g, ""),
+    ),
+);
+
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65_535).default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
   PUBLIC_URL: optionalUrl,
+  TRUST_PROXY: trustProxySchema,
   POLYFORGE_DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.preprocess(
     (v) => (v === "" ? undefined : v),
@@ -42,6 +74,9 @@ export interface Config {
   host: string;
   /** Where browsers reach this server; token issuer and redirect URIs derive from it. */
   publicUrl: string;
+  /** Fastify's trustProxy: which hops' X-Forwarded-For tells the client's address (sign-in limits,
+   * logs). False unless the server sits behind a reverse proxy. */
+  trustProxy: boolean | string;
   dataDir: string;
   /** node-postgres connection string; unset = embedded PGlite under `dataDir/pg`. */
   databaseUrl: string | undefined;
@@ -82,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl,
+    trustProxy: e.TRUST_PROXY,
     dataDir: fromRepoRoot(e.POLYFORGE_DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     oidcIssuer: e.OIDC_ISSUER?.replace(/\/+$/, ""),
