@@ -385,13 +385,13 @@ def write_readme(results: dict[str, Any]) -> None:
         else:
             scale_rows.append(f"| {name} | – | – | – | – | – | – | – | – | – | – | {run.get('error', 'failed')}")
 
-    def spread(seconds: str) -> float | None:
-        """Largest time per atom over the smallest, of `seconds` ("build_s" or "wall_s")."""
-        per_atom = [run[seconds] / run["atoms"] for run in built]
+    def spread(per_atom: list[float]) -> float | None:
+        """Largest time per atom over the smallest."""
         return max(per_atom) / min(per_atom) if len(per_atom) > 1 else None
 
-    build_spread, wall_spread = spread("build_s"), spread("wall_s")
     wall_per_atom = [run["wall_s"] / run["atoms"] for run in built]
+    build_spread = spread([run["build_s"] / run["atoms"] for run in built])
+    wall_spread = spread(wall_per_atom)
     falls = all(later <= earlier for earlier, later in itertools.pairwise(wall_per_atom))
     wall_trend = "falls as the size grows" if falls else "does not fall steadily with size"
     targets = []
@@ -406,7 +406,7 @@ def write_readme(results: dict[str, Any]) -> None:
             f"({wall_spread:.2f} for the whole command, whose fixed start-up of {built[0]['startup_s']:.2f} s weighs on the "
             f"{built[0]['atoms']:,}-atom build alone; the whole command's time per atom {wall_trend})."
         )
-    largest = max((run for run in scaling.values() if run.get("atoms")), key=lambda run: run["atoms"], default=None)
+    largest = max(built, key=lambda run: run["atoms"], default=None)
     if largest and largest.get("peak_mb"):
         per_million = largest["peak_mb"] / 1024 / largest["atoms"] * 1e6
         targets.append(
