@@ -5,12 +5,12 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { formatDate } from "../../lib/formatting/date";
 import { BlockForm, type BlockFormValues } from "./BlockForm";
 import { BlockTypeBadge } from "./BlockTypeBadge";
 import { BUILDING_BLOCKS_QUERY_KEY, blockQueryKey, fetchBlock, patchBlock } from "./buildingBlocksApi";
 import { StructureDrawing } from "./StructureDrawing";
-import { useRDKit } from "./useRDKit";
 
 /** /building-blocks/$blockId: dates, type and the edit form; a load error goes back to the catalogue. */
 export function BlockDetailPage({ blockId }: { blockId: string }) {

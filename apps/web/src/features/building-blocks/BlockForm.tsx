@@ -10,8 +10,8 @@ import { REQUIRED_FIELD } from "@polyforge/contracts/users";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ProductError } from "../../lib/api/productError";
+import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { SmilesField } from "./SmilesField";
-import { useRDKit } from "./useRDKit";
 
 export type BlockData = Partial<Record<BlockSmilesField, string>>;
 

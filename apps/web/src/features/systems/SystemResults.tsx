@@ -7,7 +7,7 @@ import { parseEnergies } from "./energies";
 import { fetchResultText, resultFileQueryKey } from "./systemsApi";
 
 // Both are heavy (WebGL viewer, plotting): fetched only when a completed run is shown.
-const StructureViewer = lazy(() => import("./StructureViewer"));
+const StructureViewer = lazy(() => import("../../components/StructureViewer"));
 const EnergyPlots = lazy(() => import("./EnergyPlots"));
 
 const { builtStructure: BUILT_STRUCTURE, finalStructures: FINAL_STRUCTURES, energies: ENERGIES } = RESULT_VIEWER_FILES;
