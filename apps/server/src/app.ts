@@ -16,6 +16,7 @@ import { healthRoutes } from "./modules/health/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
 import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
 import { polymersRoutes } from "./modules/polymers/routes";
+import { projectsRoutes } from "./modules/projects/routes";
 import { segmentsRoutes } from "./modules/segments/routes";
 import { systemExecutionsRoutes } from "./modules/system-executions/routes";
 import { createSystemProcessing, type SystemProcessing } from "./modules/system-executions/runtime";
@@ -144,6 +145,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(polymerBuilderSystemsRoutes(context));
       await api.register(systemExecutionsRoutes(context));
       await api.register(systemCatalogueRoutes(context));
+      await api.register(projectsRoutes(context));
     },
     { prefix: "/api/v2" },
   );

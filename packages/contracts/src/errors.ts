@@ -11,6 +11,7 @@ export const ERROR_AREAS = {
   POLYMER: "polymer",
   SEGMENT: "segment",
   BUILDING_BLOCK: "buildingBlock",
+  PROJECT: "project",
 } as const;
 
 export type ErrorArea = (typeof ERROR_AREAS)[keyof typeof ERROR_AREAS];
@@ -153,6 +154,19 @@ export const SystemErrors = {
   CREATE_DRAWN_SYSTEM_FAILED: "SYSTEM.CREATE_DRAWN_SYSTEM.FAILED",
 } as const;
 
+/** Projects (SPEC §7 /v2/projects; SPEC §8 lists no codes for them, these follow the other areas). */
+export const ProjectErrors = {
+  VALIDATE_INVALID_ID: "PROJECT.VALIDATE.INVALID_ID",
+  VALIDATE_NAME_NOT_UNIQUE: "PROJECT.VALIDATE.NAME_NOT_UNIQUE",
+  GET_NOT_FOUND: "PROJECT.GET.NOT_FOUND",
+  GET_FAILED: "PROJECT.GET.FAILED",
+  CREATE_FAILED: "PROJECT.CREATE.FAILED",
+  UPDATE_NOT_FOUND: "PROJECT.UPDATE.NOT_FOUND",
+  UPDATE_FAILED: "PROJECT.UPDATE.FAILED",
+  DELETE_NOT_FOUND: "PROJECT.DELETE.NOT_FOUND",
+  DELETE_FAILED: "PROJECT.DELETE.FAILED",
+} as const;
+
 export const ErrorCodes = {
   common: CommonErrors,
   user: UserErrors,
@@ -161,6 +175,7 @@ export const ErrorCodes = {
   polymer: PolymerErrors,
   segment: SegmentErrors,
   system: SystemErrors,
+  project: ProjectErrors,
 } as const;
 
 type ValuesOf<T> = T[keyof T];

@@ -49,6 +49,8 @@ export type SystemWithExecutions = z.infer<typeof systemWithExecutions>;
 export const systemsListQuery = paginationQuery.extend({
   type: z.enum(SYSTEM_TYPES).optional(),
   name: z.string().trim().optional(),
+  /** Only the systems filed under this project (one of the caller's). */
+  project_id: z.string().optional(),
 });
 
 export const systemsList = z.object({

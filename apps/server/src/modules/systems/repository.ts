@@ -1,6 +1,6 @@
 import type { SystemType } from "@polyforge/contracts/enums";
 import type { SystemResponse } from "@polyforge/contracts/systems";
-import { and, count, desc, eq, ilike, isNull, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, ilike, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { buildingBlocks } from "../building-blocks/schema";
 import { type SystemRow, systems } from "./schema";
@@ -56,12 +56,20 @@ export async function markFinished(
   return row!;
 }
 
+/** Catalogue filters; `ids` narrows to those systems (a project's, asked of the projects module). */
+export interface CatalogueFilters {
+  type?: SystemType;
+  name?: string;
+  ids?: string[];
+}
+
 /** The caller's finished, not archived systems (the catalogue). */
-function catalogueFilter(ownerId: string, filters: { type?: SystemType; name?: string } = {}): SQL | undefined {
+function catalogueFilter(ownerId: string, filters: CatalogueFilters = {}): SQL | undefined {
   return and(
     eq(systems.ownerId, ownerId),
     eq(systems.isDraft, false),
     isNull(systems.archivedAt),
+    filters.ids ? (filters.ids.length > 0 ? inArray(systems.id, filters.ids) : sql`false`) : undefined,
     filters.type ? eq(systems.type, filters.type) : undefined,
     filters.name ? ilike(systems.name, `%${filters.name.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
   );
@@ -71,7 +79,7 @@ function catalogueFilter(ownerId: string, filters: { type?: SystemType; name?: s
 export async function findCataloguePage(
   db: Db,
   ownerId: string,
-  filters: { type?: SystemType; name?: string },
+  filters: CatalogueFilters,
   page: { pageNum: number; pageSize: number },
 ): Promise<{ rows: SystemRow[]; total: number }> {
   const where = catalogueFilter(ownerId, filters);
@@ -92,6 +100,13 @@ export async function findCatalogueSystem(db: Db, ownerId: string, id: string): 
     .from(systems)
     .where(and(eq(systems.id, id), catalogueFilter(ownerId)));
   return row;
+}
+
+/** Of these ids, those of the caller's catalogue systems. */
+export async function findCatalogueIds(db: Db, ownerId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select({ id: systems.id }).from(systems).where(catalogueFilter(ownerId, { ids }));
+  return rows.map((row) => row.id);
 }
 
 /** Soft delete (ARCHITECTURE §3). */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError } from "../../platform/errors";
+import { systemIdsInProject } from "../projects/service";
 import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
 
 const tags = ["systems"];
@@ -71,8 +72,11 @@ export function systemCatalogueRoutes({ database, processing }: ModuleContext): 
         },
       },
       async (request) => {
-        const { page_num, page_size, type, name } = request.query;
-        return listSystems(db, requireUser(request), { type, name }, { pageNum: page_num, pageSize: page_size });
+        const { page_num, page_size, type, name, project_id } = request.query;
+        const user = requireUser(request);
+        // A project's systems are the projects module's to say; another user's project answers 404.
+        const ids = project_id ? await systemIdsInProject(db, user, project_id) : undefined;
+        return listSystems(db, user, { type, name, ids }, { pageNum: page_num, pageSize: page_size });
       },
     );
     app.get(

@@ -1,4 +1,3 @@
-import type { SystemType } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
@@ -16,8 +15,10 @@ import {
   markCancelled,
 } from "../system-executions/repository";
 import {
+  type CatalogueFilters,
   clearDraftBlocks,
   deleteDraftSystem,
+  findCatalogueIds,
   findCataloguePage,
   findCatalogueSystem,
   insertDraftSystem,
@@ -108,7 +109,7 @@ async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExec
 export async function listSystems(
   db: Db,
   user: AuthenticatedUser,
-  filters: { type?: SystemType; name?: string },
+  filters: CatalogueFilters,
   page: { pageNum: number; pageSize: number },
 ): Promise<ListResponse<SystemWithExecutions>> {
   const { rows, total } = await findCataloguePage(db, user.id, filters, page);
@@ -116,6 +117,11 @@ export async function listSystems(
     data: await withExecutions(db, rows),
     metadata: { page_num: page.pageNum, page_size: page.pageSize, num_records: total },
   };
+}
+
+/** Of these ids, those of systems in the caller's catalogue (for the projects module). */
+export async function catalogueSystemIds(db: Db, user: AuthenticatedUser, ids: string[]): Promise<string[]> {
+  return findCatalogueIds(db, user.id, ids);
 }
 
 /** GET /systems/{id}: another user's, a draft or an archived system answers 404. */
