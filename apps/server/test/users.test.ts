@@ -83,6 +83,13 @@ describe.each(databaseKinds())("users on %s", (kind) => {
     ],
     ["the product's name", "My-PolyForge-1", "My-PolyForge-1", "new_password", 'Password cannot contain "PolyForge"'],
     ["a mismatch", "New-Passw0rd!", "New-Passw0rd?", "confirm_new_password", "Passwords do not match"],
+    [
+      "too long",
+      `Long-0${"x".repeat(123)}`,
+      `Long-0${"x".repeat(123)}`,
+      "new_password",
+      "Password can have at most 128 characters",
+    ],
   ])("refuses %s with the spec's message", async (_case, password, confirmation, field, message) => {
     const claims = userClaims();
     const res = await call(claims, "PUT", "/api/v2/users/password", {

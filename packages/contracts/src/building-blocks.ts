@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryInt32, text } from "./bounds";
 import { BLOCK_TYPES, type CREATABLE_BLOCK_TYPES } from "./enums";
 import { listResponse, paginationQuery, queryBoolean, repeatedQuery } from "./pagination";
 import {
@@ -40,14 +41,13 @@ export type LinearSmilesField = keyof (typeof SMILES_FIELD_RULES)["linear"];
 export type DendrimerSmilesField = keyof (typeof SMILES_FIELD_RULES)["dendrimer"];
 export type BlockSmilesField = LinearSmilesField | DendrimerSmilesField;
 
-const smilesText = z.string().trim().min(1, REQUIRED_FIELD).max(10_000);
+const smilesText = text().trim().min(1, REQUIRED_FIELD).max(10_000);
 
-export const blockName = z
-  .string()
+export const blockName = text()
   .trim()
   .min(1, REQUIRED_FIELD)
   .max(BLOCK_NAME_MAX_LENGTH, `The name can have at most ${BLOCK_NAME_MAX_LENGTH} characters`);
-const blockDescription = z.string().trim().max(10_000);
+const blockDescription = text().trim().max(10_000);
 
 export const linearBlockData = z.object({
   repeating_unit: smilesText,
@@ -115,16 +115,16 @@ const blockTypeFilter = repeatedQuery(z.enum(BLOCK_TYPES));
 /** GET /v2/building_blocks. show_archived=true lists the archived blocks instead of the active ones. */
 export const buildingBlockListQuery = paginationQuery.extend({
   type: blockTypeFilter,
-  name: z.string().trim().max(BLOCK_NAME_MAX_LENGTH).optional(),
+  name: text().trim().max(BLOCK_NAME_MAX_LENGTH).optional(),
   show_archived: queryBoolean.default(false),
-  version: z.coerce.number().int().min(0).optional(),
+  version: queryInt32().min(0).optional(),
 });
 export type BuildingBlockListQuery = z.input<typeof buildingBlockListQuery>;
 
 /** GET /v2/building_blocks/draft: the active blocks marked for the polymer builder's draft. */
 export const buildingBlockDraftListQuery = paginationQuery.extend({
   type: blockTypeFilter,
-  name: z.string().trim().max(BLOCK_NAME_MAX_LENGTH).optional(),
+  name: text().trim().max(BLOCK_NAME_MAX_LENGTH).optional(),
 });
 
 export const buildingBlockDraftStatusQuery = z.object({ draft_status: queryBoolean });

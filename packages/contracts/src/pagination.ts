@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { queryInt32 } from "./bounds";
 
 /** Query params every list call takes (ARCHITECTURE §3). page_size is capped at 100. */
 export const paginationQuery = z.object({
-  page_num: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(10),
+  page_num: queryInt32().min(1).default(1),
+  page_size: queryInt32().min(1).max(100).default(10),
 });
 
 export const listMetadata = z.object({

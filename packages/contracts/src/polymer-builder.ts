@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { int32 } from "./bounds";
 import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES } from "./enums";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
 import { orderedItemsProblem } from "./polymers";
@@ -33,7 +34,7 @@ export function densityFromText(text: string): number {
 // ---------------------------------------------------------------------------------------------
 // System setup
 
-export const setupPolymerInput = z.object({ polymer_id: z.guid(), order: z.int(), occurrence: z.int() });
+export const setupPolymerInput = z.object({ polymer_id: z.guid(), order: int32(), occurrence: int32() });
 
 export const systemSetupBody = z.object({
   polymers: z.array(setupPolymerInput).min(1).max(1000),
@@ -106,11 +107,11 @@ export type SystemSetupFormValues = z.input<typeof systemSetupForm>;
 
 export const simulationProtocolBody = z.object({
   simulation: z.enum(SIMULATIONS),
-  random_seed: z.int().min(-1, RANDOM_SEED_MESSAGE),
+  random_seed: int32().min(-1, RANDOM_SEED_MESSAGE),
   minimization: z.boolean(),
-  minimization_steps: z.int().min(1).nullish(),
+  minimization_steps: int32().min(1).nullish(),
   dynamics: z.boolean(),
-  dynamics_steps: z.int().min(1).nullish(),
+  dynamics_steps: int32().min(1).nullish(),
   temperature: z.number().positive().nullish(),
   ensemble: z.enum(ENSEMBLES).nullish(),
 });

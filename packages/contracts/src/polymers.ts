@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { int32, queryInt32, text } from "./bounds";
 import type { ForceField } from "./enums";
 import { type ErrorCode, PolymerErrors } from "./errors";
 import { normalizeOrganization, type Organization } from "./organizations";
@@ -47,14 +48,14 @@ export function normalizePolymerForceField(value: string): ForceField | null {
 export const polymerSegmentInput = z.object({
   segment_id: z.guid(),
   // Range rules answer the spec's polymer codes (polymerBodyProblem).
-  occurrence: z.int(),
-  order: z.int(),
+  occurrence: int32(),
+  order: int32(),
 });
 export type PolymerSegmentInput = z.infer<typeof polymerSegmentInput>;
 
 export const polymerCreateBody = z.object({
-  name: z.string().trim().min(1, REQUIRED_FIELD).max(255),
-  force_field: z.string().trim().min(1, REQUIRED_FIELD),
+  name: text().trim().min(1, REQUIRED_FIELD).max(255),
+  force_field: text().trim().min(1, REQUIRED_FIELD),
   segments: z.array(polymerSegmentInput).min(1).max(1000),
 });
 export type PolymerCreateBody = z.infer<typeof polymerCreateBody>;
@@ -63,9 +64,9 @@ export const polymerPatchBody = polymerCreateBody.partial();
 export type PolymerPatchBody = z.infer<typeof polymerPatchBody>;
 
 export const polymerListQuery = z.object({
-  page_num: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(10),
-  name: z.string().trim().max(255).optional(),
+  page_num: queryInt32().min(1).default(1),
+  page_size: queryInt32().min(1).max(100).default(10),
+  name: text().trim().max(255).optional(),
 });
 
 /** Order positive and unique, occurrence ≥ 1 — shared by polymer segments and setup polymers. */

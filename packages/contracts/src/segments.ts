@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { int32, queryInt32, text } from "./bounds";
 import { SEGMENT_TYPES, type SegmentType } from "./enums";
 import { type ErrorCode, SegmentErrors } from "./errors";
 import { REQUIRED_FIELD } from "./users";
@@ -118,20 +119,20 @@ export function checkPeptideSequence(
 
 export const segmentBlockInput = z.object({
   building_block_id: z.guid(),
-  order: z.int().min(1),
+  order: int32().min(1),
   // Range rules answer the spec's segment codes (segmentBodyProblem), so only the shape is checked here.
-  occurrence: z.int().optional(),
-  ratio: z.int().optional(),
+  occurrence: int32().optional(),
+  ratio: int32().optional(),
 });
 export type SegmentBlockInput = z.infer<typeof segmentBlockInput>;
 
 export const segmentDataInput = z.object({
-  total_building_blocks: z.int(),
+  total_building_blocks: int32(),
   /** Linear random only: total_building_blocks = sum of ratios × multiplier. */
-  multiplier: z.int().optional(),
+  multiplier: int32().optional(),
   /** Linear peptide only. */
   capping_type: z.literal(PEPTIDE_CAPPING_TYPE).optional(),
-  sequence: z.string().trim().max(5000).optional(),
+  sequence: text().trim().max(5000).optional(),
   sequence_naming: z.enum(PEPTIDE_NAMINGS).optional(),
 });
 export type SegmentDataInput = z.infer<typeof segmentDataInput>;
@@ -145,9 +146,9 @@ const blocksWithUniqueOrder = z
   });
 
 export const segmentCreateBody = z.object({
-  name: z.string().trim().min(1, REQUIRED_FIELD).max(255),
+  name: text().trim().min(1, REQUIRED_FIELD).max(255),
   // A free string so that an unknown type answers SEGMENT.VALIDATE.INVALID_TYPE (segmentBodyProblem).
-  type: z.string(),
+  type: text(),
   data: segmentDataInput,
   blocks: blocksWithUniqueOrder,
 });
@@ -157,9 +158,9 @@ export const segmentPatchBody = segmentCreateBody.partial();
 export type SegmentPatchBody = z.infer<typeof segmentPatchBody>;
 
 export const segmentListQuery = z.object({
-  page_num: z.coerce.number().int().min(1).default(1),
-  page_size: z.coerce.number().int().min(1).max(100).default(10),
-  name: z.string().trim().max(255).optional(),
+  page_num: queryInt32().min(1).default(1),
+  page_size: queryInt32().min(1).max(100).default(10),
+  name: text().trim().max(255).optional(),
   type: z
     .preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(z.enum(SEGMENT_TYPES)))
     .optional(),

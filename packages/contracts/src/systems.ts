@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { text } from "./bounds";
 import { SYSTEM_ORIGINS, SYSTEM_TYPES, type SystemType } from "./enums";
 import { REQUIRED_FIELD } from "./users";
 
 /** Systems (SPEC §3): the draft calls of /v2/systems and the rules shared with the engine. */
 
-export const systemNameSchema = z.string().trim().min(1, REQUIRED_FIELD).max(255);
+export const systemNameSchema = text().trim().min(1, REQUIRED_FIELD).max(255);
 
 /** PATCH /v2/systems/{id}/draft: name the draft and finish it. */
 export const finishDraftBody = z.object({ name: systemNameSchema, is_draft: z.literal(false) });

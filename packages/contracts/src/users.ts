@@ -1,9 +1,17 @@
 import { z } from "zod";
+import { text } from "./bounds";
 import { ORGANIZATIONS, PRODUCT_NAME } from "./organizations";
+
+/** The longest password accepted: a sign-in form must always be able to send it back (issue 23). */
+export const PASSWORD_MAX_LENGTH = 128;
 
 /** Password rules of SPEC §5, each with its own message, checked in this order. */
 export const PASSWORD_RULES: ReadonlyArray<{ test: (p: string) => boolean; message: string }> = [
   { test: (p) => p.length >= 8, message: "Password must be at least 8 characters long" },
+  {
+    test: (p) => p.length <= PASSWORD_MAX_LENGTH,
+    message: `Password can have at most ${PASSWORD_MAX_LENGTH} characters`,
+  },
   { test: (p) => /[A-Z]/.test(p), message: "Password must have at least one uppercase letter" },
   { test: (p) => /[a-z]/.test(p), message: "Password must have at least one lowercase letter" },
   { test: (p) => /[0-9]/.test(p), message: "Password must have at least one digit" },
@@ -26,17 +34,17 @@ export const passwordSchema = z.string().superRefine((p, ctx) => {
 export const REQUIRED_FIELD = "Required field";
 
 export const signUpSchema = z.object({
-  email: z.string().trim().toLowerCase().email("Enter a valid email address").max(254),
-  first_name: z.string().trim().min(1, "You must enter a first name").max(100),
-  last_name: z.string().trim().min(1, "You must enter a last name").max(100),
+  email: text().trim().toLowerCase().email("Enter a valid email address").max(254),
+  first_name: text().trim().min(1, "You must enter a first name").max(100),
+  last_name: text().trim().min(1, "You must enter a last name").max(100),
   organization: z.enum(ORGANIZATIONS),
   password: passwordSchema,
 });
 export type SignUpInput = z.infer<typeof signUpSchema>;
 
 export const accountUpdateSchema = z.object({
-  first_name: z.string().trim().min(1, "You must enter a first name").max(100),
-  last_name: z.string().trim().min(1, "You must enter a last name").max(100),
+  first_name: text().trim().min(1, "You must enter a first name").max(100),
+  last_name: text().trim().min(1, "You must enter a last name").max(100),
   allow_impersonation: z.boolean(),
 });
 

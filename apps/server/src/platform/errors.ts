@@ -1,3 +1,4 @@
+import { NUL_MESSAGE, nulCharacterPath } from "@polyforge/contracts/bounds";
 import { type ApiErrorBody, CommonErrors, type ErrorCode } from "@polyforge/contracts/errors";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
@@ -37,6 +38,9 @@ export function toErrorResponse(error: unknown): { statusCode: number; body: Api
     };
   }
 
+  const rejected = databaseRejection(error);
+  if (rejected) return { statusCode: 400, body: errorBody(CommonErrors.VALIDATION_ERROR, { message: rejected }) };
+
   const fastifyError = error as Partial<FastifyError>;
   // Fastify's own client errors: malformed JSON, a body that is not JSON, an empty JSON body.
   if (fastifyError.code === "FST_ERR_CTP_INVALID_JSON_BODY" || fastifyError.code === "FST_ERR_CTP_EMPTY_JSON_BODY") {
@@ -75,12 +79,59 @@ function fieldName(context: string, instancePath: string): string {
   return path || context;
 }
 
-/** Installs the envelope for thrown errors and for unknown /api paths. */
+/** PostgreSQL's codes for a value it cannot take (a NUL in text, a number out of its column's range,
+ * text that is not of the column's type): the client sent it, so it is a 400, not a fault. A schema
+ * should have refused the value first; this is the net under every route. */
+const REJECTED_VALUE_CODES: Record<string, string> = {
+  "22021": NUL_MESSAGE,
+  "22P05": NUL_MESSAGE,
+  "22003": "A number is out of range",
+  "22P02": "A value has the wrong format",
+};
+
+function databaseRejection(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && code in REJECTED_VALUE_CODES) return REJECTED_VALUE_CODES[code];
+  }
+  return undefined;
+}
+
+/** What the log keeps of an error: its name, message, code and stack, and its causes', but never
+ * a failed query's parameters (user data, password hashes, tokens). */
+export function toLoggableError(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const { query, code } = error as { query?: unknown; code?: unknown };
+  // Drizzle's message repeats the parameters after the statement.
+  const message = typeof query === "string" ? `Failed query: ${query}` : error.message;
+  return {
+    type: error.name,
+    message,
+    ...(typeof code === "string" ? { code } : {}),
+    stack: error.stack?.replace(error.message, message),
+    ...(error.cause !== undefined && depth < 4 ? { cause: toLoggableError(error.cause, depth + 1) } : {}),
+  };
+}
+
+/** Installs the envelope for thrown errors and for unknown /api paths, and the guard that refuses a
+ * NUL character anywhere in a request (body, query, path) before any route's schema runs. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const { statusCode, body } = toErrorResponse(error);
-    if (statusCode >= 500) request.log.error({ err: error }, "request failed");
+    if (statusCode >= 500) request.log.error({ err: toLoggableError(error) }, "request failed");
     return reply.status(statusCode).send(body);
+  });
+  app.addHook("preValidation", async (request) => {
+    for (const [part, value] of [
+      ["params", request.params],
+      ["query", request.query],
+      ["body", request.body],
+    ] as const) {
+      const path = nulCharacterPath(value);
+      if (path !== null) {
+        throw new AppError(400, CommonErrors.VALIDATION_ERROR, { field: path || part, message: NUL_MESSAGE });
+      }
+    }
   });
 }
 

@@ -4,7 +4,7 @@ import type { TestApp } from "./app";
 /** A small API client for the polymer-builder suites: one caller's token, JSON in and out. */
 export interface Caller {
   call(
-    method: "GET" | "POST" | "PATCH" | "DELETE",
+    method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
     url: string,
     payload?: object,
     // biome-ignore lint/suspicious/noExplicitAny: the suites read JSON bodies of many shapes.
