@@ -611,6 +611,29 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     expect(await old.text()).toContain("Invalid email or password.");
   });
 
+  it("revokes every session's refresh token when the password changes (issue 23)", async () => {
+    const email = `revoked-${randomUUID().slice(0, 8)}@example.org`;
+    await signUp(new Browser(), server, { email });
+    const laptop = (await signInForTokens(new Browser(), server, email, GOOD_PASSWORD)).tokens;
+    const phone = (await signInForTokens(new Browser(), server, email, GOOD_PASSWORD)).tokens;
+    const newPassword = "Another-New-Passw0rd?";
+    const change = await fetch(`${server.base}/api/v2/users/password`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${laptop.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ new_password: newPassword, confirm_new_password: newPassword }),
+    });
+    expect(change.status).toBe(204);
+    for (const tokens of [phone, laptop]) {
+      const refresh = await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+      expect(refresh.status).toBe(400);
+      expect(refresh.body.error).toBe("invalid_grant");
+    }
+    // Somebody else's sessions are untouched.
+    const other = (await signInForTokens(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD)).tokens;
+    const stillValid = await tokenRequest(server, { grant_type: "refresh_token", refresh_token: other.refresh_token });
+    expect(stillValid.status).toBe(200);
+  });
+
   describe("remote support", () => {
     /** A signed-up user, and their tokens from an ordinary sign-in. */
     async function newUser(prefix: string) {
@@ -727,6 +750,7 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     it("names each password rule that is broken, next to the password", async () => {
       const cases: Array<[string, string]> = [
         ["Sh0rt!", "Password must be at least 8 characters long"],
+        [`Long-0${"x".repeat(123)}`, "Password can have at most 128 characters"],
         ["lowercase-0nly!", "Password must have at least one uppercase letter"],
         ["UPPERCASE-0NLY!", "Password must have at least one lowercase letter"],
         ["No-Digits-Here!", "Password must have at least one digit"],

@@ -5,6 +5,7 @@ import type { AccessClaims } from "../../platform/auth/tokens";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
+import { revokeAccountSignIns } from "../../platform/identity/adapter";
 import { hashPassword } from "../../platform/identity/passwords";
 import { userProvisionedHooks } from "./provisioning";
 import {
@@ -111,6 +112,9 @@ export async function changePassword(db: Db, user: AuthenticatedUser, newPasswor
   if (user.identityProvider !== null) throw new AppError(403, UserErrors.UPDATE_PASSWORD_FAILED);
   const updated = await updateUserPasswordHash(db, user.id, await hashPassword(newPassword));
   if (!updated) throw new AppError(400, UserErrors.UPDATE_PASSWORD_FAILED);
+  // Every session opened with the old password ends (issue 23): another device's refresh token
+  // must not outlive the password that opened it.
+  await revokeAccountSignIns(db, user.id);
 }
 
 function toAccount(row: UserRow): UserAccount {

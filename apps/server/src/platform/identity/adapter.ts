@@ -82,3 +82,11 @@ class DatabaseAdapter implements Adapter {
 export async function sweepExpiredPayloads(db: Db): Promise<void> {
   await db.delete(oidcPayloads).where(lte(oidcPayloads.expiresAt, sql`now()`));
 }
+
+/** Ends every sign-in of an account: its sessions, grants, authorization codes and refresh tokens
+ * (each oidc-provider model that belongs to an account names it as accountId). Run when the
+ * password changes, so a session opened with the old password cannot mint tokens any more; access
+ * tokens already issued (JWTs) lapse within their five minutes. */
+export async function revokeAccountSignIns(db: Db, accountId: string): Promise<void> {
+  await db.delete(oidcPayloads).where(sql`${oidcPayloads.payload}->>'accountId' = ${accountId}`);
+}
