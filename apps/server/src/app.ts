@@ -27,6 +27,7 @@ import { authenticationHook, createAuthenticator } from "./platform/auth/authent
 import { type IssuerKeys, localTokenVerifier, remoteTokenVerifier, type TokenVerifier } from "./platform/auth/tokens";
 import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
+import { smilesChecker } from "./platform/chemistry/smiles-checker";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
@@ -88,6 +89,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("user", null);
   installErrorHandling(app);
+  // RDKit faults are logged through the server's logger (the checker is one per process).
+  smilesChecker.logger = app.log;
 
   const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
   app.decorate("database", database);

@@ -40,6 +40,8 @@ export const CommonErrors = {
   VALIDATION_ERROR: "COMMON.VALIDATION.INVALID",
   NOT_FOUND: "COMMON.ROUTE.NOT_FOUND",
   TOO_MANY_REQUESTS: "COMMON.RATE_LIMIT.TOO_MANY_REQUESTS",
+  /** The chemistry toolkit failed (a fault, logged and restarted): not a verdict on the input. */
+  SMILES_CHECK_UNAVAILABLE: "COMMON.VALIDATE_SMILES.CHECK_UNAVAILABLE",
 } as const;
 
 export const UserErrors = {
@@ -69,6 +71,8 @@ export const BuildingBlockErrors = {
   VALIDATE_SMILES_INVALID_LABEL_FORMAT: "BUILDING_BLOCK.VALIDATE.SMILES_INVALID_LABEL_FORMAT",
   VALIDATE_SMILES_INVALID_CONNECTIONS: "BUILDING_BLOCK.VALIDATE.SMILES_INVALID_CONNECTIONS",
   VALIDATE_SMILES_MISSING_BRACKETS: "BUILDING_BLOCK.VALIDATE.SMILES_MISSING_BRACKETS",
+  /** A unit with more atoms than MAX_UNIT_ATOMS (checked on the text, before RDKit reads it). */
+  VALIDATE_SMILES_TOO_LARGE: "BUILDING_BLOCK.VALIDATE.SMILES_TOO_LARGE",
 } as const;
 
 export const PolymerBuilderSystemErrors = {

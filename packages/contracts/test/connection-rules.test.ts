@@ -1,5 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CONNECTION_RULES, checkConnectionSmiles, connectionLabels, dummyAtoms } from "../src/smiles/connection-rules";
+import { BuildingBlockErrors } from "../src/errors";
+import {
+  CONNECTION_RULES,
+  checkConnectionSmiles,
+  connectionLabels,
+  dummyAtoms,
+  isParsableSmiles,
+  MAX_UNIT_ATOMS,
+  RDKitFault,
+  SMILES_FORMAT_MESSAGES,
+  smilesAtomCount,
+} from "../src/smiles/connection-rules";
 import { drawConnectionSvg } from "../src/smiles/drawing";
 import { loadRDKit, type RDKitModule } from "../src/smiles/rdkit";
 import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "./smiles-connection-cases";
@@ -32,6 +43,22 @@ describe("SMILES connection rules", () => {
     mol?.delete();
     const rdkitDummies = atoms.flatMap((atom, index) => (atom.z === 0 ? [index] : []));
     expect(dummyAtoms(smiles).map((dummy) => dummy.atomIndex)).toEqual(rdkitDummies);
+  });
+
+  it("counts a SMILES's atoms from its text and refuses more than a unit's before RDKit reads it", () => {
+    expect(smilesAtomCount("[*:1]C(=O)Cl[*:2] |$;;;;$|")).toBe(5);
+    const tooLong = `[*:1]${"C".repeat(MAX_UNIT_ATOMS - 1)}[*:2]`;
+    const throwing = {
+      get_mol: () => {
+        throw new Error("must not be called");
+      },
+    } as unknown as RDKitModule;
+    expect(checkConnectionSmiles(throwing, tooLong, CONNECTION_RULES.linearRepeatingUnit)).toEqual({
+      code: BuildingBlockErrors.VALIDATE_SMILES_TOO_LARGE,
+      message: SMILES_FORMAT_MESSAGES.tooLarge,
+    });
+    // A failure of RDKit itself is a fault, never "invalid".
+    expect(() => isParsableSmiles(throwing, "CCO")).toThrow(RDKitFault);
   });
 
   it("loads RDKit once and shares it", async () => {

@@ -13,14 +13,21 @@ export type SmilesErrorCode =
   | typeof BuildingBlockErrors.VALIDATE_SMILES_MISSING_BRACKETS
   | typeof BuildingBlockErrors.VALIDATE_SMILES_MISSING_LABEL
   | typeof BuildingBlockErrors.VALIDATE_SMILES_INVALID_LABEL_FORMAT
-  | typeof BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS;
+  | typeof BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS
+  | typeof BuildingBlockErrors.VALIDATE_SMILES_TOO_LARGE;
 
 export interface SmilesIssue {
   code: SmilesErrorCode;
   message: string;
 }
 
+/** A building block is one unit, not a polymer: its SMILES has at most this many atoms. Checked on
+ * the text before RDKit reads it (RDKit's WebAssembly module fails on chains of ~900 atoms and is
+ * unusable afterwards). */
+export const MAX_UNIT_ATOMS = 250;
+
 export const SMILES_FORMAT_MESSAGES = {
+  tooLarge: `A building block is one repeating unit: its SMILES can have at most ${MAX_UNIT_ATOMS} atoms`,
   invalidFormat: "Invalid SMILES format",
   missingBrackets: "Connection points must be written in brackets with a label, e.g. [*:1]",
   missingLabel: "Connection points need a label: [*:1] or [*:2]",
@@ -110,25 +117,47 @@ export function connectionLabels(smiles: string): MarkerLabel[] {
     .map((labelText) => Number(labelText) as MarkerLabel);
 }
 
-/** True when RDKit reads the text as a non-empty molecule. */
+/** The number of atoms written in a SMILES (bracket atoms, organic-subset atoms and `*`), read from
+ * the text alone: cheap enough to bound an input before RDKit parses it. */
+export function smilesAtomCount(smiles: string): number {
+  const smilesPart = smiles.trim().split(/\s/)[0] ?? "";
+  return smilesPart.match(ATOM_TOKEN)?.length ?? 0;
+}
+
+/** RDKit threw instead of answering: a fault of the toolkit (its WebAssembly memory may be
+ * corrupt), never a verdict on the SMILES. Whoever holds the module should discard it. */
+export class RDKitFault extends Error {
+  override name = "RDKitFault";
+}
+
+/** True when RDKit reads the text as a non-empty molecule; false when it cannot. Throws RDKitFault
+ * when RDKit itself fails. */
 export function isParsableSmiles(rdkit: RDKitModule, smiles: string): boolean {
   if (smiles.trim() === "") return false;
   let mol: ReturnType<RDKitModule["get_mol"]> = null;
   try {
     mol = rdkit.get_mol(smiles);
     return mol?.is_valid() === true && mol.get_num_atoms() > 0;
-  } catch {
-    return false;
+  } catch (error) {
+    throw new RDKitFault(`RDKit failed reading a SMILES: ${String(error)}`, { cause: error });
   } finally {
-    mol?.delete();
+    try {
+      mol?.delete();
+    } catch {
+      // A poisoned module may fail here too; the fault above is what counts.
+    }
   }
 }
 
 /**
  * Checks one SMILES field against its rule. Returns the first issue, checked in this order:
- * format (RDKit), bare `*`, `[*]` without label, labels other than 1 and 2, forbidden label, counts.
+ * size (the text, before RDKit), format (RDKit), bare `*`, `[*]` without label, labels other than 1
+ * and 2, forbidden label, counts. Throws RDKitFault when RDKit fails.
  */
 export function checkConnectionSmiles(rdkit: RDKitModule, smiles: string, rule: ConnectionRule): SmilesIssue | null {
+  if (smilesAtomCount(smiles) > MAX_UNIT_ATOMS) {
+    return { code: BuildingBlockErrors.VALIDATE_SMILES_TOO_LARGE, message: SMILES_FORMAT_MESSAGES.tooLarge };
+  }
   if (!isParsableSmiles(rdkit, smiles)) {
     return { code: BuildingBlockErrors.VALIDATE_SMILES_INVALID_FORMAT, message: SMILES_FORMAT_MESSAGES.invalidFormat };
   }

@@ -1,4 +1,4 @@
-import { dummyAtoms, isParsableSmiles } from "./connection-rules";
+import { dummyAtoms, isParsableSmiles, MAX_UNIT_ATOMS, smilesAtomCount } from "./connection-rules";
 import type { RDKitModule } from "./rdkit";
 
 // Head side [*:1] in blue, tail side [*:2] in orange (RGB 0..1 as RDKit expects).
@@ -9,15 +9,15 @@ const MARKER_COLOURS: Record<string, [number, number, number]> = {
 
 /**
  * Draws a SMILES as a 2D SVG with every connection point labelled with its number and highlighted.
- * Returns null when RDKit cannot read the SMILES. The SVG is RDKit's output: sanitise it before
- * putting it in a page.
+ * Returns null when RDKit cannot read the SMILES or it is larger than a unit (RDKit is not asked).
+ * The SVG is RDKit's output: sanitise it before putting it in a page.
  */
 export function drawConnectionSvg(
   rdkit: RDKitModule,
   smiles: string,
   size: { width: number; height: number },
 ): string | null {
-  if (!isParsableSmiles(rdkit, smiles)) return null;
+  if (smilesAtomCount(smiles) > MAX_UNIT_ATOMS || !isParsableSmiles(rdkit, smiles)) return null;
   // Keep explicit H atoms so RDKit's atom indices follow the SMILES text, as dummyAtoms() counts them.
   const mol = rdkit.get_mol(smiles, JSON.stringify({ removeHs: false }));
   if (!mol) return null;

@@ -5,13 +5,12 @@ import {
   type CreatableBlockType,
   type createBuildingBlockBody,
   type patchBuildingBlockBody,
-  smilesIssuesByField,
 } from "@polyforge/contracts/building-blocks";
 import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { BuildingBlockErrors } from "@polyforge/contracts/errors";
 import type { ListResponse } from "@polyforge/contracts/pagination";
-import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import type { z } from "zod";
+import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import {
@@ -50,8 +49,7 @@ export function toBuildingBlock(row: BuildingBlockRow): BuildingBlock {
 
 /** The server's check of every SMILES field: the first broken rule answers 400 with its code. */
 async function assertValidSmiles(type: CreatableBlockType, data: Partial<Record<BlockSmilesField, string>>) {
-  const rdkit = await loadRDKit();
-  const [firstIssue] = Object.entries(smilesIssuesByField(rdkit, type, data));
+  const [firstIssue] = Object.entries(await smilesChecker.blockIssues(type, data));
   if (firstIssue) {
     const [field, issue] = firstIssue;
     throw new AppError(400, issue.code, { field, message: issue.message });

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Database } from "../../platform/db/database";
 import { type EngineStatus, probeEngine } from "../../platform/engine";
 
@@ -11,6 +12,13 @@ const healthResponse = z.object({
     version: z.string().optional(),
     tools: z.record(z.string(), z.string().nullable()).optional(),
     error: z.string().optional(),
+  }),
+  /** The RDKit worker that checks SMILES: degraded for a while after a fault (it was restarted). */
+  smiles: z.object({
+    status: z.enum(["ok", "degraded"]),
+    faults: z.number().int(),
+    last_fault_at: z.string().optional(),
+    last_fault: z.string().optional(),
   }),
 });
 
@@ -32,10 +40,13 @@ export function healthRoutes(database: Database): FastifyPluginAsyncZod {
       async (_request, reply) => {
         const [reachable, engine] = await Promise.all([database.ping(), foundEngine ?? probeEngine()]);
         if (engine.found) foundEngine = engine;
+        const smiles = smilesChecker.status();
+        const healthy = reachable && engine.found && smiles.status === "ok";
         const body = {
-          status: reachable && engine.found ? ("ok" as const) : ("degraded" as const),
+          status: healthy ? ("ok" as const) : ("degraded" as const),
           database: { reachable, kind: database.kind },
           engine,
+          smiles,
         };
         return reply.status(reachable ? 200 : 503).send(body);
       },
