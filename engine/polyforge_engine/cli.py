@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from polyforge_engine import protocol
+from polyforge_engine.runtime.parent_watch import watch_parent
 
 # command name -> "module:function"; the function takes (job: dict, workdir: Path) and returns the
 # result payload (dict). Imported only when its command runs: each pulls in different heavy
@@ -53,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name} {value or 'not found'}")
         return 0
 
+    # First of all: from here on, the engine never outlives the server that started it.
+    watch_parent()
     try:
         job = json.loads(args.input.read_text())
         args.workdir.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { ENGINE_PYTHON } from "../paths";
 
@@ -16,6 +18,11 @@ export interface EngineRunOptions {
   signal: AbortSignal;
   onProgress(stage: string, percent: number): void;
   python?: string;
+  /** Names the job's engine across restarts (one per job): an engine of this job still running
+   * from before a restart is killed before the new one starts (see killStaleEngine). */
+  jobName?: string;
+  /** Told when a stale engine of the job was found and killed. */
+  onStaleEngineKilled?(pid: number): void;
 }
 
 export type EngineOutcome =
@@ -29,13 +36,27 @@ export type EngineOutcome =
  */
 export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
   const { command, inputPath, workdir, signal, onProgress } = options;
+  const record = options.jobName ? engineRecordPath(workdir, options.jobName) : undefined;
+  if (record) {
+    const killed = killStaleEngine(record);
+    if (killed !== undefined) options.onStaleEngineKilled?.(killed);
+  }
   return new Promise((resolvePromise) => {
-    const child = spawn(
-      options.python ?? ENGINE_PYTHON,
-      ["-m", "polyforge_engine", command, "--input", inputPath, "--workdir", workdir],
+    const python = options.python ?? ENGINE_PYTHON;
+    const args = ["-m", "polyforge_engine", command, "--input", inputPath, "--workdir", workdir];
+    // The engine must not outlive this process (issue 23): the kernel kills it when we die
+    // (setpriv's parent-death signal, where util-linux has it), and the engine watches the stdin
+    // pipe we hold and kills its whole process group (its tools too) when the pipe closes.
+    const [file, argv] = SETPRIV ? [SETPRIV, ["--pdeathsig", "KILL", "--", python, ...args]] : [python, args];
+    const child = spawn(file, argv, {
       // detached: the engine leads its own process group, so cancel reaches the tools it spawns.
-      { detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, POLYFORGE_WATCH_PARENT: "stdin" },
+    });
+    // Nothing is ever written: the pipe only closes when this process ends.
+    child.stdin.on("error", () => {});
+    if (record && child.pid !== undefined) writeEngineRecord(record, child.pid);
     let outcome: EngineOutcome | undefined;
     const stderrTail: string[] = [];
     let killTimer: NodeJS.Timeout | undefined;
@@ -84,6 +105,7 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
       signal.removeEventListener("abort", onAbort);
       // The whole group goes, so no tool the engine started outlives it.
       killGroup("SIGKILL");
+      if (record) rmSync(record, { force: true });
       if (outcome?.kind === "result" && exitCode !== 0) {
         outcome = {
           kind: "error",
@@ -112,5 +134,54 @@ function parseEvent(line: string): Record<string, unknown> | undefined {
       : undefined;
   } catch {
     return undefined; // not a protocol line (a tool printing to stdout): ignored
+  }
+}
+
+/** util-linux's setpriv, to give the engine a parent-death signal (Linux); absent elsewhere. */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((path) => existsSync(path));
+
+/** Where the running engine of a job is recorded: next to its work directories, one per job. */
+function engineRecordPath(workdir: string, jobName: string): string {
+  return join(dirname(workdir), `${jobName}.engine.json`);
+}
+
+/** The kernel's start time of a process (clock ticks after boot), or undefined when it is gone:
+ * with the pid it tells a process from a later one that reuses its pid. */
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start after its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+function writeEngineRecord(path: string, pid: number): void {
+  try {
+    writeFileSync(path, JSON.stringify({ pid, startTime: processStartTime(pid) ?? null }));
+  } catch {
+    // No record, no stale kill later: the parent-death watch still ends the engine.
+  }
+}
+
+/** Kills the process group of an engine of this job left from before a restart (its record
+ * names a live process with the same start time). Returns its pid when one was killed. */
+export function killStaleEngine(recordPath: string): number | undefined {
+  let record: { pid?: unknown; startTime?: unknown };
+  try {
+    record = JSON.parse(readFileSync(recordPath, "utf8"));
+  } catch {
+    return undefined;
+  }
+  rmSync(recordPath, { force: true });
+  const { pid, startTime } = record;
+  if (typeof pid !== "number" || typeof startTime !== "string") return undefined;
+  if (processStartTime(pid) !== startTime) return undefined;
+  try {
+    process.kill(-pid, "SIGKILL");
+    return pid;
+  } catch {
+    return undefined;
   }
 }
