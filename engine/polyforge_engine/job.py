@@ -21,6 +21,7 @@ Name = Annotated[str, Field(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 Index = Annotated[int, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
+MAX_PRESSURE_BAR = 10_000  # contracts MAX_PRESSURE_BAR
 ForceField = Literal["gaff", "gaff2", "glycam_06j", "extended_glycam_06j"]
 SegmentType = Literal[
     "linear_block", "linear_random", "linear_peptide", "dendrimer_from_central_unit", "dendrimer_from_rep_unit"
@@ -155,7 +156,10 @@ class SimulationProtocol(_Model):
     dynamics: bool
     dynamics_steps: Index | None
     temperature: Positive | None
-    ensemble: Literal["NVE", "NVT"] | None
+    ensemble: Literal["NVE", "NVT", "NPT"] | None
+    # bar, for NPT and the equilibration's last stage (absent in jobs frozen before NPT existed)
+    pressure: Annotated[float, Field(gt=0, le=MAX_PRESSURE_BAR)] | None = None
+    equilibration: Literal["none", "melt_21_step"] = "none"
 
 
 class BuildJob(_Model):

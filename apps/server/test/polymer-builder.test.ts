@@ -1,4 +1,9 @@
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "@polyforge/contracts/errors";
+import {
+  EQUILIBRATION_NEEDS_NPT_MESSAGE,
+  EQUILIBRATION_STEPS_MESSAGE,
+  PRESSURE_MESSAGE,
+} from "@polyforge/contracts/polymer-builder";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -58,6 +63,8 @@ describe.each(databaseKinds())("system setup and simulation protocol API on %s",
     dynamics_steps: 2000,
     temperature: 310,
     ensemble: "NVE",
+    pressure: 1,
+    equilibration: "none",
     ...overrides,
   });
 
@@ -135,7 +142,39 @@ describe.each(databaseKinds())("system setup and simulation protocol API on %s",
     await check(protocol({ ensemble: null }), PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS);
     await check(protocol({ random_seed: -2 }), CommonErrors.VALIDATION_ERROR, "Random seed must be -1 or greater");
     await check(protocol({ simulation: "MC" }), CommonErrors.VALIDATION_ERROR);
-    await check(protocol({ ensemble: "NPT" }), CommonErrors.VALIDATION_ERROR);
+    await check(protocol({ ensemble: "NPH" }), CommonErrors.VALIDATION_ERROR);
+    await check(
+      protocol({ ensemble: "NPT", pressure: null }),
+      PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS,
+    );
+    await check(protocol({ ensemble: "NPT", pressure: 0 }), CommonErrors.VALIDATION_ERROR, PRESSURE_MESSAGE);
+    await check(protocol({ ensemble: "NPT", pressure: 20_000 }), CommonErrors.VALIDATION_ERROR, PRESSURE_MESSAGE);
+    await check(
+      protocol({ ensemble: "NVT", equilibration: "melt_21_step" }),
+      CommonErrors.VALIDATION_ERROR,
+      EQUILIBRATION_NEEDS_NPT_MESSAGE,
+    );
+    await check(
+      protocol({ ensemble: "NPT", equilibration: "melt_21_step", dynamics_steps: 100 }),
+      CommonErrors.VALIDATION_ERROR,
+      EQUILIBRATION_STEPS_MESSAGE,
+    );
+  });
+
+  it("saves NPT with its pressure and the melt equilibration, and keeps them behind dynamics off", async () => {
+    const npt = protocol({ ensemble: "NPT", pressure: 250.5, equilibration: "melt_21_step", dynamics_steps: 21_000 });
+    expect(await expectStatus(alice, 200, "PATCH", protocolUrl(), npt)).toEqual({ id: protocolId, ...npt });
+    expect(await expectStatus(alice, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft")).toEqual({
+      id: protocolId,
+      ...npt,
+    });
+    const off = await expectStatus(alice, 200, "PATCH", protocolUrl(), {
+      simulation: "MD",
+      random_seed: 1,
+      minimization: false,
+      dynamics: false,
+    });
+    expect(off).toMatchObject({ ensemble: "NPT", pressure: 250.5, equilibration: "melt_21_step" });
   });
 
   it("keeps the stored values behind a toggle that is off", async () => {

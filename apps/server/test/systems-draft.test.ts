@@ -1,5 +1,6 @@
 import { engineJobSchema } from "@polyforge/contracts/engine-job";
 import { CommonErrors, SegmentErrors, SystemErrors } from "@polyforge/contracts/errors";
+import { NPT_WALLS_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { simulationProtocols, systemSetups } from "../src/modules/polymer-builder-systems/schema";
@@ -162,6 +163,46 @@ describe.each(databaseKinds())("system drafts on %s", (kind) => {
     expect(job.segments[0]!.data.total_building_blocks).toBe(10);
     expect(job.blocks[0]!.data).toMatchObject({ repeating_unit: "[*:1]CC[*:2]" });
     expect(job.system_setup.polymers).toEqual([{ polymer_id: job.polymers[0]!.id, order: 1, occurrence: copies }]);
+  });
+
+  it("freezes NPT with its pressure and the melt equilibration, and refuses them with walls", async () => {
+    const ivy = await newUser();
+    const { draft, polymer } = await completeDraft(ivy, 2);
+    const stored = await expectStatus(ivy, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft");
+    const npt = {
+      simulation: "MD",
+      random_seed: 3,
+      minimization: true,
+      minimization_steps: 100,
+      dynamics: true,
+      dynamics_steps: 21_000,
+      temperature: 300,
+      ensemble: "NPT",
+      pressure: 1.5,
+      equilibration: "melt_21_step",
+    };
+    await expectStatus(ivy, 200, "PATCH", `/polymer_builder_systems/simulation_protocol/${stored.id}`, npt);
+
+    await saveSetup(ivy, [[polymer, 2]], { potential_wall_z: true });
+    const walls = await ivy.call("PATCH", `/systems/${draft.id}/draft`, { name: "npt walls", is_draft: false });
+    expect(walls.status).toBe(400);
+    expect(errorCode(walls.body)).toBe(SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND);
+    expect(walls.body.errors[0].args.message).toBe(NPT_WALLS_MESSAGE);
+
+    await saveSetup(ivy, [[polymer, 2]]);
+    const finished = await expectStatus(ivy, 200, "PATCH", `/systems/${draft.id}/draft`, {
+      name: "npt melt",
+      is_draft: false,
+    });
+    expect(finished.system_data).toMatchObject({ ensemble: "NPT", pressure: 1.5, equilibration: "melt_21_step" });
+    const [row] = await testApp.app.database.db.select().from(systems).where(eq(systems.id, draft.id));
+    const job = engineJobSchema.parse(row!.engineJob);
+    expect(job.simulation_protocol).toMatchObject({
+      ensemble: "NPT",
+      pressure: 1.5,
+      equilibration: "melt_21_step",
+      dynamics_steps: 21_000,
+    });
   });
 
   it("finishes a draft of two polymers as mixed", async () => {

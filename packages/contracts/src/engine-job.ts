@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { BLOCK_TYPES, CONSTRUCTION_ORDERS, ENSEMBLES, FORCE_FIELDS, SEGMENT_TYPES } from "./enums";
+import { BLOCK_TYPES, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS, FORCE_FIELDS, SEGMENT_TYPES } from "./enums";
+import { MAX_PRESSURE_BAR } from "./polymer-builder";
 
 /**
  * The job snapshot the server freezes when a polymer-builder system is processed and hands to the
@@ -103,6 +104,9 @@ export const engineJobSimulationProtocolSchema = z.object({
   dynamics_steps: z.int().min(0).nullable(),
   temperature: z.number().positive().nullable(),
   ensemble: z.enum(ENSEMBLES).nullable(),
+  /** bar; NPT and the equilibration's last stage. Optional: jobs frozen before NPT existed lack it. */
+  pressure: z.number().positive().max(MAX_PRESSURE_BAR).nullable().optional(),
+  equilibration: z.enum(EQUILIBRATIONS).optional(),
 });
 
 export const engineJobSchema = z.object({

@@ -21,7 +21,13 @@ export type SegmentType = (typeof SEGMENT_TYPES)[number];
 export const FORCE_FIELDS = ["gaff", "gaff2", "glycam_06j", "extended_glycam_06j"] as const;
 export type ForceField = (typeof FORCE_FIELDS)[number];
 
-export const ENSEMBLES = ["NVE", "NVT"] as const;
+/** SPEC lists NVE and NVT; NPT (Monte Carlo barostat) is issue 22's addition. */
+export const ENSEMBLES = ["NVE", "NVT", "NPT"] as const;
+export type Ensemble = (typeof ENSEMBLES)[number];
+/** How the dynamics steps are spent: as one run in the ensemble, or on the 21-stage
+ * compression/decompression equilibration of melts (the engine's simulate/equilibration.py). */
+export const EQUILIBRATIONS = ["none", "melt_21_step"] as const;
+export type Equilibration = (typeof EQUILIBRATIONS)[number];
 export const CONSTRUCTION_ORDERS = ["as_listed_in_components", "random"] as const;
 export const CELL_DIMENSION_SELECTORS = ["cell_sides", "density"] as const;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { int32 } from "./bounds";
-import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES } from "./enums";
+import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS } from "./enums";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
 import { orderedItemsProblem } from "./polymers";
 import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
@@ -105,16 +105,53 @@ export type SystemSetupFormValues = z.input<typeof systemSetupForm>;
 // ---------------------------------------------------------------------------------------------
 // Simulation protocol
 
-export const simulationProtocolBody = z.object({
-  simulation: z.enum(SIMULATIONS),
-  random_seed: int32().min(-1, RANDOM_SEED_MESSAGE),
-  minimization: z.boolean(),
-  minimization_steps: int32().min(1).nullish(),
-  dynamics: z.boolean(),
-  dynamics_steps: int32().min(1).nullish(),
-  temperature: z.number().positive().nullish(),
-  ensemble: z.enum(ENSEMBLES).nullish(),
-});
+/** The engine's time step (fs): the simulated time is steps × this. */
+export const TIMESTEP_FS = 2;
+/** Pressure bounds (bar) of NPT: above 0, at most 10 kbar (the melt equilibration's own peak of
+ * 50 kbar is internal to it). */
+export const MAX_PRESSURE_BAR = 10_000;
+export const PRESSURE_MESSAGE = `Pressure must be above 0 and at most ${MAX_PRESSURE_BAR} bar`;
+/** The melt equilibration runs 21 stages of at least 20 steps each. */
+export const MELT_EQUILIBRATION_MIN_STEPS = 420;
+export const EQUILIBRATION_NEEDS_NPT_MESSAGE = "The melt equilibration ends at the chosen pressure: choose NPT";
+export const EQUILIBRATION_STEPS_MESSAGE = `The melt equilibration needs at least ${MELT_EQUILIBRATION_MIN_STEPS} dynamics steps (21 stages)`;
+export const DEFAULT_PRESSURE_BAR = 1;
+/** A barostat scales a periodic cell: walls (a vacuum gap above the cell) have none to scale. */
+export const NPT_WALLS_MESSAGE =
+  "NPT and the melt equilibration need a periodic cell without walls: turn the z walls off or choose NVT";
+
+/** Whether a saved protocol runs dynamics under a barostat (NPT, or the melt equilibration). */
+export function usesBarostat(protocol: { dynamics: boolean; ensemble: string | null; equilibration?: string | null }) {
+  return protocol.dynamics && (protocol.ensemble === "NPT" || protocol.equilibration === "melt_21_step");
+}
+
+/** Simulated time in ps of a number of steps. */
+export function simulatedTimePs(steps: number): number {
+  return (steps * TIMESTEP_FS) / 1000;
+}
+
+export const simulationProtocolBody = z
+  .object({
+    simulation: z.enum(SIMULATIONS),
+    random_seed: int32().min(-1, RANDOM_SEED_MESSAGE),
+    minimization: z.boolean(),
+    minimization_steps: int32().min(1).nullish(),
+    dynamics: z.boolean(),
+    dynamics_steps: int32().min(1).nullish(),
+    temperature: z.number().positive().nullish(),
+    ensemble: z.enum(ENSEMBLES).nullish(),
+    pressure: z.number().positive(PRESSURE_MESSAGE).max(MAX_PRESSURE_BAR, PRESSURE_MESSAGE).nullish(),
+    equilibration: z.enum(EQUILIBRATIONS).nullish(),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.dynamics || body.equilibration !== "melt_21_step") return;
+    if (body.ensemble !== "NPT") {
+      ctx.addIssue({ code: "custom", path: ["equilibration"], message: EQUILIBRATION_NEEDS_NPT_MESSAGE });
+    }
+    if (body.dynamics_steps != null && body.dynamics_steps < MELT_EQUILIBRATION_MIN_STEPS) {
+      ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: EQUILIBRATION_STEPS_MESSAGE });
+    }
+  });
 export type SimulationProtocolBody = z.infer<typeof simulationProtocolBody>;
 
 /** The first protocol rule a body breaks, or null: a toggle that is on needs its values. */
@@ -123,7 +160,9 @@ export function simulationProtocolProblem(body: SimulationProtocolBody): RulePro
     return { code: PolymerBuilderSystemErrors.VALIDATE_MINIMIZATION_STEPS_MISSING };
   }
   if (body.dynamics) {
-    const missing = (["dynamics_steps", "temperature", "ensemble"] as const).filter((f) => body[f] == null);
+    const missing = (["dynamics_steps", "temperature", "ensemble", "pressure"] as const).filter(
+      (f) => body[f] == null && (f !== "pressure" || body.ensemble === "NPT"),
+    );
     if (missing.length) {
       return { code: PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS, args: { fields: missing } };
     }
@@ -141,6 +180,8 @@ export const simulationProtocolResponse = z.object({
   dynamics_steps: z.int().nullable(),
   temperature: z.number().nullable(),
   ensemble: z.enum(ENSEMBLES).nullable(),
+  pressure: z.number().nullable(),
+  equilibration: z.enum(EQUILIBRATIONS),
 });
 export type SimulationProtocolResponse = z.infer<typeof simulationProtocolResponse>;
 
@@ -154,6 +195,8 @@ export const DEFAULT_SIMULATION_PROTOCOL: Omit<SimulationProtocolResponse, "id">
   dynamics_steps: 5000,
   temperature: 300,
   ensemble: "NVT",
+  pressure: DEFAULT_PRESSURE_BAR,
+  equilibration: "none",
 };
 
 /** The protocol form while typing; a field behind a toggle that is off is not checked. */
@@ -171,6 +214,8 @@ export const simulationProtocolForm = z
     dynamics_steps: z.string(),
     temperature: z.string(),
     ensemble: z.string(),
+    pressure: z.string(),
+    equilibration: z.enum(EQUILIBRATIONS),
   })
   .superRefine((form, ctx) => {
     const required = (field: keyof typeof form) =>
@@ -181,6 +226,22 @@ export const simulationProtocolForm = z
       required("temperature");
       if (!(ENSEMBLES as readonly string[]).includes(form.ensemble)) {
         ctx.addIssue({ code: "custom", path: ["ensemble"], message: REQUIRED_FIELD });
+      }
+      if (form.ensemble === "NPT") {
+        const pressure = Number(form.pressure);
+        if (!form.pressure.trim()) required("pressure");
+        else if (!(pressure > 0 && pressure <= MAX_PRESSURE_BAR)) {
+          ctx.addIssue({ code: "custom", path: ["pressure"], message: PRESSURE_MESSAGE });
+        }
+      }
+      if (form.equilibration === "melt_21_step") {
+        if (form.ensemble !== "NPT") {
+          ctx.addIssue({ code: "custom", path: ["equilibration"], message: EQUILIBRATION_NEEDS_NPT_MESSAGE });
+        }
+        const steps = Number.parseInt(form.dynamics_steps, 10);
+        if (Number.isFinite(steps) && steps < MELT_EQUILIBRATION_MIN_STEPS) {
+          ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: EQUILIBRATION_STEPS_MESSAGE });
+        }
       }
     }
   });

@@ -79,4 +79,26 @@ describe("engine job snapshot", () => {
     badSeed.simulation_protocol.random_seed = -2;
     expect(engineJobSchema.safeParse(badSeed).success).toBe(false);
   });
+
+  it("takes NPT with a pressure and the melt equilibration, and jobs frozen before they existed", () => {
+    const job = polyethyleneJob();
+    const npt = {
+      ...job,
+      simulation_protocol: {
+        ...job.simulation_protocol,
+        dynamics: true,
+        dynamics_steps: 2100,
+        temperature: 300,
+        ensemble: "NPT",
+        pressure: 1,
+        equilibration: "melt_21_step",
+      },
+    };
+    expect(engineJobSchema.safeParse(npt).success).toBe(true);
+    expect(engineJobSchema.safeParse(job).success).toBe(true); // no pressure, no equilibration
+    const tooHigh = { ...npt, simulation_protocol: { ...npt.simulation_protocol, pressure: 20_000 } };
+    expect(engineJobSchema.safeParse(tooHigh).success).toBe(false);
+    const unknown = { ...npt, simulation_protocol: { ...npt.simulation_protocol, equilibration: "anneal" } };
+    expect(engineJobSchema.safeParse(unknown).success).toBe(false);
+  });
 });

@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "../src/errors";
 import {
+  DEFAULT_SIMULATION_PROTOCOL,
   densityFromText,
+  EQUILIBRATION_NEEDS_NPT_MESSAGE,
+  EQUILIBRATION_STEPS_MESSAGE,
   INPUT_PATTERNS,
+  PRESSURE_MESSAGE,
   type SimulationProtocolBody,
   type SystemSetupBody,
+  simulatedTimePs,
   simulationProtocolBody,
   simulationProtocolForm,
   simulationProtocolProblem,
@@ -138,12 +143,86 @@ describe("simulation protocol rules", () => {
       dynamics_steps: "",
       temperature: "300",
       ensemble: "",
+      pressure: "",
+      equilibration: "none" as const,
     };
     expect(simulationProtocolForm.safeParse(form).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
       ["random_seed", "Random seed must be -1 or greater"],
       ["dynamics_steps", "Required field"],
       ["ensemble", "Required field"],
     ]);
+  });
+});
+
+describe("NPT and the melt equilibration", () => {
+  const npt = (overrides: Partial<SimulationProtocolBody> = {}) =>
+    protocol({ ensemble: "NPT", pressure: 1, equilibration: "none", ...overrides });
+  const messages = (body: unknown) =>
+    simulationProtocolBody.safeParse(body).error?.issues.map((i) => [i.path.join("."), i.message]);
+
+  it("accepts NPT with a pressure within (0, 10000] bar and refuses others with the bounds' message", () => {
+    expect(simulationProtocolBody.safeParse(npt()).success).toBe(true);
+    expect(simulationProtocolBody.safeParse(npt({ pressure: 10_000 })).success).toBe(true);
+    expect(messages(npt({ pressure: 0 }))).toEqual([["pressure", PRESSURE_MESSAGE]]);
+    expect(messages(npt({ pressure: 10_001 }))).toEqual([["pressure", PRESSURE_MESSAGE]]);
+    expect(simulationProtocolBody.safeParse({ ...npt(), ensemble: "NPH" }).success).toBe(false);
+  });
+
+  it("needs the pressure for NPT only", () => {
+    expect(simulationProtocolProblem(npt({ pressure: null }))).toEqual({
+      code: PolymerBuilderSystemErrors.VALIDATE_DYNAMICS_MISSING_FIELDS,
+      args: { fields: ["pressure"] },
+    });
+    expect(simulationProtocolProblem(protocol({ ensemble: "NVT", pressure: null }))).toBeNull();
+  });
+
+  it("runs the melt equilibration only in NPT with at least 420 steps", () => {
+    expect(simulationProtocolBody.safeParse(npt({ equilibration: "melt_21_step", dynamics_steps: 420 })).success).toBe(
+      true,
+    );
+    expect(messages(npt({ equilibration: "melt_21_step", ensemble: "NVT" }))).toEqual([
+      ["equilibration", EQUILIBRATION_NEEDS_NPT_MESSAGE],
+    ]);
+    expect(messages(npt({ equilibration: "melt_21_step", dynamics_steps: 419 }))).toEqual([
+      ["dynamics_steps", EQUILIBRATION_STEPS_MESSAGE],
+    ]);
+    // With dynamics off the stored choice is kept as it is.
+    expect(
+      simulationProtocolBody.safeParse(npt({ equilibration: "melt_21_step", dynamics: false, ensemble: "NVT" }))
+        .success,
+    ).toBe(true);
+  });
+
+  it("checks pressure and equilibration in the form", () => {
+    const form = {
+      simulation: "MD" as const,
+      random_seed: "1",
+      minimization: false,
+      minimization_steps: "",
+      dynamics: true,
+      dynamics_steps: "100",
+      temperature: "300",
+      ensemble: "NVT",
+      pressure: "",
+      equilibration: "melt_21_step" as const,
+    };
+    expect(simulationProtocolForm.safeParse(form).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["equilibration", EQUILIBRATION_NEEDS_NPT_MESSAGE],
+      ["dynamics_steps", EQUILIBRATION_STEPS_MESSAGE],
+    ]);
+    const nptForm = { ...form, ensemble: "NPT", dynamics_steps: "5000" };
+    expect(simulationProtocolForm.safeParse(nptForm).error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["pressure", "Required field"],
+    ]);
+    expect(simulationProtocolForm.safeParse({ ...nptForm, pressure: "0" }).error?.issues[0]?.message).toBe(
+      PRESSURE_MESSAGE,
+    );
+    expect(simulationProtocolForm.safeParse({ ...nptForm, pressure: "1.5" }).success).toBe(true);
+  });
+
+  it("defaults to 1 bar without equilibration and says 5000 steps are 10 ps", () => {
+    expect(DEFAULT_SIMULATION_PROTOCOL).toMatchObject({ pressure: 1, equilibration: "none" });
+    expect(simulatedTimePs(5000)).toBe(10);
   });
 });
 

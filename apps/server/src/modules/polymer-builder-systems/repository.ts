@@ -41,6 +41,8 @@ export async function insertDraftSettings(tx: Db, ownerId: string, systemId: str
     dynamicsSteps: p.dynamics_steps,
     temperature: p.temperature,
     ensemble: p.ensemble,
+    pressure: p.pressure,
+    equilibration: p.equilibration,
   });
 }
 
@@ -93,6 +95,8 @@ export function protocolResponse(row: SimulationProtocolRow): SimulationProtocol
     dynamics_steps: row.dynamicsSteps,
     temperature: row.temperature,
     ensemble: row.ensemble,
+    pressure: row.pressure,
+    equilibration: row.equilibration,
   };
 }
 
@@ -145,6 +149,8 @@ export async function saveProtocol(tx: Db, row: SimulationProtocolRow, body: Sim
       dynamicsSteps: body.dynamics_steps ?? row.dynamicsSteps,
       temperature: body.temperature ?? row.temperature,
       ensemble: body.ensemble ?? row.ensemble,
+      pressure: body.pressure ?? row.pressure,
+      equilibration: body.equilibration ?? row.equilibration,
       updatedAt: new Date(),
     })
     .where(eq(simulationProtocols.id, row.id));

@@ -1,4 +1,4 @@
-import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES } from "@polyforge/contracts/enums";
+import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS } from "@polyforge/contracts/enums";
 import { SIMULATIONS } from "@polyforge/contracts/polymer-builder";
 import {
   boolean,
@@ -75,6 +75,9 @@ export const simulationProtocols = pgTable(
     dynamicsSteps: integer("dynamics_steps"),
     temperature: doublePrecision("temperature"),
     ensemble: text("ensemble", { enum: ENSEMBLES }),
+    /** bar (NPT and the melt equilibration's last stage); migration 0009. */
+    pressure: doublePrecision("pressure"),
+    equilibration: text("equilibration", { enum: EQUILIBRATIONS }).notNull().default("none"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("simulation_protocols_system_key").on(t.systemId)],

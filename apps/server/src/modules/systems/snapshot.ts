@@ -1,6 +1,7 @@
 import { type EngineJob, engineJobSchema } from "@polyforge/contracts/engine-job";
 import type { SystemType } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
+import { NPT_WALLS_MESSAGE, usesBarostat } from "@polyforge/contracts/polymer-builder";
 import { systemTypeFor } from "@polyforge/contracts/systems";
 import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
@@ -48,6 +49,12 @@ export async function freezeDraft(
   const protocol = await findProtocolOfSystem(tx, system.id);
   if (!setup?.savedAt) throw missing("system_setup");
   if (!protocol) throw missing("simulation_protocol");
+  if (setup.potentialWallZ && usesBarostat(protocol)) {
+    throw new AppError(400, SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND, {
+      field: "simulation_protocol.ensemble",
+      message: NPT_WALLS_MESSAGE,
+    });
+  }
   const placed = await setupPolymers(tx, setup.id);
   if (placed.length === 0) throw missing("polymers");
 
@@ -122,6 +129,8 @@ export async function freezeDraft(
       dynamics_steps: protocol.dynamicsSteps,
       temperature: protocol.temperature,
       ensemble: protocol.ensemble,
+      pressure: protocol.pressure,
+      equilibration: protocol.equilibration,
     },
   };
   const parsed = engineJobSchema.safeParse(job);
