@@ -59,9 +59,7 @@ def test_convert_smiles_system_type(smiles: str, molecules: int, kind: str, tmp_
     assert (events[-1]["molecules"], events[-1]["type"]) == (molecules, kind)
 
 
-@pytest.mark.parametrize(
-    ("smiles", "message"), [("C1CC", "Invalid SMILES format"), ("[*:1]CC[*:2]", "connection markers")]
-)
+@pytest.mark.parametrize(("smiles", "message"), [("C1CC", "Invalid SMILES format"), ("[*:1]CC[*:2]", "connection markers")])
 def test_convert_smiles_refuses_bad_input(smiles: str, message: str, tmp_path: Path) -> None:
     code, events = run_engine("convert-smiles", {"smiles": smiles}, tmp_path)
     assert code == 1
@@ -115,7 +113,8 @@ def test_validate_structure_reports_garbled_coordinates(converted: Path, tmp_pat
         "event": "result",
         "valid": False,
         "error_code": "INVALID_STRUCTURE",
-        "message": "Line 6: the x coordinate 'xx.yyy' is not a number.",
+        "message": "Line 6: the x coordinate 'xx.yyy' (columns 21-28) is not a number.",
+        "line": 6,
     }
 
 
@@ -160,10 +159,7 @@ def test_generate_potential_writes_topology_minimised_structure_and_bundle(
     summary = result["summary"]
     assert summary["force_field"] == "GAFF"
     assert abs(summary["charges"]["total_charge"]) < 1e-4
-    assert (
-        summary["energies"]["potential_after_minimization_kj_mol"]
-        < summary["energies"]["potential_before_minimization_kj_mol"]
-    )
+    assert summary["energies"]["potential_after_minimization_kj_mol"] < summary["energies"]["potential_before_minimization_kj_mol"]
     with zipfile.ZipFile(workdir / "solvent_mix_files.zip") as archive:
         names = set(archive.namelist())
         readme = archive.read("README.md").decode()
@@ -183,17 +179,13 @@ def test_generate_potential_writes_topology_minimised_structure_and_bundle(
 
 def test_validate_topology_accepts_the_generated_topology(potential: tuple[Path, dict[str, Any]]) -> None:
     workdir, _ = potential
-    code, events = run_engine(
-        "validate-topology", {"topology_file": "topology/system.top", "structure_file": "topology/system.gro"}, workdir
-    )
+    code, events = run_engine("validate-topology", {"topology_file": "topology/system.top", "structure_file": "topology/system.gro"}, workdir)
     assert code == 0  # an invalid file is an answer, not an engine failure
     assert events[-1]["valid"] is True
     assert events[-1]["atoms"] == 26 and events[-1]["molecules"] == 3
 
 
-def test_validate_topology_rejects_a_structure_with_other_atoms(
-    potential: tuple[Path, dict[str, Any]], converted: Path
-) -> None:
+def test_validate_topology_rejects_a_structure_with_other_atoms(potential: tuple[Path, dict[str, Any]], converted: Path) -> None:
     workdir, _ = potential
     code, events = run_engine(
         "validate-topology",
@@ -205,9 +197,7 @@ def test_validate_topology_rejects_a_structure_with_other_atoms(
     assert "13" in events[-1]["message"] and "26" in events[-1]["message"]
 
 
-def test_validate_topology_rejects_truncated_and_garbled_topologies(
-    potential: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
+def test_validate_topology_rejects_truncated_and_garbled_topologies(potential: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     workdir, _ = potential
     top = (workdir / "topology" / "system.top").read_text()
     (tmp_path / "system.gro").write_text((workdir / "topology" / "system.gro").read_text())
@@ -220,9 +210,7 @@ def test_validate_topology_rejects_truncated_and_garbled_topologies(
         (tmp_path / name).write_text(text)
         if name != "no_itp.top":
             (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
-        code, events = run_engine(
-            "validate-topology", {"topology_file": name, "structure_file": "system.gro"}, tmp_path
-        )
+        code, events = run_engine("validate-topology", {"topology_file": name, "structure_file": "system.gro"}, tmp_path)
         assert code == 0  # an invalid file is an answer, not an engine failure
         assert events[-1]["valid"] is False, name
         assert expected in events[-1]["message"], events[-1]["message"]

@@ -21,6 +21,7 @@ from polyforge_engine.pipeline import parametrise_simulate_bundle
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler
 from polyforge_engine.simulate.md import CUTOFF_NM, Protocol
+from polyforge_engine.structures.molecules import perceive_bonds
 from polyforge_engine.structures.readers import INVALID_STRUCTURE, read_structure
 from polyforge_engine.structures.validate_structure import job_file
 
@@ -54,9 +55,7 @@ def molecules_from_sdf(path: Path, charge: int) -> list[Chem.Mol]:
         raise EngineError(INVALID_STRUCTURE, f"{path.name} contains no molecule.")
     found = sum(Chem.GetFormalCharge(mol) for mol in molecules)
     if found != charge:
-        raise EngineError(
-            WRONG_NET_CHARGE, f"The structure carries a net charge of {found}, but {charge} was requested."
-        )
+        raise EngineError(WRONG_NET_CHARGE, f"The structure carries a net charge of {found}, but {charge} was requested.")
     return molecules
 
 
@@ -64,35 +63,29 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
     """Atoms of a .pdb/.gro file as molecules with bonds and bond orders perceived from the
     geometry (CONECT records when present) and the net charge."""
     atoms = read_structure(path)
-    if "H" not in atoms.elements:
+    symbols = atoms.element_symbols()
+    if "H" not in symbols:
         raise EngineError(INVALID_STRUCTURE, "The structure has no hydrogen atoms; GAFF needs every hydrogen present.")
     editable = Chem.RWMol()
-    conformer = Chem.Conformer(len(atoms.names))
+    conformer = Chem.Conformer(atoms.count)
     xyz_all = atoms.xyz().astype(float)
-    for index, (name, element) in enumerate(zip(atoms.names, atoms.elements, strict=True)):
-        chain, number, residue = atoms.residue(index)
+    names, residue_names = atoms.names.values, atoms.residue_names.values
+    for index, element in enumerate(symbols):
+        name = names[atoms.name_of_atom[index]]
+        residue_index = atoms.residue_of_atom[index]
+        residue = residue_names[atoms.name_of_residue[residue_index]]
         try:
             atom = Chem.Atom(element)
         except RuntimeError:
-            raise EngineError(
-                INVALID_STRUCTURE, f"Atom {index + 1} ({name}) has an unknown element {element!r}."
-            ) from None
-        atom.SetMonomerInfo(
-            Chem.AtomPDBResidueInfo(
-                name[:4], residueName=residue[:3] or "MOL", residueNumber=number, chainId=chain.strip()
-            )
-        )
+            raise EngineError(INVALID_STRUCTURE, f"Atom {index + 1} ({name}) has an unknown element {element!r}.") from None
+        atom.SetMonomerInfo(Chem.AtomPDBResidueInfo(name[:4], residueName=residue[:3] or "MOL", residueNumber=residue_index + 1))
         editable.AddAtom(atom)
         conformer.SetAtomPosition(index, xyz_all[index].tolist())
     editable.AddConformer(conformer, assignId=True)
-    if atoms.bonds:
-        for begin, end in atoms.bonds:
-            if editable.GetBondBetweenAtoms(begin, end) is None:
-                editable.AddBond(begin, end, Chem.BondType.SINGLE)
-        mol = editable.GetMol()
-    else:
-        mol = editable.GetMol()
-        rdDetermineBonds.DetermineConnectivity(mol)
+    for begin, end in perceive_bonds(atoms).tolist():
+        if editable.GetBondBetweenAtoms(begin, end) is None:
+            editable.AddBond(begin, end, Chem.BondType.SINGLE)
+    mol = editable.GetMol()
     fragments = list(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False))
     charges = _fragment_charges(fragments, charge)
     molecules = []
@@ -106,7 +99,8 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
                 f"The bonds of molecule {number} do not fit a net charge of {fragment_charge}: check the charge and that every hydrogen is present ({exc}).",
             ) from None
         molecules.append(fragment)
-    return molecules, np.array(atoms.box) if atoms.box else None
+    box = atoms.box_lengths()
+    return molecules, np.array(box) if box else None
 
 
 def _fragment_charges(fragments: list[Chem.Mol], charge: int) -> list[int]:

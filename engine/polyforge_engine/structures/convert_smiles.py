@@ -4,6 +4,7 @@ PDB, GRO and SD files, with its molecule count and system type (ARCHITECTURE §5
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,19 @@ from rdkit.Chem import AllChem
 
 from polyforge_engine import protocol
 from polyforge_engine.protocol import EngineError
+from polyforge_engine.structures.molecules import hill_formula, system_type
 
 INVALID_SMILES = "INVALID_SMILES"
 EMBEDDING_FAILED = "EMBEDDING_FAILED"
+SMILES_TOO_LARGE = "SMILES_TOO_LARGE"
+UNSUPPORTED_ELEMENT = "UNSUPPORTED_ELEMENT"
+# A structure from SMILES is a molecule or a few (a ligand, a solvent mix), not a polymer: polymers
+# go through the builder, large systems through a file. Counted with hydrogens.
+MAX_ATOMS = 1000
+# What GAFF/GAFF2 parametrise (generate-potential), and the monatomic ions it gives Joung-Cheatham
+# parameters (the halides are already in the organic set).
+ORGANIC_ELEMENTS = ("H", "C", "N", "O", "F", "P", "S", "Cl", "Br", "I")
+ION_ELEMENTS = ("Li", "Na", "K", "Rb", "Cs")
 _SEED = 61453
 _GAP = 4.0  # Å between molecules laid side by side
 _MARGIN = 10.0  # Å of cell around the molecules
@@ -32,12 +43,15 @@ def smiles_molecules(smiles: str) -> list[Chem.Mol]:
             INVALID_SMILES,
             "The SMILES contains connection markers ([*:1], [*:2]); a structure needs a complete molecule.",
         )
+    check_size_and_elements(parsed)
     fragments = Chem.GetMolFrags(parsed, asMols=True, sanitizeFrags=True)
     kinds: dict[str, str] = {}
     for fragment in fragments:
         kinds.setdefault(Chem.MolToSmiles(fragment), "")
-    for number, key in enumerate(kinds, start=1):
-        kinds[key] = "MOL" if len(kinds) == 1 else f"M{number:02d}"
+    generic = [key for key in kinds if residue_name_of(key) is None]
+    for key in kinds:
+        named = residue_name_of(key)
+        kinds[key] = named or ("MOL" if len(generic) == 1 else f"M{generic.index(key) + 1:02d}")
     molecules = []
     for number, fragment in enumerate(fragments, start=1):
         residue = kinds[Chem.MolToSmiles(fragment)]
@@ -46,11 +60,43 @@ def smiles_molecules(smiles: str) -> list[Chem.Mol]:
         for atom in with_h.GetAtoms():
             counters[atom.GetSymbol()] = counters.get(atom.GetSymbol(), 0) + 1
             name = f"{atom.GetSymbol()}{np.base_repr(counters[atom.GetSymbol()], 36)}"[:4]
-            atom.SetMonomerInfo(
-                Chem.AtomPDBResidueInfo(name, residueName=residue, residueNumber=number, isHeteroAtom=True)
-            )
+            atom.SetMonomerInfo(Chem.AtomPDBResidueInfo(name, residueName=residue, residueNumber=number, isHeteroAtom=True))
         molecules.append(with_h)
     return molecules
+
+
+def residue_name_of(canonical: str) -> str | None:
+    """Residue names that say what a small molecule is: water, and monatomic ions by element."""
+    if canonical == "O":
+        return "HOH"
+    ion = Chem.MolFromSmiles(canonical)
+    if ion is not None and ion.GetNumAtoms() == 1 and ion.GetAtomWithIdx(0).GetFormalCharge() != 0:
+        return ion.GetAtomWithIdx(0).GetSymbol().upper()
+    return None
+
+
+def check_size_and_elements(parsed: Chem.Mol) -> None:
+    atoms = parsed.GetNumAtoms() + sum(atom.GetTotalNumHs() for atom in parsed.GetAtoms())
+    if atoms > MAX_ATOMS:
+        raise EngineError(
+            SMILES_TOO_LARGE,
+            f"The SMILES describes {atoms:,} atoms with its hydrogens; a structure from SMILES holds at most "
+            f"{MAX_ATOMS:,} (a molecule or a few). Build polymers with the polymer builder, or upload a .pdb or "
+            ".gro file of a larger system.",
+        )
+    unsupported = sorted({atom.GetSymbol() for atom in parsed.GetAtoms()} - set(ORGANIC_ELEMENTS) - set(ION_ELEMENTS))
+    if unsupported:
+        raise EngineError(
+            UNSUPPORTED_ELEMENT,
+            f"The SMILES contains {', '.join(unsupported)}, which the force fields here do not cover. Supported: "
+            f"{', '.join(ORGANIC_ELEMENTS)}, and {', '.join(ION_ELEMENTS)} as monatomic ions.",
+        )
+    for atom in parsed.GetAtoms():
+        if atom.GetSymbol() in ION_ELEMENTS and atom.GetDegree() > 0:
+            raise EngineError(
+                UNSUPPORTED_ELEMENT,
+                f"{atom.GetSymbol()} is supported only as a monatomic ion ([{atom.GetSymbol()}+]), not bonded to other atoms.",
+            )
 
 
 def embed(mol: Chem.Mol, label: str) -> Chem.Mol:
@@ -68,12 +114,6 @@ def embed(mol: Chem.Mol, label: str) -> Chem.Mol:
     else:
         AllChem.UFFOptimizeMolecule(mol, maxIters=2000)
     return mol
-
-
-def system_type_of(molecules: list[Chem.Mol]) -> str:
-    if len(molecules) == 1:
-        return "molecule"
-    return "system" if len({Chem.MolToSmiles(Chem.RemoveHs(mol)) for mol in molecules}) == 1 else "mixed"
 
 
 def convert_smiles(smiles: str, workdir: Path) -> dict[str, Any]:
@@ -98,14 +138,43 @@ def convert_smiles(smiles: str, workdir: Path) -> dict[str, Any]:
         conformer.SetAtomPosition(index, point.tolist())
     box = xyz.max(axis=0) + _MARGIN
     files = write_structure_files(combined, box, workdir, "structure")
+    kinds = smiles_kinds(molecules)
     return {
         "files": {kind: path.name for kind, path in files.items()},
         "atoms": combined.GetNumAtoms(),
+        "residues": len(molecules),
         "molecules": len(molecules),
-        "type": system_type_of(molecules),
+        "kinds": kinds,
+        "formula": formula_of(combined),
         "net_charge": Chem.GetFormalCharge(combined),
         "box": [round(float(side), 3) for side in box],
+        "type": system_type(len(molecules), len(kinds)),
+        "viewer_file": files["pdb"].name,
     }
+
+
+def formula_of(mol: Chem.Mol) -> str:
+    """Hill formula without the charge suffix RDKit appends (the charge is reported apart)."""
+    return hill_formula(Counter(atom.GetSymbol() for atom in mol.GetAtoms()))
+
+
+def smiles_kinds(molecules: list[Chem.Mol]) -> list[dict[str, Any]]:
+    """Molecules grouped by canonical SMILES, in order of first appearance (structureSummary.kinds)."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for mol in molecules:
+        key = Chem.MolToSmiles(Chem.RemoveHs(mol))
+        if key in kinds:
+            kinds[key]["count"] += 1
+            continue
+        residue = mol.GetAtomWithIdx(0).GetPDBResidueInfo().GetResidueName().strip()
+        kinds[key] = {
+            "name": residue,
+            "count": 1,
+            "atoms": mol.GetNumAtoms(),
+            "formula": formula_of(mol),
+            "charge": Chem.GetFormalCharge(mol),
+        }
+    return list(kinds.values())
 
 
 def write_structure_files(mol: Chem.Mol, box: np.ndarray, workdir: Path, stem: str) -> dict[str, Path]:
@@ -126,7 +195,9 @@ def write_structure_files(mol: Chem.Mol, box: np.ndarray, workdir: Path, stem: s
 
 
 def run_convert_smiles(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"smiles": "..."}` -> structure.pdb/.gro/.sdf, molecule count and type."""
+    """CLI command: `{"smiles": "..."}` -> structure.pdb/.gro/.sdf and the structure summary of
+    validate-structure (atoms, residues, molecules, kinds, formula, net_charge, box, type) with
+    `files` and `viewer_file` (structure.pdb)."""
     smiles = job.get("smiles")
     if not isinstance(smiles, str):
         raise EngineError(INVALID_SMILES, "Invalid SMILES format")

@@ -1,7 +1,22 @@
-"""Molecules of a structure file: bonds from CONECT records or from distances, connected
-components, and the system type of ARCHITECTURE §5."""
+"""Molecules of a structure file: bonds, connected components, kinds by graph identity, formulas,
+charges and the system type of ARCHITECTURE §5.
+
+Bonds: an atom that CONECT records mention keeps exactly the bonds they list (the PDB writes them
+for hetero groups, and writers such as this engine's for every atom); the others get bonds from
+distances (covalent radii + 0.4 Å). When the file has a cell that fits its atoms, distances are
+taken to the nearest periodic image, so molecules wrapped into the cell (`gmx trjconv -pbc atom`)
+stay whole. Metal and alkali atoms get no distance bonds (ions sit 2-3 Å from water oxygens).
+
+Kinds: molecules with the same graph (elements and bonds) are one kind. The graph is hashed by
+Weisfeiler-Lehman refinement over all atoms at once in NumPy (isomorphic molecules always hash
+alike; the 64-bit hash of different ones colliding is not a practical concern), so a million
+water molecules cost array operations, not a Python loop per molecule.
+"""
 
 from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -10,57 +25,265 @@ from scipy.spatial import cKDTree
 
 from polyforge_engine.structures.readers import StructureAtoms
 
-_COVALENT_RADII = {
-    "H": 0.31,
-    "C": 0.76,
-    "N": 0.71,
-    "O": 0.66,
-    "F": 0.57,
-    "P": 1.07,
-    "S": 1.05,
-    "Cl": 1.02,
-    "Br": 1.20,
-    "I": 1.39,
-}
-_DEFAULT_RADIUS = 1.5
-_BOND_TOLERANCE = 0.4  # Å beyond the sum of covalent radii
+COVALENT_RADII = {
+    "H": 0.31, "B": 0.84, "C": 0.76, "N": 0.71, "O": 0.66, "F": 0.57, "Si": 1.11, "P": 1.07, "S": 1.05,
+    "Cl": 1.02, "Se": 1.20, "Br": 1.20, "I": 1.39, "As": 1.19, "Ge": 1.20, "Te": 1.38, "Sn": 1.39,
+}  # fmt: skip
+BOND_TOLERANCE = 0.4  # Å beyond the sum of covalent radii
+# Monatomic ions with their usual charge, for molecules of one atom.
+ION_CHARGES = {
+    "Li": 1, "Na": 1, "K": 1, "Rb": 1, "Cs": 1, "F": -1, "Cl": -1, "Br": -1, "I": -1,
+    "Mg": 2, "Ca": 2, "Zn": 2, "Mn": 2, "Fe": 2, "Cu": 2, "Co": 2, "Ni": 2, "Cd": 2, "Ba": 2, "Sr": 2,
+}  # fmt: skip
+_MIX_A = np.uint64(0x9E3779B97F4A7C15)
+_MIX_B = np.uint64(0xBF58476D1CE4E5B9)
+_WL_ROUNDS = 6
 
 
-def distance_bonds(elements: list[str], xyz: np.ndarray) -> np.ndarray:
-    """(bonds, 2) atom index pairs closer than their covalent radii plus a tolerance."""
-    radii = np.array([_COVALENT_RADII.get(element, _DEFAULT_RADIUS) for element in elements], dtype=np.float32)
-    reach = 2 * float(radii.max()) + _BOND_TOLERANCE
-    pairs = cKDTree(xyz).query_pairs(r=reach, output_type="ndarray")
+def distance_bonds(elements: np.ndarray, radii_by_code: np.ndarray, xyz: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
+    """(bonds, 2) index pairs closer than their covalent radii plus the tolerance, through the
+    periodic cell when `cell` is given. Atoms with radius 0 (metals, unknown) take no part."""
+    radii = radii_by_code[elements]
+    candidates = np.flatnonzero(radii > 0)
+    if len(candidates) < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    reach = 2 * float(radii[candidates].max()) + BOND_TOLERANCE
+    points = xyz[candidates].astype(np.float64)
+    count = len(points)
+    origin = np.arange(count)
+    if cell is not None:
+        points, origin = _with_periodic_images(points, cell, reach)
+    pairs = cKDTree(points).query_pairs(r=reach, output_type="ndarray")
     if len(pairs) == 0:
-        return pairs.reshape(0, 2)
-    distances = np.linalg.norm(xyz[pairs[:, 0]] - xyz[pairs[:, 1]], axis=1)
-    bonded = distances < radii[pairs[:, 0]] + radii[pairs[:, 1]] + _BOND_TOLERANCE
-    return pairs[bonded]
+        return np.zeros((0, 2), dtype=np.int64)
+    real = (pairs < count).any(axis=1)
+    pairs = pairs[real]
+    delta = points[pairs[:, 0]] - points[pairs[:, 1]]
+    distances = np.sqrt(np.einsum("ij,ij->i", delta, delta))
+    first, second = origin[pairs[:, 0]], origin[pairs[:, 1]]
+    bonded = (distances < radii[candidates[first]] + radii[candidates[second]] + BOND_TOLERANCE) & (first != second)
+    first, second = first[bonded], second[bonded]
+    through_image = (pairs[bonded] >= count).any(axis=1)
+    if through_image.any():  # a bond across a face is found from both of its atoms' images
+        across = np.unique(np.sort(np.column_stack([first[through_image], second[through_image]]), axis=1), axis=0)
+        direct = np.column_stack([first[~through_image], second[~through_image]])
+        result = np.vstack([direct, across])
+    else:
+        result = np.column_stack([first, second])
+    return candidates[result]
 
 
-def molecule_labels(atoms: StructureAtoms) -> np.ndarray:
-    """Molecule number of every atom: connected components of the file's CONECT bonds when it
-    has them, else of bonds perceived from distances."""
-    count = len(atoms.names)
-    bonds = (
-        np.asarray(atoms.bonds, dtype=np.int64).reshape(-1, 2)
-        if atoms.bonds
-        else distance_bonds(atoms.elements, atoms.xyz())
-    )
-    graph = coo_matrix((np.ones(len(bonds), dtype=np.int8), (bonds[:, 0], bonds[:, 1])), shape=(count, count))
+def usable_cell(cell: np.ndarray | None, xyz: np.ndarray, reach: float = 3.0) -> np.ndarray | None:
+    """The cell when it can stand for periodicity: not degenerate, every height at least three
+    bond reaches (one nearest image per pair). The atoms may spread over several cells (molecules
+    made whole, or diffusing in an unwrapped frame): a bond is shorter than half a cell whichever
+    image is stored. Placeholder cells (CRYST1 of 1 Å) are dropped by the reader."""
+    if cell is None or len(xyz) == 0:
+        return None
+    volume = abs(float(np.linalg.det(cell)))
+    if volume < 1e-6:
+        return None
+    heights = volume / np.linalg.norm(np.cross(cell[[1, 2, 0]], cell[[2, 0, 1]]), axis=1)
+    if heights.min() < 3 * reach:
+        return None
+    return cell
+
+
+def _with_periodic_images(points: np.ndarray, cell: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Atoms wrapped into the cell, followed by copies of those within `reach` of a face, shifted
+    to the other side (26 neighbour cells): a k-d tree over them finds minimum-image pairs in any
+    cell, triclinic included. Returns the points and, for each, the atom it copies."""
+    inverse = np.linalg.inv(cell)
+    fractions = points @ inverse
+    fractions -= np.floor(fractions)
+    wrapped = fractions @ cell
+    volume = abs(float(np.linalg.det(cell)))
+    margins = reach / (volume / np.linalg.norm(np.cross(cell[[1, 2, 0]], cell[[2, 0, 1]]), axis=1))
+    low = fractions < margins
+    high = fractions > 1 - margins
+    images, sources = [wrapped], [np.arange(len(points))]
+    for sx in (-1, 0, 1):
+        for sy in (-1, 0, 1):
+            for sz in (-1, 0, 1):
+                shift = (sx, sy, sz)
+                if shift == (0, 0, 0):
+                    continue
+                near = np.ones(len(points), dtype=bool)
+                for axis, step in enumerate(shift):
+                    if step == 1:
+                        near &= low[:, axis]
+                    elif step == -1:
+                        near &= high[:, axis]
+                chosen = np.flatnonzero(near)
+                if len(chosen):
+                    images.append(wrapped[chosen] + np.asarray(shift, dtype=np.float64) @ cell)
+                    sources.append(chosen)
+    return np.vstack(images), np.concatenate(sources)
+
+
+def perceive_bonds(atoms: StructureAtoms) -> np.ndarray:
+    """CONECT bonds for the atoms CONECT records mention, distance bonds for the others."""
+    element_codes = np.frombuffer(atoms.element_of_atom, dtype=np.int32)
+    radii_by_code = np.array([COVALENT_RADII.get(symbol, 0.0) for symbol in atoms.elements.values], dtype=np.float64)
+    xyz = atoms.xyz()
+    listed = atoms.bonds if atoms.bonds is not None else np.zeros((0, 2), dtype=np.int64)
+    cell = usable_cell(atoms.cell, xyz)
+    if atoms.bonded_atoms is not None and len(atoms.bonded_atoms) == atoms.count:
+        return listed
+    found = distance_bonds(element_codes, radii_by_code, xyz, cell)
+    if atoms.bonded_atoms is not None and len(found):
+        covered = np.zeros(atoms.count, dtype=bool)
+        covered[atoms.bonded_atoms] = True
+        found = found[~(covered[found[:, 0]] & covered[found[:, 1]])]
+    bonds = np.vstack([listed, found]) if len(listed) else found
+    return np.vstack([bonds, _virtual_site_bonds(atoms, element_codes)])
+
+
+def _virtual_site_bonds(atoms: StructureAtoms, element_codes: np.ndarray) -> np.ndarray:
+    """Virtual sites and unknown names (element X, e.g. TIP4P's MW) belong to the molecule of the
+    atom before them in the same residue (after them for a residue's first atom)."""
+    if "X" not in atoms.elements.values:
+        return np.zeros((0, 2), dtype=np.int64)
+    sites = np.flatnonzero(element_codes == atoms.elements.values.index("X"))
+    residue_of = np.frombuffer(atoms.residue_of_atom, dtype=np.int32)
+    pairs = []
+    for site in sites.tolist():
+        for other in (site - 1, site + 1):
+            if 0 <= other < atoms.count and residue_of[other] == residue_of[site] and element_codes[other] != element_codes[site]:
+                pairs.append((other, site))
+                break
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def molecule_labels(count: int, bonds: np.ndarray) -> np.ndarray:
+    graph = coo_matrix((np.ones(len(bonds), dtype=np.int8), (bonds[:, 0], bonds[:, 1])), shape=(count, count)).tocsr()
     _, labels = connected_components(graph, directed=False)
     return labels
 
 
-def system_type(atoms: StructureAtoms, labels: np.ndarray) -> tuple[int, str]:
-    """Number of molecules and the type: one molecule -> molecule, copies of one kind -> system,
-    several kinds -> mixed. A kind is a molecule's sequence of elements and residue names."""
-    order = np.argsort(labels, kind="stable")
-    boundaries = np.flatnonzero(np.diff(labels[order])) + 1
-    kinds = set()
-    for members in np.split(order, boundaries):
-        kinds.add(tuple((atoms.elements[index], atoms.residue(index)[2]) for index in members))
-    molecules = len(boundaries) + 1
+def _mix(values: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        values = (values ^ (values >> np.uint64(31))) * _MIX_A
+        values = (values ^ (values >> np.uint64(29))) * _MIX_B
+        return values ^ (values >> np.uint64(32))
+
+
+def graph_hashes(element_codes: np.ndarray, bonds: np.ndarray, labels: np.ndarray, element_symbols: list[str]) -> np.ndarray:
+    """One 64-bit hash per molecule (label), equal for molecules with the same graph."""
+    count = len(element_codes)
+    symbol_hash = np.array([hash_symbol(symbol) for symbol in element_symbols], dtype=np.uint64)
+    colour = _mix(symbol_hash[element_codes])
+    both = np.concatenate([bonds, bonds[:, ::-1]]) if len(bonds) else np.zeros((0, 2), dtype=np.int64)
+    order = np.argsort(both[:, 0], kind="stable")
+    source, target = both[order, 0], both[order, 1]
+    starts = np.flatnonzero(np.r_[True, source[1:] != source[:-1]]) if len(source) else np.zeros(0, dtype=np.int64)
+    owners = source[starts]
+    with np.errstate(over="ignore"):
+        for _ in range(_WL_ROUNDS):
+            neighbours = np.zeros(count, dtype=np.uint64)
+            if len(source):
+                neighbours[owners] = np.add.reduceat(_mix(colour[target] + np.uint64(1)), starts)
+            colour = _mix(colour * np.uint64(3) + _mix(neighbours))
+        by_molecule = np.argsort(labels, kind="stable")
+        firsts = np.flatnonzero(np.r_[True, np.diff(labels[by_molecule]) != 0])
+        sums = np.add.reduceat(_mix(colour[by_molecule]), firsts)
+        sizes = np.diff(np.r_[firsts, count]).astype(np.uint64)
+        return _mix(sums + sizes * _MIX_B)
+
+
+def hash_symbol(symbol: str) -> int:
+    value = 1469598103934665603
+    for character in symbol.encode():
+        value = ((value ^ character) * 1099511628211) % 2**64
+    return value
+
+
+def hill_formula(counts: Counter) -> str:
+    """Hill order: C, then H, then the rest alphabetically; without carbon all alphabetically."""
+    counts = Counter({symbol: n for symbol, n in counts.items() if n and symbol != "X"})
+    first = [symbol for symbol in ("C", "H") if symbol in counts] if "C" in counts else []
+    order = first + sorted(symbol for symbol in counts if symbol not in first)
+    return "".join(f"{symbol}{counts[symbol] if counts[symbol] > 1 else ''}" for symbol in order)
+
+
+@dataclass
+class Kind:
+    name: str
+    count: int
+    atoms: int
+    formula: str
+    charge: int | None
+
+    def summary(self) -> dict:
+        return {"name": self.name, "count": self.count, "atoms": self.atoms, "formula": self.formula, "charge": self.charge}
+
+
+def molecule_kinds(atoms: StructureAtoms, bonds: np.ndarray, labels: np.ndarray) -> list[Kind]:
+    """Kinds of molecules in order of first appearance, with count, size, formula, name and charge."""
+    element_codes = np.frombuffer(atoms.element_of_atom, dtype=np.int32)
+    hashes = graph_hashes(element_codes, bonds, labels, atoms.elements.values)
+    _, first_atom = np.unique(labels, return_index=True)  # per molecule (label), its first atom
+    _, first_molecule, counts = np.unique(hashes, return_index=True, return_counts=True)
+    by_molecule = np.argsort(labels, kind="stable")
+    sorted_labels = labels[by_molecule]
+    kinds = []
+    for position in np.argsort(first_atom[first_molecule]):
+        label = first_molecule[position]
+        start, end = np.searchsorted(sorted_labels, [label, label + 1])
+        kinds.append(_describe(atoms, by_molecule[start:end], int(counts[position])))
+    return kinds
+
+
+_WATER = Counter({"O": 1, "H": 2})
+_WATER_RESIDUES = {"HOH", "WAT", "SOL", "TIP3", "TIP4", "TIP5", "SPC", "T3P", "T4P", "H2O"}
+
+
+def _describe(atoms: StructureAtoms, members: np.ndarray, count: int) -> Kind:
+    element_codes = np.frombuffer(atoms.element_of_atom, dtype=np.int32)[members]
+    tally = np.bincount(element_codes, minlength=len(atoms.elements.values))
+    symbols = Counter({atoms.elements.values[code]: int(n) for code, n in enumerate(tally.tolist()) if n})
+    residue_codes = np.frombuffer(atoms.name_of_residue, dtype=np.int32)[np.frombuffer(atoms.residue_of_atom, dtype=np.int32)[members]]
+    residues = [atoms.residue_names.values[code] for code in dict.fromkeys(np.unique(residue_codes).tolist())]
+    formula = hill_formula(symbols)
+    name = residues[0] if len(residues) == 1 and residues[0] else formula
+    declared = np.frombuffer(atoms.charges, dtype=np.int8)[members] if len(atoms.charges) else np.full(len(members), -128)
+    given = declared != -128
+    only = next(iter(symbols)) if len(members) == 1 else None
+    if only in ION_CHARGES:
+        charge: int | None = ION_CHARGES[only] if not given[0] else int(declared[0])
+    elif Counter({k: v for k, v in symbols.items() if k != "X"}) == _WATER or (len(residues) == 1 and residues[0].upper() in _WATER_RESIDUES):
+        charge = 0
+    elif given.any():
+        charge = int(declared[given].astype(np.int64).sum())
+    else:
+        charge = None
+    return Kind(name=name, count=count, atoms=len(members), formula=formula, charge=charge)
+
+
+def system_type(molecules: int, kinds: int) -> str:
+    """ARCHITECTURE §5: one molecule -> molecule; copies of one kind -> system; more -> mixed."""
     if molecules == 1:
-        return 1, "molecule"
-    return molecules, "system" if len(kinds) == 1 else "mixed"
+        return "molecule"
+    return "system" if kinds == 1 else "mixed"
+
+
+def summarise(atoms: StructureAtoms) -> tuple[dict, np.ndarray]:
+    """The structure summary of the contracts (structureSummary without viewer_file) and the bonds."""
+    bonds = perceive_bonds(atoms)
+    labels = molecule_labels(atoms.count, bonds)
+    kinds = molecule_kinds(atoms, bonds, labels)
+    molecules = sum(kind.count for kind in kinds)
+    element_counts = np.bincount(np.frombuffer(atoms.element_of_atom, dtype=np.int32), minlength=len(atoms.elements.values))
+    formula = hill_formula(Counter(dict(zip(atoms.elements.values, element_counts.tolist(), strict=True))))
+    charges = [kind.charge for kind in kinds]
+    box = atoms.box_lengths()
+    return {
+        "atoms": atoms.count,
+        "residues": len(atoms.name_of_residue),
+        "molecules": molecules,
+        "kinds": [kind.summary() for kind in kinds],
+        "formula": formula,
+        "net_charge": None if None in charges else sum(kind.charge * kind.count for kind in kinds),  # type: ignore[operator]
+        "box": None if box is None else [round(side, 3) for side in box],
+        "type": system_type(molecules, len(kinds)),
+    }, bonds

@@ -1,13 +1,38 @@
-"""Streaming readers for .pdb and .gro files (up to 2000 MB, SPEC §9): one line at a time, atoms
-kept as compact arrays, every problem reported with its line number."""
+"""Streaming readers for .pdb and .gro files (up to 2000 MB, SPEC §9).
+
+The file is read one line at a time and never held whole: every atom is kept in compact arrays
+(about 30 bytes an atom: coordinates, codes of its name, element and residue, its serial field).
+Every problem is reported with the line where it is, in words about the file, never a path.
+
+What is read, and why (decisions of issue 20):
+- PDB atom serials past 99,999 as the writers that exceed five columns write them: hexadecimal
+  continued from A0000 (OpenMM, this engine), hybrid-36 (A0000 … ZZZZZ, then a0000 …), plain
+  hexadecimal of the number (VMD, `186a0`), or `*****` (CHARMM, no serial). Which convention a file
+  uses is decided from all its serials at the end (hybrid-36 once a serial has a digit past F), then
+  ATOM serials and CONECT records are decoded together.
+- ATOM/HETATM lines whose fields are separated by spaces instead of sitting in their columns are
+  read from their fields when the columns do not hold three coordinates.
+- Elements: the element column when present; else monatomic ions by residue name (NA, SOD, CL, CLA,
+  K, POT, MG, CAL, ZN …), then the PDB alignment of the atom name (a two-letter element starts in
+  column 13, a one-letter one in column 14: ` NA ` is nitrogen, `NA  ` sodium) outside standard
+  residues, then the first letter of the name.
+- Truncation: a PDB that has any record besides ATOM/HETATM (a header, CRYST1, TER, MODEL, CONECT)
+  was written by a program, and every program ends its file with END or ENDMDL: without one the file
+  is cut. A file of bare ATOM lines without END is cut when its last line has no line end, or when
+  its last residue has fewer atoms than every other residue of its name. CONECT records must name
+  atoms the file has. MASTER is not checked: it precedes END (a cut file has lost it) and files
+  edited after deposition keep the original's counts. A .gro must have as many atom lines as line 2
+  announces, then the box line.
+- CRYST1 of 1 Å (the PDB's placeholder for NMR models) or of zero lengths means no cell.
+- Format by content: a .gro named .pdb (or a .pdb named .gro) is refused with a message saying so,
+  because the rest of the pipeline picks its reader by the name.
+"""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from sys import intern
 
 import numpy as np
 
@@ -15,188 +40,663 @@ from polyforge_engine.protocol import EngineError
 
 INVALID_STRUCTURE = "INVALID_STRUCTURE"
 UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
+MAX_FILE_BYTES = 2000 * 1024 * 1024  # SPEC §9: system definition file up to 2000 MB
 
-_HALOGENS = {"CL": "Cl", "BR": "Br"}
-_ONE_LETTER_ELEMENTS = set("HCNOSPFIBK")
+# Residue names of monatomic ions (AMBER, CHARMM, GROMACS and PDB spellings) -> element.
+ION_RESIDUES = {
+    "NA": "Na", "NA+": "Na", "SOD": "Na", "NIO": "Na",
+    "K": "K", "K+": "K", "POT": "K", "KIO": "K",
+    "LI": "Li", "LI+": "Li", "LIT": "Li",
+    "RB": "Rb", "RB+": "Rb", "CS": "Cs", "CS+": "Cs", "CES": "Cs",
+    "CL": "Cl", "CL-": "Cl", "CLA": "Cl", "CIO": "Cl",
+    "BR": "Br", "BR-": "Br", "IOD": "I", "I-": "I", "F": "F", "F-": "F",
+    "MG": "Mg", "MG2": "Mg", "MG+": "Mg", "CA": "Ca", "CAL": "Ca", "CA2": "Ca",
+    "ZN": "Zn", "ZN2": "Zn", "FE": "Fe", "FE2": "Fe", "CU": "Cu", "MN": "Mn", "CO": "Co", "NI": "Ni", "CD": "Cd",
+}  # fmt: skip
+# Residues whose atom names never start with a two-letter element (CA is carbon there).
+STANDARD_RESIDUES = {
+    "ALA", "ARG", "ASN", "ASP", "ASH", "CYS", "CYX", "CYM", "GLN", "GLU", "GLH", "GLY", "HIS", "HID", "HIE",
+    "HIP", "HSD", "HSE", "HSP", "ILE", "LEU", "LYS", "LYN", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR",
+    "VAL", "ACE", "NME", "NMA", "NH2", "DA", "DC", "DG", "DT", "DU", "A", "C", "G", "U", "T", "ADE", "CYT",
+    "GUA", "THY", "URA", "HOH", "WAT", "SOL", "TIP3", "TIP4", "TIP5", "SPC", "T3P", "T4P",
+}  # fmt: skip
+TWO_LETTER_ELEMENTS = {
+    "He", "Li", "Be", "Ne", "Na", "Mg", "Al", "Si", "Cl", "Ar", "Ca", "Sc", "Ti", "Cr", "Mn", "Fe", "Co", "Ni",
+    "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Zr", "Mo", "Ru", "Rh", "Pd", "Ag", "Cd", "In",
+    "Sn", "Sb", "Te", "Xe", "Cs", "Ba", "La", "Ce", "Gd", "Pt", "Au", "Hg", "Tl", "Pb", "Bi",
+}  # fmt: skip
+ONE_LETTER_ELEMENTS = {"H", "B", "C", "N", "O", "F", "P", "S", "K", "V", "Y", "I", "W", "U"}
+_HALOGEN_NAMES = {"CL": "Cl", "BR": "Br"}
+
+
+class StructureError(EngineError):
+    """An invalid structure file: the message says what and where; `line` is 1-based or None."""
+
+    def __init__(self, message: str, line: int | None = None, code: str = INVALID_STRUCTURE):
+        super().__init__(code, f"Line {line}: {message}" if line else message)
+        self.line = line
+
+
+class Codes:
+    """Repeated strings (names, residue names) stored once, atoms keep a small integer code."""
+
+    def __init__(self) -> None:
+        self.index: dict[bytes, int] = {}
+        self.values: list[str] = []
+
+    def code(self, text: bytes) -> int:
+        found = self.index.get(text)
+        if found is None:
+            found = self.index[text] = len(self.values)
+            self.values.append(text.decode("latin-1"))
+        return found
 
 
 @dataclass
 class StructureAtoms:
-    """Atoms of a structure file, in file order, stored compactly: a 2000 MB file holds tens of
-    millions of atoms. Repeated names share one string; residues are stored once each."""
+    """Atoms of a structure file in file order, stored compactly (a 2000 MB file holds tens of
+    millions of atoms): per atom codes of its name and element, its residue, coordinates (Å) and
+    formal charge; per residue the code of its name."""
 
-    names: list[str] = field(default_factory=list)
-    elements: list[str] = field(default_factory=list)
-    residue_of_atom: array = field(default_factory=lambda: array("l"))  # index into `residues`
-    residues: list[tuple[str, int, str]] = field(default_factory=list)  # chain, number, name
-    coordinates: array = field(default_factory=lambda: array("f"))  # x, y, z per atom, Å
-    box: tuple[float, float, float] | None = None  # Å
-    bonds: list[tuple[int, int]] = field(default_factory=list)  # from CONECT records, atom indices
+    names: Codes = field(default_factory=Codes)
+    elements: Codes = field(default_factory=Codes)
+    residue_names: Codes = field(default_factory=Codes)
+    name_of_atom: array = field(default_factory=lambda: array("i"))
+    element_of_atom: array = field(default_factory=lambda: array("i"))
+    residue_of_atom: array = field(default_factory=lambda: array("i"))
+    name_of_residue: array = field(default_factory=lambda: array("i"))
+    coordinates: array = field(default_factory=lambda: array("f"))
+    charges: array = field(default_factory=lambda: array("b"))  # formal charge, -128 when not given
+    cell: np.ndarray | None = None  # rows are the cell vectors a, b, c in Å
+    bonds: np.ndarray | None = None  # (bonds, 2) atom indices from CONECT records
+    bonded_atoms: np.ndarray | None = None  # atoms that CONECT records mention (their bonds are all listed)
 
-    def add_atom(self, name: str, element: str, residue: tuple[str, int, str], xyz: tuple[float, float, float]) -> None:
-        if not self.residues or self.residues[-1] != residue:
-            self.residues.append(residue)
-        self.names.append(intern(name))
-        self.elements.append(intern(element))
-        self.residue_of_atom.append(len(self.residues) - 1)
-        self.coordinates.extend(xyz)
-
-    def residue(self, atom: int) -> tuple[str, int, str]:
-        return self.residues[self.residue_of_atom[atom]]
+    @property
+    def count(self) -> int:
+        return len(self.name_of_atom)
 
     def xyz(self) -> np.ndarray:
         return np.frombuffer(self.coordinates, dtype=np.float32).reshape(-1, 3)
+
+    def element_symbols(self) -> list[str]:
+        return [self.elements.values[code] for code in self.element_of_atom]
+
+    def box_lengths(self) -> list[float] | None:
+        return None if self.cell is None else [float(np.linalg.norm(row)) for row in self.cell]
 
 
 def structure_format(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix not in {".pdb", ".gro"}:
-        raise EngineError(
-            UNSUPPORTED_FILE_TYPE,
+        raise StructureError(
             f"The file has an unsupported file type. Accepted: .pdb, .gro (got {suffix or 'no extension'}).",
+            code=UNSUPPORTED_FILE_TYPE,
         )
     return suffix[1:]
 
 
 def read_structure(path: Path) -> StructureAtoms:
     if not path.is_file():
-        raise EngineError(INVALID_STRUCTURE, f"The structure file {path.name} does not exist.")
-    reader = read_pdb if structure_format(path) == "pdb" else read_gro
-    atoms = reader(path)
-    if not atoms.names:
-        raise EngineError(INVALID_STRUCTURE, f"The file {path.name} contains no atoms.")
+        raise EngineError("INVALID_INPUT", f"The structure file {path.name} does not exist.")
+    kind = structure_format(path)
+    size = path.stat().st_size
+    if size == 0:
+        raise StructureError("The file is empty.")
+    if size > MAX_FILE_BYTES:
+        raise StructureError("The file exceeds the maximum size of 2000 MB")
+    _check_content(path, kind)
+    atoms = read_pdb(path) if kind == "pdb" else read_gro(path)
+    if atoms.count == 0:
+        raise StructureError("The file contains no atoms (no ATOM or HETATM records).")
     return atoms
 
 
-def guess_element(atom_name: str, element_field: str = "") -> str:
-    """Element from a PDB element column when present, else from the atom name. Names such as
-    CA or NA in biomolecules are carbon and nitrogen, so only chlorine and bromine are read as
-    two-letter elements from a name."""
+def _check_content(path: Path, kind: str) -> None:
+    """Binary files, and a .gro named .pdb or the reverse, told apart from the first lines."""
+    with path.open("rb") as handle:
+        head = handle.read(65536)
+    text_bytes = sum(head.count(bytes([value])) for value in _TEXT_BYTES)
+    if b"\0" in head or text_bytes < 0.9 * len(head):
+        first = next(position for position, value in enumerate(head) if value not in _TEXT_BYTES)
+        line = head[:first].count(b"\n") + 1
+        raise StructureError("the file is binary (bytes that are not text), not a text .pdb or .gro file.", line)
+    lines = head.split(b"\n")[:4]
+    looks_gro = len(lines) >= 3 and lines[1].strip().isdigit() and _gro_atom_line(lines[2])
+    looks_pdb = any(line[:6].rstrip() in _PDB_RECORDS for line in head.split(b"\n")[:50])
+    if kind == "pdb" and looks_gro and not looks_pdb:
+        raise StructureError(
+            "The file is named .pdb but holds a GROMACS .gro structure (an atom count on line 2, .gro atom "
+            "lines from line 3); rename it to .gro and upload it again."
+        )
+    if kind == "gro" and looks_pdb and not looks_gro:
+        raise StructureError(
+            "The file is named .gro but holds a PDB structure (PDB records such as ATOM, CRYST1, REMARK); rename it to .pdb and upload it again."
+        )
+
+
+_TEXT_BYTES = frozenset(range(32, 127)) | {9, 10, 13}
+_PDB_RECORDS = {
+    b"HEADER", b"TITLE", b"COMPND", b"SOURCE", b"REMARK", b"CRYST1", b"ATOM", b"HETATM", b"MODEL",
+    b"TER", b"END", b"ENDMDL", b"CONECT", b"AUTHOR", b"EXPDTA", b"SEQRES", b"HELIX", b"SHEET",
+}  # fmt: skip
+
+
+def _gro_atom_line(line: bytes) -> bool:
+    try:
+        float(line[20:28])
+        return len(line.rstrip()) >= 44 and line[5:10].strip() != b""
+    except ValueError:
+        return False
+
+
+def _line_error(message: str, number: int) -> StructureError:
+    return StructureError(message, number)
+
+
+# ---------------------------------------------------------------------------------------------
+# PDB
+
+
+def _pdb_charge(text: bytes) -> int:
+    """Columns 79-80 (`1+`, `2-`, also `+1`/`-1`); -128 when blank or not a charge."""
+    text = text.strip()
+    if len(text) == 2:
+        if text[:1].isdigit() and text[1:] in (b"+", b"-"):
+            return int(text[:1]) * (1 if text[1:] == b"+" else -1)
+        if text[1:].isdigit() and text[:1] in (b"+", b"-"):
+            return int(text[1:]) * (1 if text[:1] == b"+" else -1)
+    return -128
+
+
+def element_of(name: str, residue: str, element_field: str = "", starts_in_13: bool | None = None) -> str:
+    """Element of an atom: the element column when given, else a monatomic ion's by its residue
+    name, else PDB alignment for non-standard residues, else the first letter of the name."""
     declared = element_field.strip()
     if declared.isalpha():
         return declared[0].upper() + declared[1:].lower()
-    letters = "".join(character for character in atom_name if character.isalpha()).upper()
-    if letters[:2] in _HALOGENS:
-        return _HALOGENS[letters[:2]]
-    return letters[0] if letters and letters[0] in _ONE_LETTER_ELEMENTS else (letters[:1] or "X")
+    residue_key = residue.strip().upper()
+    letters = "".join(character for character in name if character.isalpha()).upper()
+    ion = ION_RESIDUES.get(residue_key)
+    if ion is not None and (letters == residue_key.rstrip("+-2") or letters in ION_RESIDUES) and len(name) <= 4:
+        return ion
+    standard = residue_key in STANDARD_RESIDUES
+    if not standard and len(letters) >= 2:
+        two = letters[0] + letters[1].lower()
+        if starts_in_13 and two in TWO_LETTER_ELEMENTS and not (letters[0] == "H" and len(name.strip()) == 4):
+            return two
+        if starts_in_13 is None and letters[:2] in _HALOGEN_NAMES:  # .gro: no alignment to read
+            return _HALOGEN_NAMES[letters[:2]]
+    if letters and letters[0] in ONE_LETTER_ELEMENTS:
+        return letters[0]
+    return "X"  # virtual sites (MW, LP) and unknown names
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Numbered lines, decoded one by one so a binary or corrupt line is reported where it is."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                yield number, raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise EngineError(
-                    INVALID_STRUCTURE,
-                    f"Line {number}: the file is not text (bytes that are not UTF-8); it may be corrupt or binary.",
-                ) from None
-
-
-def _number(text: str, line: int, what: str, kind: type = float) -> float:
+def _columns_xyz(raw: bytes) -> tuple[float, float, float] | None:
+    """The coordinates in columns 31-54, or None when they do not hold three decimal numbers."""
+    x, y, z = raw[30:38], raw[38:46], raw[46:54]
+    if b"." not in x or b"." not in y or b"." not in z:
+        return None
     try:
-        return kind(text)
+        return float(x), float(y), float(z)
     except ValueError:
-        raise EngineError(INVALID_STRUCTURE, f"Line {line}: the {what} {text.strip()!r} is not a number.") from None
+        return None
+
+
+def _fields_atom(raw: bytes) -> tuple[bytes, bytes, bytes, bytes, bytes, tuple[float, float, float], bytes] | None:
+    """An ATOM/HETATM line whose fields are separated by spaces: serial, name, residue name, chain,
+    residue number, coordinates, element; None when it cannot be read that way either."""
+    tokens = raw.split()
+    record = tokens[0]
+    if record not in (b"ATOM", b"HETATM"):  # `HETATM12345` glued to its serial
+        tokens[0:1] = [record[:6], record[6:]] if record.startswith(b"HETATM") else [record[:4], record[4:]]
+    for start in (5, 6):  # ATOM serial name residue [chain] number x y z
+        coordinates = tokens[start : start + 3]
+        if len(coordinates) < 3 or not all(b"." in token for token in coordinates):
+            continue
+        if not _is_integer(tokens[start - 1]) or (start == 6 and len(tokens[4]) != 1):
+            continue
+        try:
+            xyz = (float(coordinates[0]), float(coordinates[1]), float(coordinates[2]))
+        except ValueError:
+            return None
+        serial, name, residue = tokens[1], tokens[2], tokens[3]
+        chain = tokens[4] if start == 6 else b""
+        tail = tokens[start + 3 :]
+        element = tail[2] if len(tail) >= 3 and tail[2].isalpha() else b""
+        return serial, name, residue, chain, tokens[start - 1], xyz, element
+    return None
+
+
+def _is_integer(text: bytes) -> bool:
+    return text.lstrip(b"-").isdigit()
+
+
+def _in_columns(raw: bytes) -> bool:
+    """A line laid out in PDB columns has a decimal point where %8.3f puts it in x, y or z."""
+    return len(raw) > 50 and (raw[34:35] == b"." or raw[42:43] == b"." or raw[50:51] == b".")
+
+
+class _PdbSerials:
+    """Atom serial fields (5 bytes each) and CONECT pairs, decoded once the whole file is read."""
+
+    def __init__(self) -> None:
+        self.atom_fields = bytearray()
+        self.conect_fields = bytearray()  # first atom, partner: 10 bytes per bond
+        self.conect_lines = array("i")
+
+    def add_conect(self, first: bytes, partner: bytes, line: int) -> None:
+        self.conect_fields += first.rjust(5)[:5] + partner.rjust(5)[:5]
+        self.conect_lines.append(line)
+
+    def resolve(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(bonds, 2) atom indices of the CONECT pairs, and the atoms they mention."""
+        if not self.conect_lines:
+            return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        atoms = np.frombuffer(bytes(self.atom_fields), dtype=np.uint8).reshape(count, 5)
+        pairs = np.frombuffer(bytes(self.conect_fields), dtype=np.uint8).reshape(-1, 5)
+        upper = _has_hybrid36_letters(atoms) or _has_hybrid36_letters(pairs)
+        serials = _decode_serials(atoms, upper)
+        plain_hex = _plain_hexadecimal(atoms)
+        if len(plain_hex):  # VMD: decimal up to 99,999, then hexadecimal, digits-only ones too
+            after = np.arange(count) >= plain_hex[0]
+            digits_only = (atoms <= ord("9")).all(axis=1) & after
+            serials[digits_only] = _hexadecimal(atoms[digits_only])
+        order = np.argsort(serials, kind="stable")
+        ordered = serials[order]
+
+        def lookup(values: np.ndarray) -> np.ndarray:
+            where = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
+            return np.where((ordered[where] == values) & (values >= 0), order[where], -1)
+
+        wanted = _decode_serials(pairs, upper)
+        indices = lookup(wanted)
+        if len(plain_hex):  # a digits-only CONECT field may be either: the bond joins the nearest pair
+            alternative = np.where((pairs <= ord("9")).all(axis=1), _hexadecimal(pairs), -1)
+            indices = _nearest_pairs(indices, lookup(alternative))
+        if (indices < 0).any():
+            missing = int(np.flatnonzero(indices < 0)[0])
+            text = bytes(pairs[missing]).decode("latin-1").strip()
+            raise _line_error(
+                f"CONECT names atom {text}, which the file does not have: the file may be truncated, or its atom serials do not match its CONECT records.",
+                int(self.conect_lines[missing // 2]),
+            )
+        if len(np.unique(serials[serials >= 0])) < int((serials >= 0).sum()):
+            indices = _nearest_duplicates(serials, wanted, indices)
+        bonds = indices.reshape(-1, 2)
+        bonds = bonds[bonds[:, 0] != bonds[:, 1]]
+        return bonds, np.unique(bonds)
+
+
+def _plain_hexadecimal(fields: np.ndarray) -> np.ndarray:
+    """Rows written as plain hexadecimal (a digit, then letters a-f somewhere)."""
+    letters = ((fields >= ord("a")) & (fields <= ord("f"))) | ((fields >= ord("A")) & (fields <= ord("F")))
+    return np.flatnonzero((fields[:, 0] <= ord("9")) & (fields[:, 0] >= ord("0")) & letters.any(axis=1))
+
+
+def _hexadecimal(fields: np.ndarray) -> np.ndarray:
+    text = np.where(fields == ord(" "), ord("0"), fields)
+    return _DIGIT_VALUES[text] @ (16 ** np.arange(4, -1, -1))
+
+
+def _nearest_pairs(first_choice: np.ndarray, second_choice: np.ndarray) -> np.ndarray:
+    """Per bond (two fields), of the candidate atoms for each end, the pair nearest in the file;
+    a tie (`18700 18701` read both ways) goes to the pair nearest the last bond whose first atom
+    had one reading (CONECT records follow the atoms' order)."""
+    a = np.stack([first_choice[0::2], second_choice[0::2]], axis=1)
+    b = np.stack([first_choice[1::2], second_choice[1::2]], axis=1)
+    single = (a >= 0).sum(axis=1) == 1
+    known = np.where(single, a.max(axis=1), -1)
+    last = np.maximum.accumulate(np.where(known >= 0, np.arange(len(a)), -1))
+    reference = np.where(last >= 0, known[np.maximum(last, 0)], 0)
+    best = np.stack([first_choice[0::2], first_choice[1::2]], axis=1)
+    score = np.full(len(a), np.iinfo(np.int64).max)
+    huge = np.int64(2**40)
+    for i in range(2):
+        for j in range(2):
+            usable = (a[:, i] >= 0) & (b[:, j] >= 0)
+            value = np.abs(a[:, i] - b[:, j]) * huge + np.abs(a[:, i] - reference)
+            value = np.where(usable, value, np.iinfo(np.int64).max)
+            better = value < score
+            best[better] = np.stack([a[better, i], b[better, j]], axis=1)
+            score = np.minimum(score, value)
+    return best.reshape(-1)
+
+
+def _has_hybrid36_letters(fields: np.ndarray) -> bool:
+    """Hybrid-36 uses letters past F in its last four places; hexadecimal does not."""
+    tail = fields[:, 1:]
+    return bool(((tail >= ord("G")) & (tail <= ord("Z"))).any() or ((tail >= ord("g")) & (tail <= ord("z"))).any())
+
+
+_DIGIT_VALUES = np.full(256, -1, dtype=np.int64)
+_DIGIT_VALUES[ord("0") : ord("9") + 1] = np.arange(10)
+_DIGIT_VALUES[ord("A") : ord("Z") + 1] = np.arange(10, 36)
+_DIGIT_VALUES[ord("a") : ord("z") + 1] = np.arange(10, 36)
+
+
+def _decode_serials(fields: np.ndarray, hybrid36: bool) -> np.ndarray:
+    """Serial numbers of 5-byte fields (right-aligned by the caller or by the file): decimal;
+    past 99,999 hybrid-36 or hexadecimal from A0000 (upper case), plain hexadecimal (a digit then
+    lower-case letters, VMD); -1 for `*****` and blanks."""
+    text = np.where(fields == ord(" "), ord("0"), fields)
+    values = _DIGIT_VALUES[text]
+    result = np.full(len(fields), -1, dtype=np.int64)
+    valid = (values >= 0).all(axis=1) & ~(fields == ord(" ")).all(axis=1)
+    decimal = valid & (values < 10).all(axis=1)
+    weights10 = 10 ** np.arange(4, -1, -1)
+    result[decimal] = values[decimal] @ weights10
+    upper_start = valid & (fields[:, 0] >= ord("A")) & (fields[:, 0] <= ord("Z"))
+    lower_start = valid & (fields[:, 0] >= ord("a")) & (fields[:, 0] <= ord("z"))
+    digit_hex = valid & ~decimal & ~upper_start & ~lower_start & (values < 16).all(axis=1)
+    if hybrid36:
+        weights36 = 36 ** np.arange(4, -1, -1)
+        result[upper_start] = values[upper_start] @ weights36 - 10 * 36**4 + 100000
+        result[lower_start] = values[lower_start] @ weights36 - 10 * 36**4 + 100000 + 26 * 36**4
+    else:
+        weights16 = 16 ** np.arange(4, -1, -1)
+        hexadecimal = upper_start & (values < 16).all(axis=1)
+        result[hexadecimal] = values[hexadecimal] @ weights16 - 10 * 16**4 + 100000
+        lower_hex = lower_start & (values < 16).all(axis=1)
+        result[lower_hex] = values[lower_hex] @ weights16
+    result[digit_hex] = values[digit_hex] @ (16 ** np.arange(4, -1, -1))
+    return result
+
+
+def _nearest_duplicates(serials: np.ndarray, wanted: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Serials that repeat (GROMACS wraps them at 100,000): a bond joins the copy nearest in the
+    file to its other atom."""
+    indices = indices.copy()
+    for position in range(len(wanted)):
+        other = indices[position ^ 1]
+        candidates = np.flatnonzero(serials == wanted[position])
+        if len(candidates) > 1:
+            indices[position] = candidates[np.argmin(np.abs(candidates - other))]
+    return indices
 
 
 def read_pdb(path: Path) -> StructureAtoms:
     atoms = StructureAtoms()
-    serial_to_index: dict[int, int] = {}
-    for number, line in _lines(path):
-        record = line[:6].strip().upper()
-        if record in {"ATOM", "HETATM"}:
-            if len(line) < 54:
-                raise EngineError(
-                    INVALID_STRUCTURE,
-                    f"Line {number}: the {record} record is cut short ({len(line)} characters; coordinates need 54).",
-                )
-            x = _number(line[30:38], number, "x coordinate")
-            y = _number(line[38:46], number, "y coordinate")
-            z = _number(line[46:54], number, "z coordinate")
-            name = line[12:16].strip()
-            if not name:
-                raise EngineError(INVALID_STRUCTURE, f"Line {number}: the atom has no name (columns 13-16).")
-            residue_number = int(_number(line[22:26], number, "residue number", int)) if line[22:26].strip() else 0
-            serial_text = line[6:11].strip()
-            if serial_text.isdigit():
-                serial_to_index[int(serial_text)] = len(atoms.names)
-            element = guess_element(name, line[76:78] if len(line) >= 78 else "")
-            atoms.add_atom(name, element, (line[21:22], residue_number, line[17:20].strip()), (x, y, z))
-        elif record == "CRYST1":
-            if len(line) < 33:
-                raise EngineError(INVALID_STRUCTURE, f"Line {number}: the CRYST1 record is cut short.")
-            atoms.box = (
-                _number(line[6:15], number, "cell length a"),
-                _number(line[15:24], number, "cell length b"),
-                _number(line[24:33], number, "cell length c"),
-            )
-        elif record == "CONECT":
-            fields = [line[start : start + 5].strip() for start in range(6, len(line), 5)]
-            serials = [int(_number(text, number, "CONECT atom serial", int)) for text in fields if text]
-            if serials:
-                for partner in serials[1:]:
-                    if serials[0] in serial_to_index and partner in serial_to_index:
-                        atoms.bonds.append((serial_to_index[serials[0]], serial_to_index[partner]))
-                    else:
-                        raise EngineError(
-                            INVALID_STRUCTURE,
-                            f"Line {number}: CONECT names atom {partner if serials[0] in serial_to_index else serials[0]}, which the file does not have.",
-                        )
+    serials = _PdbSerials()
+    name_code, element_code, residue_code = atoms.names.code, atoms.elements.code, atoms.residue_names.code
+    add_name, add_element = atoms.name_of_atom.append, atoms.element_of_atom.append
+    add_residue_of, add_xyz, add_charge = atoms.residue_of_atom.append, atoms.coordinates.extend, atoms.charges.append
+    element_cache: dict[tuple[bytes, bytes, bytes], int] = {}
+    last_residue_key: tuple = ()
+    residue_sizes = array("i")
+    ended = in_first_model = False
+    models_done = False
+    other_records = False
+    last_number, last_raw = 0, b"\n"
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            last_number, last_raw = number, raw
+            record = raw[:6]
+            if record == b"ATOM  " or record == b"HETATM" or record[:4] == b"ATOM":
+                if models_done:
+                    continue  # atoms of the second and later models of an NMR ensemble
+                xyz = _columns_xyz(raw)
+                if xyz is not None:
+                    serial = raw[6:11]
+                    name = raw[12:16]
+                    residue = raw[17:21].strip()
+                    residue_key = (raw[21:22], raw[22:27], residue)
+                    element_field = raw[76:78].strip()
+                    charge = _pdb_charge(raw[78:80])
+                else:
+                    loose = None if _in_columns(raw) else _fields_atom(raw)
+                    if loose is None:
+                        raise _pdb_atom_error(raw, number)
+                    serial, name_field, residue, chain, residue_number, xyz, element_field = loose
+                    name = b" " + name_field if len(name_field) < 4 else name_field
+                    residue_key = (chain, residue_number, residue)
+                    charge = -128
+                serials.atom_fields += serial.strip().rjust(5)[-5:] if serial.strip() else b"     "
+                if residue_key != last_residue_key:
+                    last_residue_key = residue_key
+                    atoms.name_of_residue.append(residue_code(residue))
+                    residue_sizes.append(0)
+                residue_sizes[-1] += 1
+                stripped = name.strip()
+                if not stripped:
+                    raise _line_error("the atom has no name (columns 13-16).", number)
+                key = (name, residue, element_field)
+                element = element_cache.get(key)
+                if element is None:
+                    symbol = element_of(
+                        stripped.decode("latin-1"),
+                        residue.decode("latin-1"),
+                        element_field.decode("latin-1"),
+                        starts_in_13=name[:1] not in (b" ", b"") and not name[:1].isdigit(),
+                    )
+                    element = element_cache[key] = element_code(symbol.encode())
+                add_name(name_code(stripped))
+                add_element(element)
+                add_residue_of(len(atoms.name_of_residue) - 1)
+                add_xyz(xyz)
+                add_charge(charge)
+                continue
+            record = record.rstrip().upper()
+            if record in (b"END", b"ENDMDL"):
+                ended = True
+                if record == b"ENDMDL" and in_first_model:
+                    models_done = True
+                continue
+            if not record.strip():
+                continue
+            other_records = True
+            if record == b"CONECT":
+                _read_conect(raw, number, serials)
+            elif record == b"CRYST1":
+                atoms.cell = _cryst1_cell(raw, number)
+            elif record == b"MODEL":
+                in_first_model = not models_done
+    _check_pdb_complete(atoms, residue_sizes, ended, other_records, last_number, last_raw)
+    bonds, bonded = serials.resolve(atoms.count)
+    if len(bonds):
+        atoms.bonds, atoms.bonded_atoms = bonds, bonded
     return atoms
+
+
+def _pdb_atom_error(raw: bytes, number: int) -> StructureError:
+    line = raw.rstrip(b"\r\n")
+    if len(line) < 54:
+        return _line_error(
+            f"the {line[:6].strip().decode('latin-1')} record is cut short ({len(line)} characters; "
+            "coordinates need columns 31-54), and its fields cannot be read as space-separated either.",
+            number,
+        )
+    for what, start in (("x", 30), ("y", 38), ("z", 46)):
+        text = line[start : start + 8]
+        try:
+            float(text)
+        except ValueError:
+            return _line_error(
+                f"the {what} coordinate {text.decode('latin-1').strip()!r} (columns {start + 1}-{start + 8}) is not a number.",
+                number,
+            )
+    return _line_error("the coordinates (columns 31-54) are not three decimal numbers.", number)
+
+
+def _read_conect(raw: bytes, number: int, serials: _PdbSerials) -> None:
+    line = raw.rstrip(b"\r\n")
+    fields = [line[start : start + 5] for start in range(6, min(len(line), 31), 5)]
+    fields = [text for text in fields if text.strip()]
+    if not fields:
+        return
+    for text in fields:
+        if not text.strip().isalnum() and text.strip() != b"*****":
+            raise _line_error(f"the CONECT atom serial {text.decode('latin-1').strip()!r} is not a serial number.", number)
+    for partner in fields[1:]:
+        serials.add_conect(fields[0].strip(), partner.strip(), number)
+
+
+def _cryst1_cell(raw: bytes, number: int) -> np.ndarray | None:
+    if len(raw.rstrip()) < 33:
+        raise _line_error("the CRYST1 record is cut short (cell lengths need columns 7-33).", number)
+    try:
+        a, b, c = float(raw[6:15]), float(raw[15:24]), float(raw[24:33])
+        angles = [float(raw[start : start + 7]) if raw[start : start + 7].strip() else 90.0 for start in (33, 40, 47)]
+    except ValueError:
+        raise _line_error("the CRYST1 cell lengths and angles (columns 7-54) are not numbers.", number) from None
+    if min(a, b, c) <= 0 or (a, b, c) == (1.0, 1.0, 1.0):
+        return None  # CRYST1 0 0 0 (NAMD, CHARMM without a cell) or 1 1 1 (NMR models): no cell
+    alpha, beta, gamma = np.radians(angles)
+    cx = c * np.cos(beta)
+    cy = c * (np.cos(alpha) - np.cos(beta) * np.cos(gamma)) / np.sin(gamma)
+    cz = np.sqrt(max(c * c - cx * cx - cy * cy, 0.0))
+    return np.array([[a, 0, 0], [b * np.cos(gamma), b * np.sin(gamma), 0], [cx, cy, cz]], dtype=np.float64)
+
+
+def _check_pdb_complete(atoms: StructureAtoms, residue_sizes: array, ended: bool, other_records: bool, last_number: int, last_raw: bytes) -> None:
+    if ended or atoms.count == 0:
+        return
+    cut_mid_line = not last_raw.endswith(b"\n")
+    if other_records or cut_mid_line:
+        raise _line_error(
+            f"the file ends after {atoms.count} atoms without an END record"
+            + (" and in the middle of a line" if cut_mid_line else "")
+            + "; it looks truncated. Upload the complete file (a PDB ends with END).",
+            last_number if cut_mid_line else last_number + 1,
+        )
+    if len(residue_sizes) > 1:
+        last_name = atoms.name_of_residue[-1]
+        same = [size for size, name in zip(residue_sizes[:-1], atoms.name_of_residue[:-1], strict=True) if name == last_name]
+        if same and residue_sizes[-1] < min(same):
+            name = atoms.residue_names.values[last_name]
+            raise _line_error(
+                f"the last residue ({name}) has {residue_sizes[-1]} atoms where the other {name} residues have "
+                f"at least {min(same)}, and the file has no END record; it looks truncated.",
+                last_number + 1,
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# GRO
 
 
 def read_gro(path: Path) -> StructureAtoms:
     atoms = StructureAtoms()
+    name_code, element_code, residue_code = atoms.names.code, atoms.elements.code, atoms.residue_names.code
+    add_name, add_element = atoms.name_of_atom.append, atoms.element_of_atom.append
+    add_residue_of, add_xyz = atoms.residue_of_atom.append, atoms.coordinates.extend
+    element_cache: dict[tuple[bytes, bytes], int] = {}
+    last_residue_key = b""
     expected: int | None = None
-    last_line = 0
-    for number, line in _lines(path):
-        last_line = number
-        if number == 1:
-            continue  # title
-        if number == 2:
-            expected = int(_number(line.strip(), number, "atom count on the second line", int))
-            if expected < 0:
-                raise EngineError(INVALID_STRUCTURE, "Line 2: the atom count is negative.")
-            continue
-        assert expected is not None
-        atom_index = number - 3
-        if atom_index < expected:
-            if len(line) < 44:
-                raise EngineError(
-                    INVALID_STRUCTURE,
-                    f"Line {number}: the atom line is cut short ({len(line)} characters; coordinates need 44).",
+    width = 8
+    last_number = 0
+    box_seen = False
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            last_number = number
+            if number == 1:
+                continue  # title
+            if number == 2:
+                text = raw.strip()
+                if not text.isdigit():
+                    raise _line_error(f"line 2 of a .gro file holds the atom count, found {text[:30].decode('latin-1')!r}.", number)
+                expected = int(text)
+                continue
+            atom_index = number - 3
+            assert expected is not None
+            if atom_index < expected:
+                if atom_index == 0:
+                    width = _gro_field_width(raw)
+                try:
+                    x = float(raw[20 : 20 + width]) * 10
+                    y = float(raw[20 + width : 20 + 2 * width]) * 10
+                    z = float(raw[20 + 2 * width : 20 + 3 * width]) * 10
+                except ValueError:
+                    raise _gro_atom_error(raw, number, atom_index, expected, width) from None
+                if len(raw.rstrip()) < 20 + 3 * width:
+                    raise _gro_atom_error(raw, number, atom_index, expected, width)
+                residue_key = raw[0:10]
+                if residue_key != last_residue_key:
+                    last_residue_key = residue_key
+                    atoms.name_of_residue.append(residue_code(raw[5:10].strip()))
+                name = raw[10:15].strip()
+                residue = raw[5:10].strip()
+                element = element_cache.get((name, residue))
+                if element is None:
+                    if not name:
+                        raise _line_error("the atom has no name (columns 11-15).", number)
+                    symbol = element_of(name.decode("latin-1"), residue.decode("latin-1"))
+                    element = element_cache[(name, residue)] = element_code(symbol.encode())
+                add_name(name_code(name))
+                add_element(element)
+                add_residue_of(len(atoms.name_of_residue) - 1)
+                add_xyz((x, y, z))
+            elif atom_index == expected:
+                atoms.cell = _gro_box(raw, number, expected)
+                box_seen = True
+            elif raw.strip():
+                raise _line_error(
+                    f"unexpected text after the box line; line 2 announces {expected} atoms but the file has more "
+                    "lines (several frames are not supported: upload one frame).",
+                    number,
                 )
-            residue_number = int(_number(line[0:5], number, "residue number", int))
-            residue_name = line[5:10].strip()
-            name = line[10:15].strip()
-            x = _number(line[20:28], number, "x coordinate") * 10
-            y = _number(line[28:36], number, "y coordinate") * 10
-            z = _number(line[36:44], number, "z coordinate") * 10
-            atoms.add_atom(name, guess_element(name), ("", residue_number, residue_name), (x, y, z))
-        elif atom_index == expected:
-            sides = line.split()
-            if len(sides) < 3:
-                raise EngineError(
-                    INVALID_STRUCTURE, f"Line {number}: the box line needs three lengths, found {len(sides)}."
-                )
-            atoms.box = tuple(_number(side, number, "box length") * 10 for side in sides[:3])  # type: ignore[assignment]
-        elif line.strip():
-            raise EngineError(
-                INVALID_STRUCTURE,
-                f"Line {number}: unexpected text after the box line; the atom count on line 2 ({expected}) may be wrong.",
-            )
     if expected is None:
-        raise EngineError(INVALID_STRUCTURE, f"Line {last_line + 1}: the file ends before the atom count (line 2).")
-    if len(atoms.names) < expected:
-        raise EngineError(
-            INVALID_STRUCTURE,
-            f"Line {last_line + 1}: the file ends after {len(atoms.names)} atoms, but line 2 announces {expected}; it looks truncated.",
+        raise _line_error("the file ends before the atom count (line 2 of a .gro file).", last_number + 1)
+    if atoms.count < expected:
+        raise _line_error(
+            f"the file ends after {atoms.count} atoms, but line 2 announces {expected}; it looks truncated.",
+            last_number + 1,
         )
-    if atoms.box is None:
-        raise EngineError(
-            INVALID_STRUCTURE,
-            f"Line {last_line + 1}: the box line (last line of a .gro file) is missing; the file looks truncated.",
-        )
+    if not box_seen:
+        raise _line_error("the box line (the last line of a .gro file) is missing; the file looks truncated.", last_number + 1)
     return atoms
+
+
+def _gro_field_width(raw: bytes) -> int:
+    """Coordinates are %8.3f unless the writer chose more decimals: GROMACS reads the width from
+    the distance between the first two decimal points, so this does too."""
+    first = raw.find(b".", 20)
+    second = raw.find(b".", first + 1) if first >= 0 else -1
+    if first < 0 or second < 0:
+        return 8
+    width = second - first
+    return width if 5 <= width <= 20 else 8
+
+
+def _gro_atom_error(raw: bytes, number: int, atom_index: int, expected: int, width: int) -> StructureError:
+    line = raw.rstrip(b"\r\n")
+    tokens = line.split()
+    if len(tokens) in (3, 9) and all(_is_number(token) for token in tokens):
+        return _line_error(
+            f"a box line where atom {atom_index + 1} of {expected} was expected: line 2 announces {expected} atoms but the file has {atom_index}.",
+            number,
+        )
+    if len(line) < 20 + 3 * width:
+        return _line_error(
+            f"the atom line is cut short ({len(line)} characters; coordinates need columns 21-{20 + 3 * width}).",
+            number,
+        )
+    for position, what in enumerate("xyz"):
+        start = 20 + position * width
+        text = line[start : start + width]
+        if not _is_number(text):
+            return _line_error(
+                f"the {what} coordinate {text.decode('latin-1').strip()!r} (columns {start + 1}-{start + width}) is not a number.",
+                number,
+            )
+    return _line_error("the atom line's coordinates are not numbers.", number)
+
+
+def _is_number(text: bytes) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _gro_box(raw: bytes, number: int, expected: int) -> np.ndarray:
+    tokens = raw.split()
+    if len(tokens) not in (3, 9) or not all(_is_number(token) for token in tokens):
+        if len(tokens) >= 5 and not _is_number(tokens[0]):
+            raise _line_error(
+                f"an atom line where the box line was expected: line 2 announces {expected} atoms but the file has more.",
+                number,
+            )
+        raise _line_error(f"the box line needs three (or nine) lengths in nm, found {raw.strip()[:60].decode('latin-1')!r}.", number)
+    v = [float(token) * 10 for token in tokens] + [0.0] * (9 - len(tokens))
+    return np.array([[v[0], v[3], v[4]], [v[5], v[1], v[6]], [v[7], v[8], v[2]]], dtype=np.float64)

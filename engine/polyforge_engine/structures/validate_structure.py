@@ -1,17 +1,27 @@
 """`validate-structure`: is an uploaded .pdb or .gro file a usable structure? Answers valid with
-its atoms, residues, molecules, box and system type, or invalid with the line and the problem."""
+what it holds (atoms, residues, molecules by kind, formula, net charge, cell, system type) and a PDB
+for the 3D viewer, or invalid with the problem and the line where it is.
+
+The viewer file: the whole structure as PDB (CRYST1, ATOM/HETATM with elements, CONECT for the
+bonds found) up to VIEWER_MAX_ATOMS atoms, the most a five-column PDB serial holds and about what a
+browser shows smoothly; a larger system gets no viewer file (`viewer_file: null`) and the summary
+still describes it.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from polyforge_engine import protocol
 from polyforge_engine.protocol import EngineError
-from polyforge_engine.structures.molecules import molecule_labels, system_type
-from polyforge_engine.structures.readers import INVALID_STRUCTURE, read_structure
+from polyforge_engine.structures.molecules import summarise
+from polyforge_engine.structures.readers import StructureAtoms, StructureError, read_structure
 
-MAX_FILE_BYTES = 2000 * 1024 * 1024  # SPEC §9: system definition file up to 2000 MB
+VIEWER_MAX_ATOMS = 99_999
 
 
 def job_file(job: dict[str, Any], workdir: Path, key: str = "file") -> Path:
@@ -23,31 +33,70 @@ def job_file(job: dict[str, Any], workdir: Path, key: str = "file") -> Path:
     return path if path.is_absolute() else workdir / path
 
 
-def validate_structure(path: Path) -> dict[str, Any]:
-    if path.is_file() and path.stat().st_size > MAX_FILE_BYTES:
-        raise EngineError(INVALID_STRUCTURE, "The file exceeds the maximum size of 2000 MB")
+def validate_structure(path: Path, viewer_file: Path | None = None) -> dict[str, Any]:
     protocol.progress("reading", 0)
     atoms = read_structure(path)
     protocol.progress("finding molecules", 60)
-    labels = molecule_labels(atoms)
-    molecules, kind = system_type(atoms, labels)
-    return {
-        "atoms": len(atoms.names),
-        "residues": len(atoms.residues),
-        "molecules": molecules,
-        "box": [round(side, 4) for side in atoms.box] if atoms.box else None,
-        "type": kind,
-    }
+    summary, bonds = summarise(atoms)
+    written = None
+    if viewer_file is not None and atoms.count <= VIEWER_MAX_ATOMS:
+        protocol.progress("writing the viewer file", 90)
+        write_viewer_pdb(atoms, bonds, viewer_file)
+        written = str(viewer_file)
+    return {**summary, "viewer_file": written}
+
+
+def write_viewer_pdb(atoms: StructureAtoms, bonds: np.ndarray, path: Path) -> None:
+    """The structure as a plain PDB any viewer reads: serials 1…n, elements in columns 77-78, and
+    CONECT for bonds shorter than 3 Å as stored (a bond through the periodic boundary would be
+    drawn across the cell, so it is left out)."""
+    xyz = atoms.xyz()
+    names, elements, residues = atoms.names.values, atoms.elements.values, atoms.residue_names.values
+    lines = []
+    if atoms.cell is not None:
+        a, b, c = (float(np.linalg.norm(row)) for row in atoms.cell)
+        cell = atoms.cell
+        alpha = np.degrees(np.arccos(np.dot(cell[1], cell[2]) / (b * c)))
+        beta = np.degrees(np.arccos(np.dot(cell[0], cell[2]) / (a * c)))
+        gamma = np.degrees(np.arccos(np.dot(cell[0], cell[1]) / (a * b)))
+        lines.append(f"CRYST1{a:9.3f}{b:9.3f}{c:9.3f}{alpha:7.2f}{beta:7.2f}{gamma:7.2f} P 1           1\n")
+    for index in range(atoms.count):
+        name = names[atoms.name_of_atom[index]][:4]
+        element = elements[atoms.element_of_atom[index]]
+        residue_index = atoms.residue_of_atom[index]
+        residue = residues[atoms.name_of_residue[residue_index]][:4]
+        padded = f"{name:<4}" if len(name) == 4 or len(element) == 2 else f" {name:<3}"
+        x, y, z = xyz[index].tolist()
+        lines.append(
+            f"HETATM{index + 1:5d} {padded}{residue:>4}{' '}{(residue_index + 1) % 10000:4d}    "
+            f"{x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00          {element if element != 'X' else '':>2}\n"
+        )
+    if len(bonds):
+        delta = xyz[bonds[:, 0]] - xyz[bonds[:, 1]]
+        short = bonds[np.einsum("ij,ij->i", delta, delta) < 9.0]
+        both = np.concatenate([short, short[:, ::-1]])
+        both = both[np.lexsort((both[:, 1], both[:, 0]))] + 1
+        starts = np.flatnonzero(np.r_[True, both[1:, 0] != both[:-1, 0]])
+        for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(both)], strict=True):
+            partners = both[start:end, 1].tolist()
+            for group in range(0, len(partners), 4):
+                chunk = "".join(f"{serial:5d}" for serial in partners[group : group + 4])
+                lines.append(f"CONECT{int(both[start, 0]):5d}{chunk}\n")
+    lines.append("END\n")
+    partial = path.with_name(f".{path.name}.partial")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_text("".join(lines))
+    os.replace(partial, path)
 
 
 def run_validate_structure(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"file": "<path>"}` -> `{"valid": true, atoms, residues, molecules, box, type}`
-    or `{"valid": false, "error_code", "message"}` (an invalid file is an answer, not a failure)."""
+    """CLI command: `{"file": "<path>", "viewer_file": "<path>"}` -> `{"valid": true, atoms,
+    residues, molecules, kinds, formula, net_charge, box, type, viewer_file}` or `{"valid": false,
+    "error_code", "message", "line"}` (an invalid file is an answer, not a failure)."""
     path = job_file(job, workdir)
+    viewer = job_file(job, workdir, "viewer_file") if job.get("viewer_file") else None
     try:
-        summary = validate_structure(path)
-    except EngineError as exc:
-        if exc.code == "INVALID_INPUT":
-            raise
-        return {"valid": False, "error_code": exc.code, "message": exc.message}
+        summary = validate_structure(path, viewer)
+    except StructureError as exc:
+        return {"valid": False, "error_code": exc.code, "message": exc.message, "line": exc.line}
     return {"valid": True, **summary}

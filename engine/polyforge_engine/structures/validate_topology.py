@@ -93,9 +93,7 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                 topology.molecule_types[fields[0]] = _MoleculeType()
             elif section == "atoms":
                 if len(fields) < 5:
-                    raise _invalid(
-                        where, "an [ atoms ] line needs at least: number, type, residue number, residue, atom name."
-                    )
+                    raise _invalid(where, "an [ atoms ] line needs at least: number, type, residue number, residue, atom name.")
                 molecule = topology.molecule_types.get(state["molecule"])
                 if molecule is None:
                     raise _invalid(where, "[ atoms ] appears before any [ moleculetype ].")
@@ -106,9 +104,7 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                     raise _invalid(where, "a [ molecules ] line needs a molecule name and a whole count.")
                 topology.molecules.append((fields[0], int(fields[1])))
     if active:
-        raise EngineError(
-            INVALID_TOPOLOGY, f"{path.name}: an #ifdef is never closed with #endif; the file may be truncated."
-        )
+        raise EngineError(INVALID_TOPOLOGY, f"{path.name}: an #ifdef is never closed with #endif; the file may be truncated.")
 
 
 def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, Any]:
@@ -126,9 +122,7 @@ def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, An
     for name, count in topology.molecules:
         molecule = topology.molecule_types.get(name)
         if molecule is None:
-            raise EngineError(
-                INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ]."
-            )
+            raise EngineError(INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ].")
         undefined = sorted(set(molecule.atom_types) - topology.atom_types)
         if undefined:
             raise EngineError(
@@ -137,13 +131,14 @@ def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, An
             )
         expected_names += molecule.atom_names * count
     structure = read_structure(structure_path)
-    if len(expected_names) != len(structure.names):
+    if len(expected_names) != structure.count:
         raise EngineError(
             INVALID_TOPOLOGY,
-            f"The topology describes {len(expected_names)} atoms but the structure has {len(structure.names)}; the molecule counts do not match.",
+            f"The topology describes {len(expected_names)} atoms but the structure has {structure.count}; the molecule counts do not match.",
         )
     width = 5 if structure_path.suffix.lower() == ".gro" else 4  # how many characters each format keeps
-    for index, (expected, found) in enumerate(zip(expected_names, structure.names, strict=True)):
+    found_names = (structure.names.values[code] for code in structure.name_of_atom)
+    for index, (expected, found) in enumerate(zip(expected_names, found_names, strict=True)):
         if expected[:width] != found[:width]:
             raise EngineError(
                 INVALID_TOPOLOGY,
