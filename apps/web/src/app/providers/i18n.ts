@@ -10,6 +10,7 @@ const NAMESPACES = [
   "buildingBlocks",
   "polymerBuilder",
   "systems",
+  "molecularSystems",
   ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`),
 ];
 

@@ -1,4 +1,5 @@
 import { lazyRouteComponent } from "@tanstack/react-router";
+import { lazy } from "react";
 
 /**
  * The pages behind routes other than the dashboard, each loaded on first visit (or on hover of a
@@ -27,5 +28,15 @@ export const SystemsCatalogue = lazyRouteComponent(
 export const SystemDetailPage = lazyRouteComponent(
   () => import("../../features/systems/SystemDetailPage"),
   "SystemDetailPage",
+);
+export const AddMolecularSystemPage = lazyRouteComponent(
+  () => import("../../features/molecular-system/AddMolecularSystemPage"),
+  "AddMolecularSystemPage",
+);
+/** The add-molecular-system flow inside a system's detail page (origin upload or smiles). */
+export const MolecularSystemFlow = lazy(() =>
+  import("../../features/molecular-system/MolecularSystemFlow").then((module) => ({
+    default: module.MolecularSystemFlow,
+  })),
 );
 export const AccountPage = lazyRouteComponent(() => import("../../features/account/AccountPage"), "AccountPage");

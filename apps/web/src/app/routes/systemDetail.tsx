@@ -1,19 +1,17 @@
-import { Anchor, Text } from "@mantine/core";
-import { createRoute, Link } from "@tanstack/react-router";
-import { useCallback } from "react";
+import { Loader } from "@mantine/core";
+import { createRoute } from "@tanstack/react-router";
+import { Suspense, useCallback } from "react";
 import { useTranslation } from "react-i18next";
-import { SystemDetailPage } from "./lazyPages";
+import { MolecularSystemFlow, SystemDetailPage } from "./lazyPages";
 import { rootRoute } from "./root";
 
-/** Structure- and file-based systems are edited in the add-molecular-system flow. */
-function OtherOriginLink({ systemId }: { systemId: string }) {
+/** Structure- and file-based systems show the add-molecular-system flow, resuming where they stand. */
+function OtherOrigin({ systemId, onLoadFailed }: { systemId: string; onLoadFailed: () => void }) {
   const { t } = useTranslation();
   return (
-    <Text>
-      <Anchor renderRoot={(props) => <Link {...props} to="/add-molecular-system" search={{ systemId }} />}>
-        {t("pages.addMolecularSystem")}
-      </Anchor>
-    </Text>
+    <Suspense fallback={<Loader aria-label={t("loading")} />}>
+      <MolecularSystemFlow systemId={systemId} onLoadFailed={onLoadFailed} />
+    </Suspense>
   );
 }
 
@@ -22,7 +20,11 @@ function SystemDetail() {
   const navigate = systemDetailRoute.useNavigate();
   const leave = useCallback(() => void navigate({ to: "/systems", search: { type: "molecule" } }), [navigate]);
   return (
-    <SystemDetailPage systemId={systemId} onLeave={leave} otherOrigin={(id) => <OtherOriginLink systemId={id} />} />
+    <SystemDetailPage
+      systemId={systemId}
+      onLeave={leave}
+      otherOrigin={(id) => <OtherOrigin systemId={id} onLoadFailed={leave} />}
+    />
   );
 }
 

@@ -1,7 +1,7 @@
 import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, Title } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
-import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
@@ -19,6 +19,7 @@ import { useSystemsPollInterval } from "../../lib/notifications/connectionState"
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemActions } from "./SystemActions";
 import { SystemTypeBadge } from "./SystemTypeBadge";
+import { systemStatus, systemStatusError } from "./systemStatus";
 import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
 
 /** How long the name search waits after the last keystroke. */
@@ -146,9 +147,9 @@ function SystemRow({ system }: { system: SystemWithExecutions }) {
         </Table.Td>
         <Table.Td>
           <ExecutionStatusTag
-            status={currentStatus(system)}
+            status={systemStatus(system)}
             progress={latest?.progress}
-            error={latest?.error_message}
+            error={systemStatusError(system)}
           />
         </Table.Td>
         <Table.Td>{formatDate(system.updated_at)}</Table.Td>

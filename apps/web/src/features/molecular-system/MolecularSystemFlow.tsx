@@ -1,0 +1,159 @@
+import { Alert, Button, Group, Loader, Stack, Stepper, Text } from "@mantine/core";
+import { type MolecularSystemDetailsForm, potentialsStepEnabled } from "@polyforge/contracts/molecular-systems";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { DetailsStep } from "./DetailsStep";
+import { FileDefinition } from "./FileDefinition";
+import {
+  createMolecularSystem,
+  fetchMolecularSystem,
+  type MolecularSystem,
+  molecularSystemQueryKey,
+} from "./molecularSystemApi";
+import { StructureDefinition } from "./StructureDefinition";
+import { StructureFound } from "./StructureFound";
+
+const DETAILS = 0;
+const DEFINITION = 1;
+const POTENTIALS = 2;
+
+export interface MolecularSystemFlowProps {
+  /** The system being defined; none yet on the Details step of a new one. */
+  systemId?: string;
+  /** The system was created: its id goes into the URL so a reload resumes (SPEC §2). */
+  onCreated?: (systemId: string) => void;
+  /** The system could not be loaded: the user is sent to the catalogue. */
+  onLoadFailed: () => void;
+}
+
+/** SPEC §2 Add molecular system: Details → Definition → Potentials, resuming where the system stands. */
+export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: MolecularSystemFlowProps) {
+  const { t } = useTranslation("molecularSystems");
+  const [active, setActive] = useState(systemId ? DEFINITION : DETAILS);
+  const system = useQuery({
+    queryKey: molecularSystemQueryKey(systemId ?? ""),
+    queryFn: () => fetchMolecularSystem(systemId ?? ""),
+    enabled: systemId !== undefined,
+    // Live through the notification socket; polled only while it is closed (SPEC §4).
+    refetchInterval: useSystemsPollInterval(),
+    retry: false,
+  });
+  const create = useMutation({
+    mutationFn: (values: MolecularSystemDetailsForm) => createMolecularSystem(values),
+    onSuccess: ({ id }) => {
+      toast.success(t("details.created"));
+      onCreated?.(id);
+    },
+    onError: () => toast.error(t("createFailed")),
+  });
+
+  useEffect(() => {
+    if (systemId) setActive((step) => (step === DETAILS ? DEFINITION : step));
+  }, [systemId]);
+  useEffect(() => {
+    if (!system.isError) return;
+    toast.error(t("loadFailed"));
+    onLoadFailed();
+  }, [system.isError, onLoadFailed, t]);
+
+  if (systemId && !system.data) return <Loader aria-label={t("loading")} />;
+  const data = system.data;
+  const potentialsOpen = data ? potentialsStepEnabled(data.origin, data.system_data.status) : false;
+
+  return (
+    <Stack gap="lg">
+      <Stepper
+        active={active}
+        onStepClick={(step) => {
+          if (step === POTENTIALS && !potentialsOpen) return;
+          if (data) setActive(step);
+        }}
+        allowNextStepsSelect={false}
+      >
+        <Stepper.Step label={t("steps.details")} description={t("steps.detailsDescription")}>
+          {data ? (
+            <DetailsSummary system={data} />
+          ) : (
+            <DetailsStep submitting={create.isPending} onSubmit={create.mutate} />
+          )}
+        </Stepper.Step>
+        <Stepper.Step
+          label={t("steps.definition")}
+          description={t("steps.definitionDescription")}
+          disabled={!data}
+          allowStepSelect={Boolean(data)}
+        >
+          {data ? <Definition system={data} /> : null}
+        </Stepper.Step>
+        <Stepper.Step
+          label={t("steps.potentials")}
+          description={t("steps.potentialsDescription")}
+          disabled={!potentialsOpen}
+          allowStepSelect={potentialsOpen}
+        >
+          <Alert color="blue">{t("potentials.notYet")}</Alert>
+        </Stepper.Step>
+      </Stepper>
+      {data ? (
+        <Group justify="space-between">
+          {active > DETAILS ? (
+            <Button variant="default" onClick={() => setActive(active - 1)}>
+              {t("navigation.previous")}
+            </Button>
+          ) : (
+            <span />
+          )}
+          {active < POTENTIALS ? (
+            <Button
+              onClick={() => setActive(active + 1)}
+              disabled={active === DEFINITION && !potentialsOpen}
+              title={active === DEFINITION && !potentialsOpen ? t("potentials.locked") : undefined}
+            >
+              {t("navigation.next")}
+            </Button>
+          ) : null}
+        </Group>
+      ) : null}
+    </Stack>
+  );
+}
+
+function DetailsSummary({ system }: { system: MolecularSystem }) {
+  const { t } = useTranslation("molecularSystems");
+  return (
+    <Stack gap="xs" maw={560}>
+      <Text>
+        <Text span c="dimmed">
+          {t("details.name")}:{" "}
+        </Text>
+        {system.name}
+      </Text>
+      <Text>
+        <Text span c="dimmed">
+          {t("details.description")}:{" "}
+        </Text>
+        {system.description || t("summary.noDescription")}
+      </Text>
+      <Text>
+        <Text span c="dimmed">
+          {t("details.origin")}:{" "}
+        </Text>
+        {t(`summary.origin_${system.origin}`)}
+      </Text>
+    </Stack>
+  );
+}
+
+function Definition({ system }: { system: MolecularSystem }) {
+  const { status, structure } = system.system_data;
+  const found = structure && (status === "valid" || status === "converted");
+  return (
+    <Stack gap="xl">
+      {system.origin === "smiles" ? <StructureDefinition system={system} /> : <FileDefinition system={system} />}
+      {found ? <StructureFound systemId={system.id} name={system.name} summary={structure} /> : null}
+    </Stack>
+  );
+}

@@ -1,0 +1,175 @@
+import { Alert, Box, Button, Group, Loader, Stack, Text } from "@mantine/core";
+import {
+  type ConversionStatus,
+  canSaveStructure,
+  FINISH_SMILES_EDIT_MESSAGE,
+  PROVIDE_STRUCTURE_MESSAGE,
+  STRUCTURE_BADGES,
+} from "@polyforge/contracts/molecular-systems";
+import { useQueryClient } from "@tanstack/react-query";
+import type { Ketcher } from "ketcher-core";
+import { lazy, Suspense, useCallback, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { type MolecularSystem, saveSmiles } from "./molecularSystemApi";
+import { SmilesDialog } from "./SmilesDialog";
+import { StatusBadge } from "./StatusBadge";
+
+const KetcherEditor = lazy(() => import("./KetcherEditor"));
+
+/** SPEC §9: the editor is waited for up to 8000 ms, checked every 100 ms. */
+export const RENDERER_WAIT_MS = 8000;
+export const RENDERER_POLL_MS = 100;
+/** SPEC §9: after a save, the status is read again 1.5 s later (the conversion job has started). */
+export const SAVE_DELAY_MS = 1500;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The editor once it has started, or null after RENDERER_WAIT_MS. */
+export async function waitForRenderer(current: () => Ketcher | null): Promise<Ketcher | null> {
+  for (let waited = 0; ; waited += RENDERER_POLL_MS) {
+    const ketcher = current();
+    if (ketcher) return ketcher;
+    if (waited >= RENDERER_WAIT_MS) return null;
+    await sleep(RENDERER_POLL_MS);
+  }
+}
+
+/**
+ * Definition from a structure (SPEC §4 Structure-based system): draw it in Ketcher or type a SMILES
+ * ('Enter SMILES' → 'Draw structure'), then 'Save structure'; the server converts it to 3D.
+ */
+export function StructureDefinition({ system }: { system: MolecularSystem }) {
+  const { t } = useTranslation("molecularSystems");
+  const queryClient = useQueryClient();
+  const ketcherRef = useRef<Ketcher | null>(null);
+  const [rendererError, setRendererError] = useState<string | null>(null);
+  const [dialogOpen, setDialogOpen] = useState(false);
+  const [smilesDraft, setSmilesDraft] = useState("");
+  const [saving, setSaving] = useState(false);
+  const [savedAt, setSavedAt] = useState<string | null>(null);
+  const [warning, setWarning] = useState<string | null>(null);
+  const { status, smiles: savedSmiles, problem } = system.system_data;
+  const failed = status === "failed" || status === "error";
+
+  const onInit = useCallback(
+    (ketcher: Ketcher) => {
+      ketcherRef.current = ketcher;
+      // Resuming: the saved structure is shown in the editor.
+      if (savedSmiles) ketcher.setMolecule(savedSmiles).catch(() => setRendererError(t("structure.renderError")));
+    },
+    [savedSmiles, t],
+  );
+
+  async function draw(smiles: string) {
+    const ketcher = await waitForRenderer(() => ketcherRef.current);
+    if (!ketcher) {
+      setRendererError(t("structure.rendererLoadError"));
+      return;
+    }
+    try {
+      await ketcher.setMolecule(smiles);
+      setRendererError(null);
+      setSmilesDraft("");
+      setDialogOpen(false);
+      setWarning(null);
+    } catch {
+      setRendererError(t("structure.renderError"));
+    }
+  }
+
+  async function save() {
+    setWarning(null);
+    // A SMILES typed in the dialog but not drawn is not what the editor holds.
+    if (smilesDraft.trim()) {
+      setWarning(FINISH_SMILES_EDIT_MESSAGE);
+      return;
+    }
+    setSaving(true);
+    try {
+      const ketcher = await waitForRenderer(() => ketcherRef.current);
+      if (!ketcher) {
+        setRendererError(t("structure.rendererLoadError"));
+        return;
+      }
+      const smiles = (await ketcher.getSmiles()).trim();
+      if (!smiles) {
+        setWarning(PROVIDE_STRUCTURE_MESSAGE);
+        return;
+      }
+      await saveSmiles(system.id, smiles);
+      setSavedAt(smiles);
+      toast.success(t("structure.saved"));
+      await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+      await sleep(SAVE_DELAY_MS);
+      await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+    } catch {
+      toast.error(t("structure.saveFailed"));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  // Disabled while saving, after a save (until that save's conversion fails), and while converting
+  // or once converted (SPEC §4).
+  const saveDisabled = saving || (savedAt !== null && !failed) || !canSaveStructure(status);
+  const badge = STRUCTURE_BADGES[status as ConversionStatus] ?? null;
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between">
+        <Group gap="sm">
+          <Button variant="light" onClick={() => setDialogOpen(true)} disabled={!canSaveStructure(status)}>
+            {t("structure.enterSmiles")}
+          </Button>
+          {badge ? <StatusBadge status={status} label={badge} /> : null}
+        </Group>
+        <Button onClick={() => void save()} loading={saving} disabled={saveDisabled}>
+          {t("structure.saveStructure")}
+        </Button>
+      </Group>
+
+      {warning ? (
+        <Alert color="yellow" role="alert">
+          {warning}
+        </Alert>
+      ) : null}
+      {rendererError ? (
+        <Alert color="red" role="alert">
+          {rendererError}
+        </Alert>
+      ) : null}
+      {failed && problem ? (
+        <Alert color="red" role="alert">
+          {problem.message}
+        </Alert>
+      ) : null}
+      {savedSmiles ? (
+        <Text size="sm" c="dimmed" style={{ wordBreak: "break-all" }}>
+          {t("structure.savedSmiles", { smiles: savedSmiles })}
+        </Text>
+      ) : null}
+
+      <Box aria-label={t("structure.editorLabel")} role="region">
+        <Suspense
+          fallback={
+            <Group h={560} justify="center">
+              <Loader aria-label={t("structure.editorLoading")} />
+            </Group>
+          }
+        >
+          <KetcherEditor onInit={onInit} onError={() => setRendererError(t("structure.renderError"))} />
+        </Suspense>
+      </Box>
+
+      <SmilesDialog
+        opened={dialogOpen}
+        value={smilesDraft}
+        onChange={setSmilesDraft}
+        onClose={() => setDialogOpen(false)}
+        onDraw={draw}
+      />
+    </Stack>
+  );
+}
