@@ -30,6 +30,7 @@ import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from
 import { smilesChecker } from "./platform/chemistry/smiles-checker";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
+import { installHttpHardening } from "./platform/http";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { registerWebApp } from "./platform/web";
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installErrorHandling(app);
   // RDKit faults are logged through the server's logger (the checker is one per process).
   smilesChecker.logger = app.log;
+  await installHttpHardening(app, config);
 
   const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
   app.decorate("database", database);

@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fastifyHelmet from "@fastify/helmet";
+import type { FastifyInstance } from "fastify";
+import type { Config } from "./config";
+
+/** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching. */
+export async function installHttpHardening(app: FastifyInstance, config: Config): Promise<void> {
+  acceptEmptyJsonBodies(app);
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: contentSecurityDirectives(config) },
+    // Framing only by the app itself (keycloak-js's silent sign-in check runs in an iframe of ours).
+    frameguard: { action: "sameorigin" },
+    referrerPolicy: { policy: "no-referrer" },
+    // HSTS only makes sense (and is only honoured) when the app is served over HTTPS.
+    strictTransportSecurity: config.publicUrl.startsWith("https:") ? { maxAge: 15_552_000 } : false,
+    // The app loads nothing cross-origin that would send CORP headers (3Dmol, Ketcher are bundled).
+    crossOriginEmbedderPolicy: false,
+  });
+  const docsPolicy = serializePolicy(userGuideDirectives(config));
+  app.addHook("onSend", async (request, reply, payload) => {
+    // Authenticated answers (API data, files) are private: no browser or proxy keeps a copy.
+    if (request.headers.authorization && !reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+    // The user guide (VitePress) needs its inline scripts (its page map, the colour scheme).
+    if (request.url.startsWith("/docs")) reply.header("content-security-policy", docsPolicy);
+    return payload;
+  });
+}
+
+/**
+ * A body-less request with a JSON content type is valid (issue 23: PATCH …/draft?draft_status=true
+ * answered 'Malformed JSON body' when a client library added the header): an empty body is no body.
+ * Anything else goes through Fastify's own JSON parser (prototype poisoning guarded).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/** The origins the browser app talks to besides its own: the external identity provider, the
+ * feature-flag server, an S3 endpoint that takes uploads directly. */
+function externalOrigins(config: Config): string[] {
+  const urls = [config.oidcIssuer, config.flags.apiHost, config.s3.endpoint];
+  const own = new URL(config.publicUrl).origin;
+  const origins = urls.flatMap((url) => (url && URL.canParse(url) ? [new URL(url).origin] : []));
+  return [...new Set(origins)].filter((origin) => origin !== own);
+}
+
+/**
+ * The content security policy of the app and API. Scripts come only from our origin (plus the one
+ * inline script of silent-check-sso.html, by hash); WebAssembly (RDKit, Ketcher's Indigo) may be
+ * compiled but no string is ever evaluated; Ketcher starts its worker from a blob URL; styles may be
+ * inline (the UI library and Ketcher inject them). Nothing may frame the app but the app itself.
+ * The identity provider's pages send their own, stricter policy.
+ */
+export function contentSecurityDirectives(config: Config): Record<string, string[]> {
+  const external = externalOrigins(config);
+  const silentCheck = inlineScriptHashes(join(config.webDistDir, "silent-check-sso.html"));
+  return {
+    "default-src": ["'self'"],
+    "script-src": ["'self'", "'wasm-unsafe-eval'", ...silentCheck],
+    "worker-src": ["'self'", "blob:"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:", "blob:"],
+    "font-src": ["'self'", "data:"],
+    "connect-src": ["'self'", ...external],
+    "frame-src": ["'self'", ...external],
+    "frame-ancestors": ["'self'"],
+    "form-action": ["'self'", ...external],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+  };
+}
+
+/** The static user guide's policy: the app's, with inline scripts allowed (VitePress writes its
+ * page map inline; the guide shows no user data). */
+function userGuideDirectives(config: Config): Record<string, string[]> {
+  const directives = contentSecurityDirectives(config);
+  return { ...directives, "script-src": ["'self'", "'unsafe-inline'"] };
+}
+
+function serializePolicy(directives: Record<string, string[]>): string {
+  return Object.entries(directives)
+    .map(([name, sources]) => `${name} ${sources.join(" ")}`)
+    .join("; ");
+}
+
+/** 'sha256-…' sources for the inline scripts of a built page (none when it is absent). */
+function inlineScriptHashes(path: string): string[] {
+  let html: string;
+  try {
+    html = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (match) =>
+      `'sha256-${createHash("sha256")
+        .update(match[1] ?? "")
+        .digest("base64")}'`,
+  );
+}
