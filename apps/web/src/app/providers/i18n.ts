@@ -10,6 +10,7 @@ const NAMESPACES = [
   "buildingBlocks",
   "polymerBuilder",
   "systems",
+  "projects",
   "molecularSystems",
   ...Object.values(ERROR_AREAS).map((area) => `errors/${area}`),
 ];

@@ -40,3 +40,4 @@ export const MolecularSystemFlow = lazy(() =>
   })),
 );
 export const AccountPage = lazyRouteComponent(() => import("../../features/account/AccountPage"), "AccountPage");
+export const ProjectsPage = lazyRouteComponent(() => import("../../features/projects/ProjectsPage"), "ProjectsPage");

@@ -21,6 +21,8 @@ export const buildingBlockDetailSearchSchema = z.object({
 /** /systems: type defaults to molecule; invalid values fall back to molecule. */
 export const systemsSearchSchema = z.object({
   type: z.enum(SYSTEM_TYPES).default("molecule").catch("molecule"),
+  /** Only one project's systems; dropped when it is not a uuid. */
+  project_id: z.uuid().optional().catch(undefined),
 });
 
 /** /add-molecular-system: an optional system id, dropped when it is not a uuid. */

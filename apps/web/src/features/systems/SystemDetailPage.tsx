@@ -19,10 +19,12 @@ export interface SystemDetailPageProps {
   onLeave: () => void;
   /** Structure- and file-based systems show the add-molecular-system flow instead of a summary. */
   otherOrigin: (systemId: string) => ReactNode;
+  /** Shown beside the actions (the app composes the project the system is filed under). */
+  headerExtras?: (system: { id: string; name: string }) => ReactNode;
 }
 
 /** /systems/$systemId (SPEC §2): back link, name, type badge, summary, status and results. */
-export function SystemDetailPage({ systemId, onLeave, otherOrigin }: SystemDetailPageProps) {
+export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras }: SystemDetailPageProps) {
   const { t } = useTranslation("systems");
   const system = useQuery({
     queryKey: systemQueryKey(systemId),
@@ -53,7 +55,10 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin }: SystemDetai
             <ExecutionStatusTag status={currentStatus(data)} progress={latest?.progress} />
           ) : null}
         </Group>
-        <SystemActions system={data} onArchived={onLeave} />
+        <Group gap="sm">
+          {headerExtras?.(data)}
+          <SystemActions system={data} onArchived={onLeave} />
+        </Group>
       </Group>
       {data.origin === "polymer_builder" ? (
         <>

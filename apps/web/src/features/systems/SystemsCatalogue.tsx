@@ -5,7 +5,7 @@ import type { SystemWithExecutions } from "@polyforge/contracts/system-execution
 import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { Fragment, useState } from "react";
+import { Fragment, type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import {
   CATALOGUE_PAGE_SIZE,
@@ -28,10 +28,14 @@ export const SEARCH_DEBOUNCE_MS = 300;
 export interface SystemsCatalogueProps {
   type: SystemType;
   onTypeChange: (type: SystemType) => void;
+  /** Only this project's systems (the app composes the projects feature's filter and menu). */
+  projectId?: string;
+  projectFilter?: ReactNode;
+  rowActions?: (system: SystemWithExecutions) => ReactNode;
 }
 
 /** /systems (SPEC §2): type filter, name search, table with live statuses, and pagination. */
-export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) {
+export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter, rowActions }: SystemsCatalogueProps) {
   const { t } = useTranslation("systems");
   const [nameSearch, setNameSearch] = useState("");
   const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
@@ -43,6 +47,7 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
     page_size: CATALOGUE_PAGE_SIZE,
     type,
     name: debouncedName || undefined,
+    project_id: projectId,
   };
   const systems = useQuery({
     queryKey: systemListQueryKey(params),
@@ -53,6 +58,9 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
   });
   const total = systems.data?.metadata.num_records ?? 0;
   useKeepPageInRange(systems, page, setPage);
+  // Another project's systems start on their first page.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the project changes.
+  useEffect(() => setPage(1), [projectId]);
 
   function changeType(next: SystemType) {
     setPage(1);
@@ -70,16 +78,24 @@ export function SystemsCatalogue({ type, onTypeChange }: SystemsCatalogueProps) 
           onChange={(value) => changeType(value as SystemType)}
           aria-label={t("catalogue.filterLabel")}
         />
-        <CatalogueNameSearch
-          label={t("catalogue.searchPlaceholder")}
-          value={nameSearch}
-          onChange={(value) => {
-            setNameSearch(value);
-            setPage(1);
-          }}
-        />
+        <Group gap="sm">
+          {projectFilter}
+          <CatalogueNameSearch
+            label={t("catalogue.searchPlaceholder")}
+            value={nameSearch}
+            onChange={(value) => {
+              setNameSearch(value);
+              setPage(1);
+            }}
+          />
+        </Group>
       </Group>
-      <SystemsTable systems={systems.data?.data ?? []} loading={systems.isPending} failed={systems.isError} />
+      <SystemsTable
+        systems={systems.data?.data ?? []}
+        loading={systems.isPending}
+        failed={systems.isError}
+        rowActions={rowActions}
+      />
       <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
   );
@@ -89,10 +105,12 @@ function SystemsTable({
   systems,
   loading,
   failed,
+  rowActions,
 }: {
   systems: SystemWithExecutions[];
   loading: boolean;
   failed: boolean;
+  rowActions?: (system: SystemWithExecutions) => ReactNode;
 }) {
   const { t } = useTranslation("systems");
   const columns = [
@@ -113,13 +131,13 @@ function SystemsTable({
       failedText={t("catalogue.loadFailed")}
     >
       {systems.map((system) => (
-        <SystemRow key={system.id} system={system} />
+        <SystemRow key={system.id} system={system} extraActions={rowActions?.(system)} />
       ))}
     </CatalogueTable>
   );
 }
 
-function SystemRow({ system }: { system: SystemWithExecutions }) {
+function SystemRow({ system, extraActions }: { system: SystemWithExecutions; extraActions?: ReactNode }) {
   const { t } = useTranslation("systems");
   const [expanded, setExpanded] = useState(false);
   const latest = system.system_executions.at(-1);
@@ -154,7 +172,10 @@ function SystemRow({ system }: { system: SystemWithExecutions }) {
         </Table.Td>
         <Table.Td>{formatDate(system.updated_at)}</Table.Td>
         <Table.Td>
-          <SystemActions system={system} />
+          <Group gap={4} wrap="nowrap">
+            <SystemActions system={system} />
+            {extraActions}
+          </Group>
         </Table.Td>
       </Table.Tr>
       {expanded

@@ -9,6 +9,8 @@ export interface SystemListParams {
   page_size: number;
   type: SystemType;
   name?: string;
+  /** Only the systems filed under this project. */
+  project_id?: string;
 }
 
 // Every key starts with SYSTEMS_QUERY_KEY, so a notification refreshes lists and details alike.
