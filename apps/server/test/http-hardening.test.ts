@@ -65,6 +65,20 @@ describe.each(databaseKinds())("HTTP hardening on %s", (kind) => {
     }
   });
 
+  it("sends a page opened at another loopback name of PUBLIC_URL's port to PUBLIC_URL first", async () => {
+    expect(t.config.publicUrl).toBe("http://localhost:8080");
+    for (const host of ["127.0.0.1:8080", "[::1]:8080"]) {
+      const response = await t.app.inject({ method: "GET", url: "/systems?tab=2", headers: { host } });
+      expect(response.statusCode, host).toBe(302);
+      expect(response.headers.location).toBe("http://localhost:8080/systems?tab=2");
+    }
+    // The public name itself, another port, and API calls are answered where they arrive.
+    expect((await t.app.inject({ method: "GET", url: "/", headers: { host: "localhost:8080" } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: "GET", url: "/", headers: { host: "127.0.0.1:9999" } })).statusCode).toBe(200);
+    const api = await t.app.inject({ method: "GET", url: "/api/health", headers: { host: "127.0.0.1:8080" } });
+    expect(api.statusCode).toBe(200);
+  });
+
   it("marks authenticated answers no-store, and leaves the app's own caching alone", async () => {
     const token = await t.issuer.sign(userClaims());
     const list = await t.app.inject({

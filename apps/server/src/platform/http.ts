@@ -8,6 +8,7 @@ import type { Config } from "./config";
 /** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching. */
 export async function installHttpHardening(app: FastifyInstance, config: Config): Promise<void> {
   acceptEmptyJsonBodies(app);
+  redirectLoopbackAliases(app, config);
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityDirectives(config) },
     // Framing only by the app itself (keycloak-js's silent sign-in check runs in an iframe of ours).
@@ -43,6 +44,28 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       return;
     }
     parseJson(request, text, done);
+  });
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Sign-in only works at PUBLIC_URL (the identity provider accepts redirects to the app's origin
+ * only), so the app opened at another loopback name of the same port (http://127.0.0.1:8080 for
+ * the default http://localhost:8080) is sent to PUBLIC_URL first (issue 23). Pages only: API calls
+ * are answered wherever they arrive.
+ */
+function redirectLoopbackAliases(app: FastifyInstance, config: Config): void {
+  const publicUrl = new URL(config.publicUrl);
+  if (!LOOPBACK_NAMES.has(publicUrl.hostname)) return;
+  const publicPort = publicUrl.port || (publicUrl.protocol === "https:" ? "443" : "80");
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.method !== "GET" && request.method !== "HEAD") return;
+    if (/^\/(api|auth)(\/|$)/.test(request.url)) return;
+    const host = URL.parse(`http://${request.headers.host ?? ""}`);
+    if (!host || host.host === publicUrl.host || !LOOPBACK_NAMES.has(host.hostname)) return;
+    if ((host.port || "80") !== publicPort) return;
+    return reply.redirect(`${config.publicUrl}${request.url}`, 302);
   });
 }
 
