@@ -15,8 +15,11 @@ WATCH_VARIABLE = "POLYFORGE_WATCH_PARENT"
 
 
 def _wait_for_parent_death() -> None:
+    # The raw descriptor, not sys.stdin.buffer: a daemon thread blocked inside the buffered reader
+    # holds its lock, and the interpreter's shutdown then aborts (SIGABRT, "could not acquire lock
+    # for <stdin> at interpreter shutdown") after the result was written.
     try:
-        while sys.stdin.buffer.read(65536):
+        while os.read(sys.stdin.fileno(), 65536):
             pass
     except (OSError, ValueError):
         pass
