@@ -4,8 +4,12 @@ exactly one result or error event. Exit code 0 only with a result."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
+
+# An absolute path (two or more segments): the server's directories are nobody else's business.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(?:/[\w.+@-]+)+/([\w.+@-]+)")
 
 
 class EngineError(Exception):
@@ -30,5 +34,11 @@ def result(**payload: Any) -> None:
     emit({"event": "result", **payload})
 
 
+def without_paths(message: str) -> str:
+    """The message with every absolute path cut to its file name (issue 23: an engine error showed
+    the user '…GRO file /…/data/jobs/…/kind.inpcrd')."""
+    return _ABSOLUTE_PATH.sub(lambda match: match.group(1), message)
+
+
 def error(code: str, message: str) -> None:
-    emit({"event": "error", "code": code, "message": message})
+    emit({"event": "error", "code": code, "message": without_paths(message)})

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runEngine } from "../src/platform/jobs/engine-process";
+import { runEngine, withoutPaths } from "../src/platform/jobs/engine-process";
 import { REPO_ROOT } from "../src/platform/paths";
 import { waitFor } from "./support/processing";
 
@@ -101,5 +101,26 @@ describe("engine processes", () => {
     again.abort();
     await second;
     expect(killed).toEqual([stale.pid]);
+  });
+});
+
+describe("engine errors", () => {
+  it("name the user's files, never the server's paths (issue 23)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "polyforge-paths-"));
+    const outcome = await runEngine({
+      command: "build-system",
+      inputPath: join(dir, "jobs", "secret-dir", "job.json"),
+      workdir: join(dir, "work"),
+      signal: new AbortController().signal,
+      onProgress() {},
+    });
+    expect(outcome.kind).toBe("error");
+    const message = outcome.kind === "error" ? outcome.message : "";
+    expect(message).toContain("job.json");
+    expect(message).not.toContain(dir);
+    expect(message).not.toContain("secret-dir");
+    expect(withoutPaths("GRO file /srv/data/jobs/1-2/kind.inpcrd, see https://x.org/a/b")).toBe(
+      "GRO file kind.inpcrd, see https://x.org/a/b",
+    );
   });
 });

@@ -85,7 +85,8 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
         const { event: _kind, ...payload } = event;
         outcome = { kind: "result", payload };
       } else if (event.event === "error" && !outcome) {
-        outcome = { kind: "error", code: String(event.code ?? "ENGINE_ERROR"), message: String(event.message ?? "") };
+        const message = withoutPaths(String(event.message ?? ""));
+        outcome = { kind: "error", code: String(event.code ?? "ENGINE_ERROR"), message };
       }
     });
     createInterface({ input: child.stderr }).on("line", (line) => {
@@ -119,7 +120,7 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
           code: "ENGINE_CRASHED",
           message:
             `The engine stopped without a result (${exitSignal ? `signal ${exitSignal}` : `exit code ${exitCode}`}).` +
-            (stderrTail.length > 0 ? ` Last output: ${stderrTail.at(-1)}` : ""),
+            (stderrTail.length > 0 ? ` Last output: ${withoutPaths(stderrTail.at(-1) ?? "")}` : ""),
         },
       );
     });
@@ -184,4 +185,13 @@ export function killStaleEngine(recordPath: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+// An absolute path of two or more segments (not part of a URL or a relative path).
+const ABSOLUTE_PATH = /(?<![\w.:/])(?:\/[\w.+@-]+)+\/([\w.+@-]+)/g;
+
+/** The message with every absolute path cut to its file name: what the user reads of an engine's
+ * failure names their system's files, never the server's directories (issue 23). */
+export function withoutPaths(message: string): string {
+  return message.replace(ABSOLUTE_PATH, "$1");
 }
