@@ -424,3 +424,31 @@ def test_viewer_file_only_up_to_its_limit(tmp_path: Path) -> None:
     summary = validate_structure(path, tmp_path / "viewer.pdb")
     assert summary["atoms"] > VIEWER_MAX_ATOMS and summary["viewer_file"] is None
     assert not (tmp_path / "viewer.pdb").exists()
+
+
+# --- the block reader (NumPy) and the line reader agree ------------------------------------------
+
+
+def _decoded(atoms: Any) -> tuple:
+    return (
+        [atoms.names.values[code] for code in atoms.name_of_atom],
+        atoms.element_symbols(),
+        list(atoms.residue_of_atom),
+        [atoms.residue_names.values[code] for code in atoms.name_of_residue],
+        atoms.xyz().tobytes(),
+        list(atoms.charges),
+        None if atoms.bonds is None else atoms.bonds.tolist(),
+        None if atoms.cell is None else atoms.cell.tolist(),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in DATA.iterdir() if path.suffix in {".pdb", ".gro"}))
+def test_block_reader_matches_line_reader_across_block_boundaries(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from polyforge_engine.structures import columns, readers
+
+    monkeypatch.setattr(columns, "BLOCK_BYTES", 1000)  # lines cut across blocks everywhere
+    by_blocks = _decoded(read_structure(DATA / name))
+    monkeypatch.setattr(readers._PdbReader, "read_block", lambda self, lines, first: False)
+    monkeypatch.setattr(readers._GroReader, "read_atoms", lambda self, lines, rows: False)
+    by_lines = _decoded(read_structure(DATA / name))
+    assert by_blocks == by_lines

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from polyforge_engine.protocol import EngineError
+from polyforge_engine.structures import columns
 
 INVALID_STRUCTURE = "INVALID_STRUCTURE"
 UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
@@ -320,11 +321,14 @@ class _PdbSerials:
                 f"CONECT names atom {text}, which the file does not have: the file may be truncated, or its atom serials do not match its CONECT records.",
                 int(self.conect_lines[missing // 2]),
             )
-        if len(np.unique(serials[serials >= 0])) < int((serials >= 0).sum()):
+        known = ordered[ordered >= 0]
+        if (known[1:] == known[:-1]).any():  # repeated serials (GROMACS wraps them at 100,000)
             indices = _nearest_duplicates(serials, wanted, indices)
         bonds = indices.reshape(-1, 2)
         bonds = bonds[bonds[:, 0] != bonds[:, 1]]
-        return bonds, np.unique(bonds)
+        mentioned = np.zeros(count, dtype=bool)
+        mentioned[bonds.ravel()] = True
+        return bonds, np.flatnonzero(mentioned)
 
 
 def _plain_hexadecimal(fields: np.ndarray) -> np.ndarray:
@@ -415,86 +419,212 @@ def _nearest_duplicates(serials: np.ndarray, wanted: np.ndarray, indices: np.nda
 
 
 def read_pdb(path: Path) -> StructureAtoms:
-    atoms = StructureAtoms()
-    serials = _PdbSerials()
-    name_code, element_code, residue_code = atoms.names.code, atoms.elements.code, atoms.residue_names.code
-    add_name, add_element = atoms.name_of_atom.append, atoms.element_of_atom.append
-    add_residue_of, add_xyz, add_charge = atoms.residue_of_atom.append, atoms.coordinates.extend, atoms.charges.append
-    element_cache: dict[tuple[bytes, bytes, bytes], int] = {}
-    last_residue_key: tuple = ()
-    residue_sizes = array("i")
-    ended = in_first_model = False
-    models_done = False
-    other_records = False
-    last_number, last_raw = 0, b"\n"
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            last_number, last_raw = number, raw
-            record = raw[:6]
-            if record == b"ATOM  " or record == b"HETATM" or record[:4] == b"ATOM":
-                if models_done:
-                    continue  # atoms of the second and later models of an NMR ensemble
-                xyz = _columns_xyz(raw)
-                if xyz is not None:
-                    serial = raw[6:11]
-                    name = raw[12:16]
-                    residue = raw[17:21].strip()
-                    residue_key = (raw[21:22], raw[22:27], residue)
-                    element_field = raw[76:78].strip()
-                    charge = _pdb_charge(raw[78:80])
-                else:
-                    loose = None if _in_columns(raw) else _fields_atom(raw)
-                    if loose is None:
-                        raise _pdb_atom_error(raw, number)
-                    serial, name_field, residue, chain, residue_number, xyz, element_field = loose
-                    name = b" " + name_field if len(name_field) < 4 else name_field
-                    residue_key = (chain, residue_number, residue)
-                    charge = -128
-                serials.atom_fields += serial.strip().rjust(5)[-5:] if serial.strip() else b"     "
-                if residue_key != last_residue_key:
-                    last_residue_key = residue_key
-                    atoms.name_of_residue.append(residue_code(residue))
-                    residue_sizes.append(0)
-                residue_sizes[-1] += 1
-                stripped = name.strip()
-                if not stripped:
-                    raise _line_error("the atom has no name (columns 13-16).", number)
-                key = (name, residue, element_field)
-                element = element_cache.get(key)
-                if element is None:
-                    symbol = element_of(
-                        stripped.decode("latin-1"),
-                        residue.decode("latin-1"),
-                        element_field.decode("latin-1"),
-                        starts_in_13=name[:1] not in (b" ", b"") and not name[:1].isdigit(),
+    return _PdbReader().read(path)
+
+
+class _PdbReader:
+    """A PDB file block by block: blocks of plain ATOM/HETATM/CONECT/TER lines in columns are read
+    with NumPy (columns.py); a block with anything else (space-separated fields, MODEL, a broken
+    line) is read line by line, which also finds the line a problem is on."""
+
+    def __init__(self) -> None:
+        self.atoms = StructureAtoms()
+        self.serials = _PdbSerials()
+        self.element_cache: dict[tuple[bytes, bytes, bytes], int] = {}
+        self.last_residue_key = b""
+        self.residue_sizes = array("i")
+        self.ended = self.in_first_model = self.models_done = self.other_records = False
+
+    def read(self, path: Path) -> StructureAtoms:
+        last_number, last_raw = 0, b"\n"
+        for block, first in columns.blocks(path):
+            lines = columns.Lines(block)
+            if not self.read_block(lines, first):
+                for index in range(len(lines)):
+                    self.read_line(lines.raw(index), first + index)
+            last_number, last_raw = first + len(lines) - 1, lines.raw(len(lines) - 1)
+        atoms = self.atoms
+        _check_pdb_complete(atoms, self.residue_sizes, self.ended, self.other_records, last_number, last_raw)
+        bonds, bonded = self.serials.resolve(atoms.count)
+        if len(bonds):
+            atoms.bonds, atoms.bonded_atoms = bonds, bonded
+        return atoms
+
+    def read_line(self, raw: bytes, number: int) -> None:
+        atoms = self.atoms
+        record = raw[:6]
+        if record == b"ATOM  " or record == b"HETATM" or record[:4] == b"ATOM":
+            if self.models_done:
+                return  # atoms of the second and later models of an NMR ensemble
+            xyz = _columns_xyz(raw)
+            if xyz is not None:
+                serial = raw[6:11]
+                name = raw[12:16]
+                residue = raw[17:21].strip()
+                residue_key = raw[17:27].ljust(10)
+                element_field = raw[76:78].strip()
+                charge = _pdb_charge(raw[78:80])
+            else:
+                loose = None if _in_columns(raw) else _fields_atom(raw)
+                if loose is None:
+                    raise _pdb_atom_error(raw, number)
+                serial, name_field, residue, chain, residue_number, xyz, element_field = loose
+                name = b" " + name_field if len(name_field) < 4 else name_field
+                residue_key = b"|".join((chain, residue_number, residue))
+                charge = -128
+            self.serials.atom_fields += serial.strip().rjust(5)[-5:] if serial.strip() else b"     "
+            if residue_key != self.last_residue_key:
+                self.last_residue_key = residue_key
+                atoms.name_of_residue.append(atoms.residue_names.code(residue))
+                self.residue_sizes.append(0)
+            self.residue_sizes[-1] += 1
+            stripped = name.strip()
+            if not stripped:
+                raise _line_error("the atom has no name (columns 13-16).", number)
+            atoms.name_of_atom.append(atoms.names.code(stripped))
+            atoms.element_of_atom.append(self.element(name, residue, element_field))
+            atoms.residue_of_atom.append(len(atoms.name_of_residue) - 1)
+            atoms.coordinates.extend(xyz)
+            atoms.charges.append(charge)
+            return
+        record = record.rstrip().upper()
+        if record in (b"END", b"ENDMDL"):
+            self.ended = True
+            if record == b"ENDMDL" and self.in_first_model:
+                self.models_done = True
+            return
+        if not record.strip():
+            return
+        self.other_records = True
+        if record == b"CONECT":
+            _read_conect(raw, number, self.serials)
+        elif record == b"CRYST1":
+            atoms.cell = _cryst1_cell(raw, number)
+        elif record == b"MODEL":
+            self.in_first_model = not self.models_done
+
+    def element(self, name: bytes, residue: bytes, element_field: bytes) -> int:
+        key = (name, residue, element_field)
+        found = self.element_cache.get(key)
+        if found is None:
+            symbol = element_of(
+                name.strip().decode("latin-1"),
+                residue.decode("latin-1"),
+                element_field.decode("latin-1"),
+                starts_in_13=name[:1] not in (b" ", b"") and not name[:1].isdigit(),
+            )
+            found = self.element_cache[key] = self.atoms.elements.code(symbol.encode())
+        return found
+
+    def read_block(self, lines: columns.Lines, first: int) -> bool:
+        """The block read with NumPy, or False (nothing changed) when it needs reading line by line."""
+        if self.models_done:
+            return False
+        record = lines.record()
+        is_atom = columns.equals(record, b"ATOM") | columns.equals(record, b"HETATM")
+        is_conect = columns.equals(record, b"CONECT")
+        other = np.flatnonzero(~(is_atom | is_conect))
+        other_records = [(lines.raw(index), first + index) for index in other.tolist()]
+        for raw, _ in other_records:
+            if raw[:6].rstrip().upper() in (b"MODEL", b"ENDMDL") or raw[:4] == b"ATOM":
+                return False
+        atom_rows = np.flatnonzero(is_atom)
+        atom_part = self._atom_block(lines, atom_rows) if len(atom_rows) else None
+        if atom_part is False:
+            return False
+        conect_rows = np.flatnonzero(is_conect)
+        conect_part = self._conect_block(lines, conect_rows, first) if len(conect_rows) else None
+        if conect_part is False:
+            return False
+        for raw, number in other_records:
+            self.read_line(raw, number)
+        if atom_part is not None:
+            atom_part()
+        if conect_part is not None:
+            fields, numbers = conect_part
+            self.serials.conect_fields += fields
+            self.serials.conect_lines.extend(numbers)
+            self.other_records = True
+        return True
+
+    def _atom_block(self, lines: columns.Lines, rows: np.ndarray):
+        text = lines.columns(rows, 0, 80)
+        if ((lines.ends[rows] - lines.starts[rows]) < 54).any():
+            return False
+        xyz = np.empty((len(rows), 3), dtype=np.float32)
+        for axis, start in enumerate((30, 38, 46)):
+            values, ok = columns.fixed_decimals(text[:, start : start + 8])
+            if not ok.all():
+                return False
+            xyz[:, axis] = values
+        serial = text[:, 6:11]
+        if ((serial[:, 4] == columns.SPACE) & (serial != columns.SPACE).any(axis=1)).any():
+            return False  # left-aligned serials: read line by line
+        names = text[:, 12:16]
+        if (names == columns.SPACE).all(axis=1).any():
+            return False
+        residue_keys = text[:, 17:27]
+        previous = np.frombuffer(self.last_residue_key.ljust(10)[:10], dtype=np.uint8)
+        changed = np.empty(len(rows), dtype=bool)
+        changed[0] = (residue_keys[0] != previous).any() or len(self.last_residue_key) != 10
+        changed[1:] = (residue_keys[1:] != residue_keys[:-1]).any(axis=1)
+
+        def commit() -> None:
+            atoms = self.atoms
+            name_keys, name_inverse = np.unique(columns.keys(names), return_inverse=True)
+            name_codes = np.array([atoms.names.code(columns.text_of(k, 4).strip()) for k in name_keys.tolist()])
+            residue_name_keys, residue_inverse = np.unique(columns.keys(text[:, 17:21]), return_inverse=True)
+            element_keys, element_inverse = np.unique(columns.keys(text[:, 76:78]), return_inverse=True)
+            charge_keys, charge_inverse = np.unique(columns.keys(text[:, 78:80]), return_inverse=True)
+            combined = (name_inverse * len(residue_name_keys) + residue_inverse) * len(element_keys) + element_inverse
+            kinds, kind_inverse = np.unique(combined, return_inverse=True)
+            element_codes = np.array(
+                [
+                    self.element(
+                        columns.text_of(name_keys[k // (len(residue_name_keys) * len(element_keys))], 4),
+                        columns.text_of(residue_name_keys[(k // len(element_keys)) % len(residue_name_keys)], 4).strip(),
+                        columns.text_of(element_keys[k % len(element_keys)], 2).strip(),
                     )
-                    element = element_cache[key] = element_code(symbol.encode())
-                add_name(name_code(stripped))
-                add_element(element)
-                add_residue_of(len(atoms.name_of_residue) - 1)
-                add_xyz(xyz)
-                add_charge(charge)
-                continue
-            record = record.rstrip().upper()
-            if record in (b"END", b"ENDMDL"):
-                ended = True
-                if record == b"ENDMDL" and in_first_model:
-                    models_done = True
-                continue
-            if not record.strip():
-                continue
-            other_records = True
-            if record == b"CONECT":
-                _read_conect(raw, number, serials)
-            elif record == b"CRYST1":
-                atoms.cell = _cryst1_cell(raw, number)
-            elif record == b"MODEL":
-                in_first_model = not models_done
-    _check_pdb_complete(atoms, residue_sizes, ended, other_records, last_number, last_raw)
-    bonds, bonded = serials.resolve(atoms.count)
-    if len(bonds):
-        atoms.bonds, atoms.bonded_atoms = bonds, bonded
-    return atoms
+                    for k in kinds.tolist()
+                ],
+                dtype=np.int32,
+            )
+            charge_values = np.array([_pdb_charge(columns.text_of(k, 2)) for k in charge_keys.tolist()], dtype=np.int8)
+            starts = np.flatnonzero(changed)
+            residue_codes = np.array([atoms.residue_names.code(columns.text_of(k, 4).strip()) for k in residue_name_keys.tolist()], dtype=np.int32)[
+                residue_inverse[starts]
+            ]
+            before = len(atoms.name_of_residue)
+            atoms.name_of_residue.frombytes(residue_codes.astype(np.int32).tobytes())
+            residue_of = before - 1 + np.cumsum(changed)
+            sizes = np.diff(np.r_[starts, len(rows)])
+            if len(starts) == 0 or starts[0] > 0:
+                self.residue_sizes[-1] += int(starts[0]) if len(starts) else len(rows)
+            self.residue_sizes.frombytes(sizes.astype(np.int32).tobytes())
+            atoms.name_of_atom.frombytes(name_codes[name_inverse].astype(np.int32).tobytes())
+            atoms.element_of_atom.frombytes(element_codes[kind_inverse].tobytes())
+            atoms.residue_of_atom.frombytes(residue_of.astype(np.int32).tobytes())
+            atoms.coordinates.frombytes(xyz.tobytes())
+            atoms.charges.frombytes(charge_values[charge_inverse].tobytes())
+            self.serials.atom_fields += serial.tobytes()
+            self.last_residue_key = residue_keys[-1].tobytes()
+
+        return commit
+
+    def _conect_block(self, lines: columns.Lines, rows: np.ndarray, first: int):
+        text = lines.columns(rows, 6, 31)
+        allowed = (text == columns.SPACE) | ((text >= ord("0")) & (text <= ord("9"))) | ((text >= ord("A")) & (text <= ord("Z")))
+        allowed |= ((text >= ord("a")) & (text <= ord("z"))) | (text == ord("*"))
+        if not allowed.all():
+            return False
+        fields = text.reshape(len(rows), 5, 5)
+        blank = (fields == columns.SPACE).all(axis=2)
+        left_aligned = (fields[:, :, 4] == columns.SPACE) & ~blank
+        if blank[:, 0].any() or left_aligned.any():
+            return False
+        row, partner = np.nonzero(~blank[:, 1:])
+        pairs = np.concatenate([fields[row, 0], fields[row, partner + 1]], axis=1)
+        return pairs.tobytes(), array("i", (first + rows[row]).astype(np.int32).tobytes())
 
 
 def _pdb_atom_error(raw: bytes, number: int) -> StructureError:
@@ -575,75 +705,145 @@ def _check_pdb_complete(atoms: StructureAtoms, residue_sizes: array, ended: bool
 
 
 def read_gro(path: Path) -> StructureAtoms:
-    atoms = StructureAtoms()
-    name_code, element_code, residue_code = atoms.names.code, atoms.elements.code, atoms.residue_names.code
-    add_name, add_element = atoms.name_of_atom.append, atoms.element_of_atom.append
-    add_residue_of, add_xyz = atoms.residue_of_atom.append, atoms.coordinates.extend
-    element_cache: dict[tuple[bytes, bytes], int] = {}
-    last_residue_key = b""
-    expected: int | None = None
-    width = 8
-    last_number = 0
-    box_seen = False
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            last_number = number
-            if number == 1:
-                continue  # title
-            if number == 2:
-                text = raw.strip()
-                if not text.isdigit():
-                    raise _line_error(f"line 2 of a .gro file holds the atom count, found {text[:30].decode('latin-1')!r}.", number)
-                expected = int(text)
-                continue
-            atom_index = number - 3
-            assert expected is not None
-            if atom_index < expected:
-                if atom_index == 0:
-                    width = _gro_field_width(raw)
-                try:
-                    x = float(raw[20 : 20 + width]) * 10
-                    y = float(raw[20 + width : 20 + 2 * width]) * 10
-                    z = float(raw[20 + 2 * width : 20 + 3 * width]) * 10
-                except ValueError:
-                    raise _gro_atom_error(raw, number, atom_index, expected, width) from None
-                if len(raw.rstrip()) < 20 + 3 * width:
-                    raise _gro_atom_error(raw, number, atom_index, expected, width)
-                residue_key = raw[0:10]
-                if residue_key != last_residue_key:
-                    last_residue_key = residue_key
-                    atoms.name_of_residue.append(residue_code(raw[5:10].strip()))
-                name = raw[10:15].strip()
-                residue = raw[5:10].strip()
-                element = element_cache.get((name, residue))
-                if element is None:
-                    if not name:
-                        raise _line_error("the atom has no name (columns 11-15).", number)
-                    symbol = element_of(name.decode("latin-1"), residue.decode("latin-1"))
-                    element = element_cache[(name, residue)] = element_code(symbol.encode())
-                add_name(name_code(name))
-                add_element(element)
-                add_residue_of(len(atoms.name_of_residue) - 1)
-                add_xyz((x, y, z))
-            elif atom_index == expected:
-                atoms.cell = _gro_box(raw, number, expected)
-                box_seen = True
-            elif raw.strip():
-                raise _line_error(
-                    f"unexpected text after the box line; line 2 announces {expected} atoms but the file has more "
-                    "lines (several frames are not supported: upload one frame).",
-                    number,
-                )
-    if expected is None:
-        raise _line_error("the file ends before the atom count (line 2 of a .gro file).", last_number + 1)
-    if atoms.count < expected:
-        raise _line_error(
-            f"the file ends after {atoms.count} atoms, but line 2 announces {expected}; it looks truncated.",
-            last_number + 1,
+    return _GroReader().read(path)
+
+
+class _GroReader:
+    """A .gro file block by block: the atom lines of a block are read with NumPy when they are all
+    well formed, else line by line (which names the line a problem is on)."""
+
+    def __init__(self) -> None:
+        self.atoms = StructureAtoms()
+        self.element_cache: dict[tuple[bytes, bytes], int] = {}
+        self.last_residue_key = b""
+        self.expected: int | None = None
+        self.width = 8
+        self.box_seen = False
+
+    def read(self, path: Path) -> StructureAtoms:
+        last_number = 0
+        for block, first in columns.blocks(path):
+            lines = columns.Lines(block)
+            numbers = first + np.arange(len(lines))
+            index = 0
+            while index < len(lines) and numbers[index] <= 3:  # title, count, first atom (its column widths)
+                self.read_line(lines.raw(index), int(numbers[index]))
+                index += 1
+            if self.expected is not None and index < len(lines):
+                end = int(np.searchsorted(numbers, 3 + self.expected))
+                rows = np.arange(index, max(index, end))
+                if len(rows) and not self.read_atoms(lines, rows):
+                    for row in rows.tolist():
+                        self.read_line(lines.raw(row), int(numbers[row]))
+                for row in range(max(index, end), len(lines)):
+                    self.read_line(lines.raw(row), int(numbers[row]))
+            last_number = first + len(lines) - 1
+        atoms, expected = self.atoms, self.expected
+        if expected is None:
+            raise _line_error("the file ends before the atom count (line 2 of a .gro file).", last_number + 1)
+        if atoms.count < expected:
+            raise _line_error(
+                f"the file ends after {atoms.count} atoms, but line 2 announces {expected}; it looks truncated.",
+                last_number + 1,
+            )
+        if not self.box_seen:
+            raise _line_error("the box line (the last line of a .gro file) is missing; the file looks truncated.", last_number + 1)
+        return atoms
+
+    def read_line(self, raw: bytes, number: int) -> None:
+        atoms = self.atoms
+        if number == 1:
+            return  # title
+        if number == 2:
+            text = raw.strip()
+            if not text.isdigit():
+                raise _line_error(f"line 2 of a .gro file holds the atom count, found {text[:30].decode('latin-1')!r}.", number)
+            self.expected = int(text)
+            return
+        atom_index = number - 3
+        expected = self.expected
+        assert expected is not None
+        width = self.width
+        if atom_index < expected:
+            if atom_index == 0:
+                width = self.width = _gro_field_width(raw)
+            try:
+                x = float(raw[20 : 20 + width]) * 10
+                y = float(raw[20 + width : 20 + 2 * width]) * 10
+                z = float(raw[20 + 2 * width : 20 + 3 * width]) * 10
+            except ValueError:
+                raise _gro_atom_error(raw, number, atom_index, expected, width) from None
+            if len(raw.rstrip()) < 20 + 3 * width:
+                raise _gro_atom_error(raw, number, atom_index, expected, width)
+            residue_key = raw[0:10]
+            if residue_key != self.last_residue_key:
+                self.last_residue_key = residue_key
+                atoms.name_of_residue.append(atoms.residue_names.code(raw[5:10].strip()))
+            name = raw[10:15].strip()
+            if not name:
+                raise _line_error("the atom has no name (columns 11-15).", number)
+            atoms.name_of_atom.append(atoms.names.code(name))
+            atoms.element_of_atom.append(self.element(name, raw[5:10].strip()))
+            atoms.residue_of_atom.append(len(atoms.name_of_residue) - 1)
+            atoms.coordinates.extend((x, y, z))
+        elif atom_index == expected:
+            atoms.cell = _gro_box(raw, number, expected)
+            self.box_seen = True
+        elif raw.strip():
+            raise _line_error(
+                f"unexpected text after the box line; line 2 announces {expected} atoms but the file has more "
+                "lines (several frames are not supported: upload one frame).",
+                number,
+            )
+
+    def element(self, name: bytes, residue: bytes) -> int:
+        found = self.element_cache.get((name, residue))
+        if found is None:
+            symbol = element_of(name.decode("latin-1"), residue.decode("latin-1"))
+            found = self.element_cache[(name, residue)] = self.atoms.elements.code(symbol.encode())
+        return found
+
+    def read_atoms(self, lines: columns.Lines, rows: np.ndarray) -> bool:
+        width = self.width
+        if ((lines.ends[rows] - lines.starts[rows]) < 20 + 3 * width).any():
+            return False
+        text = lines.columns(rows, 0, 20 + 3 * width)
+        xyz = np.empty((len(rows), 3), dtype=np.float32)
+        for axis in range(3):
+            start = 20 + axis * width
+            values, ok = columns.fixed_decimals(text[:, start : start + width])
+            if not ok.all():
+                return False
+            xyz[:, axis] = values * 10
+        names = text[:, 10:15]
+        if (names == columns.SPACE).all(axis=1).any():
+            return False
+        atoms = self.atoms
+        residue_keys = text[:, 0:10]
+        previous = np.frombuffer(self.last_residue_key.ljust(10)[:10], dtype=np.uint8)
+        changed = np.empty(len(rows), dtype=bool)
+        changed[0] = (residue_keys[0] != previous).any() or len(self.last_residue_key) != 10
+        changed[1:] = (residue_keys[1:] != residue_keys[:-1]).any(axis=1)
+        name_keys, name_inverse = np.unique(columns.keys(names), return_inverse=True)
+        residue_name_keys, residue_inverse = np.unique(columns.keys(text[:, 5:10]), return_inverse=True)
+        name_texts = [columns.text_of(k, 5).strip() for k in name_keys.tolist()]
+        residue_texts = [columns.text_of(k, 5).strip() for k in residue_name_keys.tolist()]
+        pairs, pair_inverse = np.unique(name_inverse * len(residue_name_keys) + residue_inverse, return_inverse=True)
+        element_codes = np.array(
+            [self.element(name_texts[k // len(residue_texts)], residue_texts[k % len(residue_texts)]) for k in pairs.tolist()],
+            dtype=np.int32,
         )
-    if not box_seen:
-        raise _line_error("the box line (the last line of a .gro file) is missing; the file looks truncated.", last_number + 1)
-    return atoms
+        name_codes = np.array([atoms.names.code(text) for text in name_texts], dtype=np.int32)
+        residue_codes = np.array([atoms.residue_names.code(text) for text in residue_texts], dtype=np.int32)
+        starts = np.flatnonzero(changed)
+        before = len(atoms.name_of_residue)
+        atoms.name_of_residue.frombytes(residue_codes[residue_inverse[starts]].tobytes())
+        atoms.name_of_atom.frombytes(name_codes[name_inverse].tobytes())
+        atoms.element_of_atom.frombytes(element_codes[pair_inverse].tobytes())
+        atoms.residue_of_atom.frombytes((before - 1 + np.cumsum(changed)).astype(np.int32).tobytes())
+        atoms.coordinates.frombytes(xyz.tobytes())
+        self.last_residue_key = residue_keys[-1].tobytes()
+        return True
 
 
 def _gro_field_width(raw: bytes) -> int:
