@@ -8,7 +8,7 @@ STAMP_NODE := node_modules/.stamp-npm-ci
 STAMP_VENV := $(VENV)/.stamp-engine
 WEB_DIST := apps/web/dist/index.html
 
-.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium clean
+.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium gromacs clean
 
 start: bootstrap web
 	node --import tsx apps/server/src/main.ts
@@ -44,6 +44,11 @@ $(WEB_DIST): $(STAMP_NODE) $(shell find apps/web/src apps/web/public apps/web/in
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+# Debian's GROMACS for the engine tests that run a bundle's commands and compare NPT densities
+# (engine/tests/test_sim_bundle.py, test_sim_protocol.py); needs root, as on CI.
+gromacs:
+	@command -v gmx >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs; }
+
 lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
 	$(VENV)/bin/ruff check engine bench
@@ -54,7 +59,7 @@ typecheck: $(STAMP_NODE)
 test-unit: $(STAMP_NODE) $(STAMP_VENV)
 	npx vitest run
 
-test-engine: $(STAMP_VENV)
+test-engine: $(STAMP_VENV) gromacs
 	cd engine && ../$(VENV)/bin/python -m pytest -q
 
 test-e2e: bootstrap web chromium

@@ -17,17 +17,20 @@ from rdkit import Chem
 
 from polyforge_engine import protocol as events
 from polyforge_engine.build.structure import BuildResult, build_structure
-from polyforge_engine.bundle.writer import BundleFile, write_bundle
+from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.parametrise.assemble import SystemModel, group_copies, parametrise_system
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
-from polyforge_engine.simulate.md import Protocol, check_cell, run_protocol
+from polyforge_engine.simulate.md import Protocol, SimulationReport, check_cell, run_protocol
+from polyforge_engine.simulate.properties import ChainKind, measure_properties
+from polyforge_engine.simulate.references import reference_for_units
 from polyforge_engine.versions import tool_versions
 
 StageProgress = Callable[[str, float], None]
+DEFAULT_PRESSURE_BAR = 1.0
 
 
 def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
@@ -53,9 +56,11 @@ def parametrise_simulate_bundle(
     progress_from: float,
     extra_files: list[BundleFile] | None = None,
     extra_report: dict[str, Any] | None = None,
+    chain_kinds: list[ChainKind] | None = None,
 ) -> dict[str, Any]:
     """The shared tail: topology files, the OpenMM protocol, then the bundle; returns the result
-    payload (bundle path relative to `workdir`, seed, summary)."""
+    payload (bundle path relative to `workdir`, seed, summary). With `chain_kinds` (one per kind of
+    `system`) the summary carries the properties measured on the final structure."""
     span = 100 - progress_from
     parametrise_end = progress_from + span * 0.35
     simulate_end = progress_from + span * 0.95
@@ -66,6 +71,7 @@ def parametrise_simulate_bundle(
         topology_dir,
         _named(stage_progress((progress_from, parametrise_end)), "parametrising"),
         kind_labels,
+        title,
     )
     simulation_dir = workdir / "simulation"
     simulation_dir.mkdir(parents=True, exist_ok=True)
@@ -83,6 +89,8 @@ def parametrise_simulate_bundle(
     files = [BundleFile("job.json", job_path), *(extra_files or [])]
     files += [BundleFile(path.name, path) for path in vars(parametrised.files).values()]
     files += [BundleFile(path.name, path) for path in report.written]
+    if report.minimized_positions is not None:
+        files += write_start_structures(parametrised.structure, report.minimized_positions, system.box, simulation_dir)
     summary: dict[str, Any] = {
         "seed": md_protocol.seed,
         "force_field": atom_types.upper(),
@@ -96,12 +104,17 @@ def parametrise_simulate_bundle(
         },
         "final_temperature_k": report.final_temperature_k,
         "protocol": asdict(md_protocol),
+        "dynamics_stages": [asdict(stage) | {"number": number} for number, stage in enumerate(report.stages, 1)],
         "timestep_fs": report.timestep_fs,
         "platform": report.platform,
         "tool_versions": tool_versions(),
         **(extra_report or {}),
     }
-    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None)
+    if chain_kinds is not None:
+        summary["properties"] = _measured_properties(system, chain_kinds, report, parametrised.structure)
+    bundle = write_bundle(
+        workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None, cell_a=system.box
+    )
     events.progress("bundling", 100)
     # Besides the bundle, the files the web viewer shows (contracts RESULT_VIEWER_FILES).
     viewer = {
@@ -110,12 +123,36 @@ def parametrise_simulate_bundle(
         "final_structure": simulation_dir / "final.pdb",
         "energies": simulation_dir / "energies.csv",
     }
-    result_files = {"bundle": bundle.name} | {
-        key: str(path.relative_to(workdir))
-        for key, path in viewer.items()
-        if path in report.written or path == parametrised.files.pdb
-    }
+    result_files = (
+        {"bundle": bundle.name}
+        | {
+            key: str(path.relative_to(workdir))
+            for key, path in viewer.items()
+            if path in report.written or path == parametrised.files.pdb
+        }
+        | {"report": "report.json"}
+    )
     return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
+
+
+def _measured_properties(
+    system: SystemModel, chain_kinds: list[ChainKind], report: SimulationReport, structure: Any
+) -> dict[str, Any]:
+    """Properties of the final structure (and the density over the run's last part)."""
+    offsets = np.cumsum([0] + [chain_kinds[copy.kind].mol.GetNumAtoms() for copy in system.copies])
+    static_density = None
+    if report.final_box is not None:
+        mass = sum(atom.mass for atom in structure.atoms)
+        static_density = mass * 1.66053906660 / float(np.prod(report.final_box))
+    energies = next((path for path in report.written if path.name == "energies.csv"), None)
+    return measure_properties(
+        chain_kinds,
+        [(copy.kind, int(offset)) for copy, offset in zip(system.copies, offsets[:-1], strict=True)],
+        report.final_positions,
+        report.final_box,
+        energies,
+        static_density,
+    )
 
 
 def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> StageProgress:
@@ -136,7 +173,7 @@ def protocol_of(job: BuildJob, seed: int) -> Protocol:
     minimization_steps = (settings.minimization_steps or 0) if settings.minimization else 0
     dynamics_steps = (settings.dynamics_steps or 0) if settings.dynamics else 0
     if dynamics_steps and (settings.temperature is None or settings.ensemble is None):
-        raise EngineError("INVALID_INPUT", "Dynamics need a temperature and an ensemble (NVE or NVT).")
+        raise EngineError("INVALID_INPUT", "Dynamics need a temperature and an ensemble (NVE, NVT or NPT).")
     return Protocol(
         minimization_steps=minimization_steps,
         dynamics_steps=dynamics_steps,
@@ -144,6 +181,8 @@ def protocol_of(job: BuildJob, seed: int) -> Protocol:
         ensemble=settings.ensemble or "NVT",
         seed=seed,
         potential_wall_z=job.system_setup.potential_wall_z,
+        pressure_bar=float(settings.pressure or DEFAULT_PRESSURE_BAR),
+        equilibration=settings.equilibration if dynamics_steps else "none",
     )
 
 
@@ -174,6 +213,7 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     grouped = group_copies(molecules)
     system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))
     labels = _kind_labels(built, grouped)
+    chain_kinds = _chain_kinds(job, built, grouped, labels)
     build_report = build_dir / "report.json"
     return parametrise_simulate_bundle(
         system,
@@ -186,7 +226,43 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
         labels,
         progress_from=30,
         extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
+        chain_kinds=chain_kinds,
     )
+
+
+def _first_copies(grouped: SystemModel) -> list[int]:
+    """The index of the first copy of every grouped kind."""
+    return [
+        next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind)
+        for kind in range(len(grouped.kinds))
+    ]
+
+
+def _chain_kinds(job: BuildJob, built: BuildResult, grouped: SystemModel, labels: list[str]) -> list[ChainKind]:
+    """What the measurement needs of each grouped kind: its molecule, the end atoms of its backbone
+    (linear chains) and the literature reference of a known homopolymer."""
+    blocks = {block.id: block for block in job.blocks}
+    segments = {segment.id: segment for segment in job.segments}
+    kinds = []
+    for kind, first in enumerate(_first_copies(grouped)):
+        assembled = built.kinds[built.molecule_kinds[first]]
+        polymer = next((p for p in job.polymers if p.id == assembled.plan.polymer_id), None)
+        units: set[str] = set()
+        if polymer is not None:
+            for link in polymer.segments:
+                for entry in segments[link.segment_id].blocks:
+                    block = blocks[entry.building_block_id]
+                    units.add(getattr(block.data, "repeating_unit", "") or block.type)
+        ends = getattr(assembled, "end_atoms", None)
+        kinds.append(
+            ChainKind(
+                labels[kind],
+                grouped.kinds[kind],
+                (int(ends[0]), int(ends[1])) if ends is not None else None,
+                reference_for_units(units) if units else None,
+            )
+        )
+    return kinds
 
 
 def _kind_labels(built: BuildResult, grouped: SystemModel) -> list[str]:

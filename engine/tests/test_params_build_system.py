@@ -50,6 +50,7 @@ def test_result_names_the_bundle_and_the_drawn_seed(built: tuple[Path, list[dict
         "minimized_structure": "simulation/minimized.pdb",
         "final_structure": "simulation/final.pdb",
         "energies": "simulation/energies.csv",
+        "report": "report.json",
     }
     for relative in result["files"].values():
         assert (workdir / relative).is_file()
@@ -78,6 +79,8 @@ def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path,
         "system.prmtop",
         "system.inpcrd",
         "minimized.pdb",
+        "minimized.gro",
+        "minimized.rst7",
         "final.pdb",
         "trajectory.dcd",
         "energies.csv",

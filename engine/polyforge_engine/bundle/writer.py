@@ -5,19 +5,37 @@ files reproducing the protocol for those programs, and report.json."""
 from __future__ import annotations
 
 import json
+import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol
+import numpy as np
+import parmed
+
+from polyforge_engine.simulate.equilibration import Stage, dynamics_stages
+from polyforge_engine.simulate.md import BAROSTAT_INTERVAL, CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol
+
+# OpenMM's PME default: Ewald error tolerance δ gives α = sqrt(-ln 2δ)/rc; GROMACS sets β from
+# erfc(β rc) = ewald-rtol, so the same splitting needs ewald-rtol = erfc(sqrt(-ln 2δ)).
+OPENMM_EWALD_TOLERANCE = 5e-4
+GROMACS_EWALD_RTOL = math.erfc(math.sqrt(-math.log(2 * OPENMM_EWALD_TOLERANCE)))
+# Isothermal compressibility GROMACS's barostat is scaled with (bar⁻¹): of the order of organic
+# liquids and polymer melts; it sets how fast the box answers, not where it ends.
+COMPRESSIBILITY_PER_BAR = 4.5e-5
+TAU_P_PS = 2.0
+AMBER_DEFAULT_SKIN_A = 2.0
 
 # What each file in a bundle is; the README lists the ones present, in this order.
 FILE_DESCRIPTIONS: dict[str, str] = {
     "job.json": "The input snapshot: exactly what the engine was asked to build and simulate.",
-    "report.json": "Summary of the run: charges, energies before and after minimisation, final temperature, the random seed used "
-    "and the versions of every tool.",
+    "report.json": "Summary of the run: charges, energies before and after minimisation, final temperature, the random seed used, "
+    "the versions of every tool, the dynamics' stages and the measured properties (density, chain sizes, C(m) and C∞, "
+    "backbone torsions, meso fraction) beside literature values for known polymers.",
     "structure.sdf": "The converted structure with its bond orders (MDL SD file).",
     "system.pdb": "The system's structure before minimisation (PDB; atom order matches the topologies).",
+    "minimized.gro": "The structure after PolyForge's minimisation in GROMACS format, with the cell: the start of the GROMACS commands below.",
+    "minimized.rst7": "The same minimised structure as Amber coordinates with the cell: the start of the Amber commands below.",
     "system.gro": "The same structure in GROMACS format (nm), with the cell.",
     "system.top": "GROMACS topology: force-field defaults, GAFF atom types and the molecule counts; includes molecules.itp.",
     "molecules.itp": "GROMACS molecule types: atoms with charges, bonds, pairs, angles and dihedrals.",
@@ -26,10 +44,13 @@ FILE_DESCRIPTIONS: dict[str, str] = {
     "minimization.mdp": "GROMACS run parameters for the minimisation step of the protocol.",
     "md.mdp": "GROMACS run parameters reproducing the dynamics of the protocol.",
     "md.in": "Amber (sander/pmemd) input reproducing the dynamics of the protocol.",
+    "equilibration_NN.mdp": "GROMACS run parameters of each stage of the melt equilibration (01 to 21), run in order.",
+    "equilibration_NN.in": "Amber input of each stage of the melt equilibration (01 to 21), run in order.",
     "minimized.pdb": "Structure after energy minimisation.",
     "final.pdb": "Structure at the end of the run (after dynamics, or after minimisation if there were no dynamics).",
     "trajectory.dcd": "Trajectory frames of the dynamics (DCD, readable by VMD, MDAnalysis, MDTraj, cpptraj).",
-    "energies.csv": "Energies over time: time (ps), potential, kinetic and total energy (kJ/mol), temperature (K), density of the cell (g/cm³).",
+    "energies.csv": "Energies over time: time (ps), potential, kinetic and total energy (kJ/mol), temperature (K), density of the cell (g/cm³), "
+    "box sides A, B, C (nm) and the stage number (1 unless the melt equilibration ran).",
     "simulation.log": "What OpenMM did, step by step, with the energies it found.",
 }
 
@@ -48,10 +69,11 @@ def write_bundle(
     report: dict[str, object],
     protocol: Protocol,
     periodic: bool,
+    cell_a: np.ndarray | None = None,
 ) -> Path:
     """Write `{sanitized_name}_files.zip` into `workdir` under a temporary name and rename it
     at the end, so a cancelled or failed run never leaves a half-written bundle."""
-    extras = _protocol_inputs(workdir, protocol)
+    extras = _protocol_inputs(workdir, protocol, cell_a)
     report_path = workdir / "report.json"
     report_path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     entries = [*files, *extras, BundleFile("report.json", report_path)]
@@ -66,27 +88,67 @@ def write_bundle(
     return target
 
 
-def _protocol_inputs(workdir: Path, protocol: Protocol) -> list[BundleFile]:
+def write_start_structures(
+    structure: parmed.Structure, positions: np.ndarray, box: np.ndarray | None, workdir: Path
+) -> list[BundleFile]:
+    """The minimised structure as GROMACS and Amber read it (coordinates in Å, the cell as built),
+    so the bundle's commands continue from where PolyForge's minimisation ended."""
+    start = structure.copy(parmed.Structure)
+    start.coordinates = positions
+    start.box = [*(float(side) for side in box), 90.0, 90.0, 90.0] if box is not None else None
+    gro, rst7 = workdir / "minimized.gro", workdir / "minimized.rst7"
+    parmed.gromacs.GromacsGroFile.write(start, str(gro))
+    restart = parmed.amber.Rst7(natom=len(start.atoms), title="minimised by PolyForge")
+    restart.coordinates = positions
+    if start.box is not None:
+        restart.box = start.box
+    restart.write(str(rst7))
+    return [BundleFile(gro.name, gro), BundleFile(rst7.name, rst7)]
+
+
+def _stage_files(protocol: Protocol, cell_a: np.ndarray | None) -> list[tuple[str, str]]:
+    """(file name, text) of the dynamics inputs: md.mdp and md.in, or one pair per stage of the
+    melt equilibration."""
+    stages = dynamics_stages(protocol)
+    if len(stages) == 1:
+        return [
+            ("md.mdp", dynamics_mdp(protocol, stages[0])),
+            ("md.in", amber_input(protocol, stages[0], None, cell_a)),
+        ]
+    files = []
+    for number, stage in enumerate(stages, start=1):
+        files.append((f"equilibration_{number:02d}.mdp", dynamics_mdp(protocol, stage, number)))
+        files.append((f"equilibration_{number:02d}.in", amber_input(protocol, stage, number, cell_a)))
+    return files
+
+
+def _protocol_inputs(workdir: Path, protocol: Protocol, cell_a: np.ndarray | None) -> list[BundleFile]:
     written = []
+    texts: list[tuple[str, str]] = []
     if protocol.minimization_steps > 0:
-        path = workdir / "minimization.mdp"
-        path.write_text(minimization_mdp(protocol))
-        written.append(BundleFile("minimization.mdp", path))
+        texts.append(("minimization.mdp", minimization_mdp(protocol)))
     if protocol.dynamics_steps > 0:
-        for name, text in (("md.mdp", dynamics_mdp(protocol)), ("md.in", amber_input(protocol))):
-            path = workdir / name
-            path.write_text(text)
-            written.append(BundleFile(name, path))
+        texts += _stage_files(protocol, cell_a)
+    for name, text in texts:
+        path = workdir / name
+        path.write_text(text)
+        written.append(BundleFile(name, path))
     return written
 
 
 def _nonbonded_mdp(protocol: Protocol) -> str:
+    """OpenMM's treatment: Lennard-Jones cut plainly at the cutoff (no shift, no switch) with the
+    long-range dispersion correction, PME real space cut unshifted with OpenMM's splitting."""
     lines = [
         "cutoff-scheme   = Verlet",
         "coulombtype     = PME",
+        "coulomb-modifier = None        ; OpenMM does not shift the real-space potential",
         f"rcoulomb        = {CUTOFF_NM}",
+        f"ewald-rtol      = {GROMACS_EWALD_RTOL:.3e}   ; OpenMM's Ewald error tolerance {OPENMM_EWALD_TOLERANCE}",
+        "vdwtype         = Cut-off",
+        "vdw-modifier    = None         ; OpenMM cuts Lennard-Jones plainly (no shift, no switch)",
         f"rvdw            = {CUTOFF_NM}",
-        "DispCorr        = EnerPres     ; OpenMM's PME default: long-range dispersion correction",
+        "DispCorr        = EnerPres     ; OpenMM's long-range dispersion correction",
         "constraints     = h-bonds",
     ]
     if protocol.potential_wall_z:
@@ -115,80 +177,130 @@ def minimization_mdp(protocol: Protocol) -> str:
     )
 
 
-def dynamics_mdp(protocol: Protocol) -> str:
-    nvt = protocol.ensemble == "NVT"
+def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) -> str:
+    """GROMACS parameters of one stage: the whole dynamics, or stage `number` of the preset
+    (velocities are drawn only at the first; later stages continue from the previous one)."""
+    thermostat = stage.ensemble != "NVE"
     coupling = (
         "integrator      = sd           ; Langevin dynamics, as OpenMM's LangevinMiddleIntegrator\n"
         "tc-grps         = System\n"
         f"tau-t           = {1 / FRICTION_PER_PS}          ; inverse friction (ps)\n"
-        f"ref-t           = {protocol.temperature_k}\n"
-        if nvt
+        f"ref-t           = {stage.temperature_k:g}\n"
+        if thermostat
         else "integrator      = md           ; leap-frog, constant energy (NVE)\ntcoupl          = no\n"
     )
+    barostat = (
+        "pcoupl          = C-rescale    ; stochastic cell rescaling: the NPT ensemble, as OpenMM's Monte Carlo barostat\n"
+        "pcoupltype      = isotropic\n"
+        f"tau-p           = {TAU_P_PS}\n"
+        f"ref-p           = {stage.pressure_bar:g}\n"
+        f"compressibility = {COMPRESSIBILITY_PER_BAR}\n"
+        if stage.ensemble == "NPT"
+        else "pcoupl          = no\n"
+    )
+    first = number is None or number == 1
+    velocities = (
+        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {protocol.seed}\ncontinuation    = no\n"
+        if first
+        else "gen-vel         = no\ncontinuation    = yes          ; velocities from the previous stage\n"
+    )
+    heading = (
+        f"; Dynamics as PolyForge ran them: {stage.describe()}, {stage.steps} steps\n"
+        if number is None
+        else f"; Melt equilibration stage {number} of 21 as PolyForge ran it: {stage.describe()}, {stage.steps} steps\n"
+    )
     return (
-        f"; Dynamics as PolyForge ran them: {protocol.ensemble}, {protocol.dynamics_steps} steps at {protocol.temperature_k} K\n"
-        + coupling
-        + f"dt              = {TIMESTEP_FS / 1000}\n"
-        f"nsteps          = {protocol.dynamics_steps}\n"
+        heading + coupling + barostat + f"dt              = {TIMESTEP_FS / 1000}\n"
+        f"nsteps          = {stage.steps}\n"
         "nstxout-compressed = 1000\n"
-        "nstenergy       = 100\n"
-        "pcoupl          = no\n"
-        "gen-vel         = yes\n"
-        f"gen-temp        = {protocol.temperature_k}\n"
-        f"gen-seed        = {protocol.seed}\n" + _nonbonded_mdp(protocol)
+        "nstenergy       = 100\n" + velocities + _nonbonded_mdp(protocol)
     )
 
 
-def amber_input(protocol: Protocol) -> str:
+def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cell_a: np.ndarray | None = None) -> str:
+    """sander/pmemd input of one stage; NPT uses Amber's Monte Carlo barostat as OpenMM does.
+    sander wants the cutoff plus its pair-list skin (2 Å) within half the smallest side: a small
+    cell gets a thinner skin."""
     thermostat = (
-        f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={protocol.temperature_k},"
-        if protocol.ensemble == "NVT"
-        else "ntt=0,"
+        f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={stage.temperature_k:g}," if stage.ensemble != "NVE" else "ntt=0,"
+    )
+    pressure = (
+        f"ntb=2, ntp=1, barostat=2, mcbarint={BAROSTAT_INTERVAL}, pres0={stage.pressure_bar:g},"
+        if stage.ensemble == "NPT"
+        else "ntb=1, ntp=0,"
+    )
+    first = number is None or number == 1
+    start = "irest=0, ntx=1," if first else "irest=1, ntx=5,"
+    title = (
+        f"PolyForge protocol: {stage.describe()}, {stage.steps} steps"
+        if number is None
+        else f"PolyForge melt equilibration stage {number} of 21: {stage.describe()}, {stage.steps} steps"
     )
     return (
-        f"PolyForge protocol: {protocol.ensemble} dynamics, {protocol.dynamics_steps} steps\n"
+        f"{title}\n"
         " &cntrl\n"
-        f"  imin=0, irest=0, ntx=1, nstlim={protocol.dynamics_steps}, dt={TIMESTEP_FS / 1000},\n"
-        f"  ntc=2, ntf=2, cut={CUTOFF_NM * 10}, ntb=1, ntp=0,\n"
-        f"  {thermostat} tempi={protocol.temperature_k}, ig={protocol.seed},\n"
+        f"  imin=0, {start} nstlim={stage.steps}, dt={TIMESTEP_FS / 1000},\n"
+        f"  ntc=2, ntf=2, cut={CUTOFF_NM * 10}, {pressure}\n"
+        f"  {thermostat} tempi={protocol.temperature_k:g}, ig={protocol.seed},\n"
         "  ntpr=100, ntwx=1000,\n"
-        " /\n"
+        " /\n" + _amber_skin(cell_a)
     )
 
 
-def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) -> str:
-    present = set(names) | {"README.md"}
-    listed = "\n".join(f"- `{name}` — {FILE_DESCRIPTIONS[name]}" for name in FILE_DESCRIPTIONS if name in present)
-    sections = [
-        f"# {title}\n",
-        "Files produced by PolyForge. Force field: GAFF/GAFF2 atom types from antechamber, AM1-BCC charges "
-        "(computed per unit on hydrogen-capped fragments for polymers, then made to sum to the exact net charge), "
-        "missing terms from parmchk2, topology assembled by tleap and converted with ParmEd.\n",
-        "## Files\n",
-        "- `README.md` — this file.",
-        listed + "\n",
-    ]
-    sections.append(
+def _amber_skin(cell_a: np.ndarray | None) -> str:
+    if cell_a is None:
+        return ""
+    room = float(np.min(cell_a)) / 2 - CUTOFF_NM * 10 - 0.05
+    if room >= AMBER_DEFAULT_SKIN_A:
+        return ""
+    return f" &ewald skinnb={max(room, 0.0):.2f}, /\n"
+
+
+def _listed_files(names: set[str]) -> str:
+    lines = []
+    for key in FILE_DESCRIPTIONS:
+        if key.startswith("equilibration_NN"):
+            suffix = key.rsplit(".", 1)[1]
+            if any(name.startswith("equilibration_") and name.endswith("." + suffix) for name in names):
+                lines.append(f"- `equilibration_01.{suffix}` … `equilibration_21.{suffix}` — {FILE_DESCRIPTIONS[key]}")
+        elif key in names:
+            lines.append(f"- `{key}` — {FILE_DESCRIPTIONS[key]}")
+    return "\n".join(lines)
+
+
+def _protocol_text(protocol: Protocol, periodic: bool) -> str:
+    stages = dynamics_stages(protocol) if protocol.dynamics_steps else []
+    if not stages:
+        dynamics = "Dynamics: none."
+    elif len(stages) == 1:
+        stage = stages[0]
+        integrator = {
+            "NVE": "Verlet, velocities drawn at the temperature",
+            "NVT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps",
+            "NPT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps, Monte Carlo barostat every {BAROSTAT_INTERVAL} steps",
+        }[stage.ensemble]
+        dynamics = f"Dynamics: {stage.steps} steps, {stage.describe()} ({integrator})."
+    else:
+        table = "\n".join(
+            f"| {number} | {stage.ensemble} | {stage.temperature_k:g} | {'' if stage.pressure_bar is None else f'{stage.pressure_bar:g}'} | {stage.steps} |"
+            for number, stage in enumerate(stages, start=1)
+        )
+        dynamics = (
+            f"Dynamics: the 21-stage melt equilibration (Larsen et al., Macromolecules 2011, 44, 6944, as pysimm and "
+            f"RadonPy run it; each stage keeps its share of the original 1.56 ns within {protocol.dynamics_steps} steps), "
+            f"Langevin middle integrator (friction {FRICTION_PER_PS}/ps) and a Monte Carlo barostat in the NPT stages:\n\n"
+            "| stage | ensemble | T (K) | P (bar) | steps |\n|---|---|---|---|---|\n" + table + "\n"
+        )
+    return (
         "## The protocol that was run\n\n"
         + (
-            f"OpenMM, PME electrostatics with a {CUTOFF_NM} nm cutoff"
+            f"OpenMM, PME electrostatics with a {CUTOFF_NM} nm cutoff, Lennard-Jones cut at the same distance with the long-range dispersion correction"
             if periodic
             else "OpenMM, isolated molecules (no cutoff)"
         )
-        + ", bonds to hydrogen constrained, "
-        f"{TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
+        + f", bonds to hydrogen constrained, {TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
         + (f"{protocol.minimization_steps} steps. " if protocol.minimization_steps else "none. ")
-        + (
-            f"Dynamics: {protocol.dynamics_steps} steps, {protocol.ensemble} "
-            + (
-                f"(Langevin middle integrator, friction {FRICTION_PER_PS}/ps)"
-                if protocol.ensemble == "NVT"
-                else "(Verlet, velocities drawn at the temperature)"
-            )
-            + f" at {protocol.temperature_k} K."
-            if protocol.dynamics_steps
-            else "Dynamics: none."
-        )
+        + dynamics
         + (
             " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
             if protocol.potential_wall_z
@@ -196,29 +308,78 @@ def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) ->
         )
         + "\n"
     )
-    start = "final.pdb" if "final.pdb" in present else "system.pdb"
+
+
+def _gromacs_commands(present: set[str], start_gro: str) -> str:
+    stages = [name for name in sorted(present) if name.startswith("equilibration_") and name.endswith(".mdp")]
+    if stages:
+        return (
+            "```\n"
+            f"previous={start_gro}\n"
+            f"for stage in {' '.join(name[len('equilibration_') : -len('.mdp')] for name in stages)}; do\n"
+            "  gmx grompp -f equilibration_$stage.mdp -c $previous -p system.top -o equilibration_$stage.tpr\n"
+            "  gmx mdrun -deffnm equilibration_$stage\n"
+            "  previous=equilibration_$stage.gro\n"
+            "done\n"
+            "```\n"
+        )
     mdp = next((name for name in ("md.mdp", "minimization.mdp") if name in present), "your_run.mdp")
+    return f"```\ngmx grompp -f {mdp} -c {start_gro} -p system.top -o run.tpr\ngmx mdrun -deffnm run\n```\n"
+
+
+def _amber_commands(present: set[str], start_rst7: str) -> str:
+    stages = [name for name in sorted(present) if name.startswith("equilibration_") and name.endswith(".in")]
+    if stages:
+        return (
+            "```\n"
+            f"previous={start_rst7}\n"
+            f"for stage in {' '.join(name[len('equilibration_') : -len('.in')] for name in stages)}; do\n"
+            "  sander -O -i equilibration_$stage.in -p system.prmtop -c $previous -o equilibration_$stage.out "
+            "-r equilibration_$stage.rst7 -x equilibration_$stage.nc\n"
+            "  previous=equilibration_$stage.rst7\n"
+            "done\n"
+            "```\n(`pmemd` takes the same arguments.)\n\n"
+        )
+    if "md.in" in present:
+        return f"```\nsander -O -i md.in -p system.prmtop -c {start_rst7} -o md.out -r md.rst7 -x md.nc\n```\n(`pmemd` takes the same arguments.)\n\n"
+    return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
+
+
+def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) -> str:
+    present = set(names) | {"README.md"}
+    sections = [
+        f"# {title}\n",
+        "Files produced by PolyForge. Force field: GAFF/GAFF2 atom types from antechamber, AM1-BCC charges "
+        "(computed per unit on hydrogen-capped fragments for polymers, then made to sum to the exact net charge), "
+        "missing terms from parmchk2, topology assembled by tleap and converted with ParmEd.\n",
+        "## Files\n",
+        "- `README.md` — this file.",
+        _listed_files(present) + "\n",
+        _protocol_text(protocol, periodic),
+    ]
+    minimised = "minimized.gro" in present
+    start_gro = "minimized.gro" if minimised else "system.gro"
+    start_rst7 = "minimized.rst7" if "minimized.rst7" in present else "system.inpcrd"
+    start_pdb = "minimized.pdb" if "minimized.pdb" in present else "system.pdb"
     nonbonded = "app.PME, nonbondedCutoff=1.0*unit.nanometer" if periodic else "app.NoCutoff"
+    origin = (
+        "They start from the structure PolyForge minimised"
+        if minimised
+        else "They start from the structure as built (there was no minimisation; minimise first)"
+    )
     sections.append(
         "## Continue in GROMACS\n\n"
-        "```\n"
-        f"gmx grompp -f {mdp} -c system.gro -p system.top -o run.tpr\n"
-        "gmx mdrun -deffnm run\n"
-        "```\n"
-        f"To start from `{start}` instead, convert it first: `gmx editconf -f {start} -o start.gro` and pass "
-        "`-c start.gro` (keep the cell of system.gro).\n\n"
-        "## Continue in Amber\n\n"
-        + (
-            "```\npmemd -O -i md.in -p system.prmtop -c system.inpcrd -o md.out -r md.rst7 -x md.nc\n```\n"
-            "(`sander` takes the same arguments.)\n\n"
-            if "md.in" in present
-            else "`system.prmtop` and `system.inpcrd` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
-        )
+        f"{origin} and run the dynamics of the protocol above (the run parameters reproduce OpenMM's non-bonded "
+        "treatment; GROMACS has no Monte Carlo barostat, so NPT uses its stochastic cell rescaling, which samples the "
+        "same ensemble).\n\n"
+        + _gromacs_commands(present, start_gro)
+        + "\n## Continue in Amber\n\n"
+        + _amber_commands(present, start_rst7)
         + "## Continue in OpenMM\n\n"
         "```python\n"
         "from openmm import app, unit, LangevinMiddleIntegrator\n"
         "prmtop = app.AmberPrmtopFile('system.prmtop')\n"
-        f"pdb = app.PDBFile('{start}')\n"
+        f"pdb = app.PDBFile('{start_pdb}')\n"
         f"system = prmtop.createSystem(nonbondedMethod={nonbonded}, constraints=app.HBonds)\n"
         f"integrator = LangevinMiddleIntegrator({protocol.temperature_k}*unit.kelvin, {FRICTION_PER_PS}/unit.picosecond, "
         f"{TIMESTEP_FS / 1000}*unit.picoseconds)\n"

@@ -7,6 +7,7 @@ then replicates kinds into the system's copies, sets coordinates and box, and wr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,8 +138,11 @@ def parametrise_system(
     workdir: Path,
     progress: ProgressCallback,
     kind_labels: list[str] | None = None,
+    title: str | None = None,
 ) -> ParametrisedSystem:
-    """Charge, type and assemble every kind, then the whole system; files go to `workdir`."""
+    """Charge, type and assemble every kind, then the whole system; files go to `workdir`. The
+    labels name the GROMACS molecule types and the title the system (not ParmEd's 'system1' and
+    'Generic title')."""
     workdir.mkdir(parents=True, exist_ok=True)
     cache = FragmentCache(atom_types, workdir / "fragments")
     labels = kind_labels or [f"molecule {number}" for number in range(1, len(system.kinds) + 1)]
@@ -156,7 +160,8 @@ def parametrise_system(
         kind_structures.append(_kind_topology(mol, charged, atom_types, workdir / f"kind_{number + 1}", label))
         progress("charging", (number + 1) * share)
     structure = _replicate(system, kind_structures)
-    files = write_topology(structure, workdir)
+    structure.title = title or "PolyForge system"
+    files = write_topology(structure, workdir, molecule_type_names(system, kind_structures, labels))
     summary = _charges_summary(system, charged_kinds, labels, cache, structure)
     return ParametrisedSystem(structure, files, summary)
 
@@ -290,7 +295,40 @@ def _replicate(system: SystemModel, kind_structures: list[parmed.Structure]) -> 
     return structure
 
 
-def write_topology(structure: parmed.Structure, workdir: Path) -> TopologyFiles:
+def molecule_type_names(system: SystemModel, kind_structures: list[parmed.Structure], labels: list[str]) -> list[str]:
+    """GROMACS molecule type names of the kinds of more than one residue, in the order of their
+    first copy (the order in which ParmEd names them system1, system2, …): each kind's label as a
+    GROMACS name (no spaces), made unique."""
+    names: list[str] = []
+    seen: set[int] = set()
+    for copy in system.copies:
+        if copy.kind in seen:
+            continue
+        seen.add(copy.kind)
+        if len(kind_structures[copy.kind].residues) > 1:
+            label = labels[copy.kind].removeprefix("polymer ").strip()
+            base = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label).strip("_")[:30] or "molecule"
+            name, number = base, 2
+            while name in names:
+                name, number = f"{base}_{number}", number + 1
+            names.append(name)
+    return names
+
+
+def _rename_molecule_types(files: TopologyFiles, names: list[str]) -> None:
+    """Replace ParmEd's 'systemN' molecule type names, if there are as many as names given."""
+    itp, top = files.gromacs_itp.read_text(), files.gromacs_top.read_text()
+    pattern = re.compile(r"^system(\d+)(?=\s)", re.MULTILINE)
+    if len(set(pattern.findall(itp))) != len(names):
+        return
+    rename = lambda match: names[int(match.group(1)) - 1]  # noqa: E731
+    files.gromacs_itp.write_text(pattern.sub(rename, itp))
+    files.gromacs_top.write_text(pattern.sub(rename, top))
+
+
+def write_topology(
+    structure: parmed.Structure, workdir: Path, molecule_names: list[str] | None = None
+) -> TopologyFiles:
     files = TopologyFiles(
         gromacs_top=workdir / "system.top",
         gromacs_itp=workdir / "molecules.itp",
@@ -300,14 +338,18 @@ def write_topology(structure: parmed.Structure, workdir: Path) -> TopologyFiles:
         pdb=workdir / "system.pdb",
     )
     gromacs = parmed.gromacs.GromacsTopologyFile.from_structure(structure)
+    gromacs.title = structure.title
     gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
     # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
     top_text = files.gromacs_top.read_text()
     files.gromacs_top.write_text(
         top_text.replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"')
     )
+    if molecule_names:
+        _rename_molecule_types(files, molecule_names)
     parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro))
     amber = parmed.amber.AmberParm.from_structure(structure)
+    amber.parm_data["TITLE"] = [(structure.title or "")[:80]]  # one 20a4 line
     amber.write_parm(str(files.amber_prmtop))
     restart = parmed.amber.Rst7(natom=len(structure.atoms))
     restart.coordinates = structure.coordinates

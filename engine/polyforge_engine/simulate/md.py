@@ -1,10 +1,13 @@
 """Minimisation and molecular dynamics with OpenMM on an Amber topology.
 
 PME with a 1.0 nm cutoff (no cutoff for an isolated molecule), bonds to hydrogen constrained,
-NVE with a Verlet integrator or NVT with a Langevin middle integrator, seeded. With z walls the
-box gets a vacuum gap above the cell and a harmonic wall pushes atoms back into 0 < z < C.
-Energies go to a CSV, frames to a DCD trajectory, structures to PDB; every step of the way
-checks for cancellation so SIGTERM stops a run within seconds."""
+NVE with a Verlet integrator, NVT with a Langevin middle integrator, NPT with the same integrator
+and a Monte Carlo barostat, seeded. The melt equilibration preset runs the 21-stage
+compression/decompression schedule (equilibration.py): its stages are the
+dynamics. With z walls the box gets a vacuum gap above the cell and a harmonic wall pushes atoms
+back into 0 < z < C. Energies, density and box go to a CSV, frames to a DCD trajectory,
+structures to PDB; every step of the way checks for cancellation so SIGTERM stops a run within
+seconds."""
 
 from __future__ import annotations
 
@@ -14,12 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import numpy as np
 import openmm
 from openmm import app, unit
 
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
 from polyforge_engine.runtime.openmm_cpu import cpu_properties
+from polyforge_engine.simulate.equilibration import Equilibration, Stage, dynamics_stages
 
 SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"
 CELL_TOO_SMALL = "CELL_TOO_SMALL"
@@ -31,10 +36,11 @@ WALL_FORCE_CONSTANT = 10_000.0  # kJ/mol/nm², steep enough to act as a hard wal
 VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff of each other
 STEPS_BETWEEN_CANCEL_CHECKS = 10
 TARGET_FRAMES = 100
+BAROSTAT_INTERVAL = 25  # steps between Monte Carlo volume moves (OpenMM's default)
 _MOLAR_GAS_CONSTANT = 0.00831446261815324  # kJ/(mol K)
 _AMU_PER_A3_TO_G_PER_CM3 = 1.66053906660
 
-Ensemble = Literal["NVE", "NVT"]
+Ensemble = Literal["NVE", "NVT", "NPT"]
 ProgressCallback = Callable[[str, float], None]
 
 
@@ -46,6 +52,8 @@ class Protocol:
     ensemble: Ensemble
     seed: int  # the seed actually used (already drawn if the job said -1)
     potential_wall_z: bool = False
+    pressure_bar: float = 1.0  # NPT and the equilibration's last stage
+    equilibration: Equilibration = "none"
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,12 @@ class SimulationReport:
     timestep_fs: float
     platform: str
     written: list[Path]
+    stages: list[Stage]
+    # Å, for the start files of other programs and the measured properties; molecules as integrated
+    # (not wrapped into the box)
+    minimized_positions: np.ndarray | None
+    final_positions: np.ndarray
+    final_box: np.ndarray | None  # Å, the cell at the end (NPT changes it)
 
 
 def run_protocol(
@@ -88,7 +102,13 @@ def run_protocol(
     topology_file = app.AmberPrmtopFile(str(prmtop))
     coordinates = app.AmberInpcrdFile(str(inpcrd))
     box_nm = _box_nm(coordinates)
+    stages = dynamics_stages(protocol) if protocol.dynamics_steps > 0 else []
+    check_pressure_coupling(stages, box_nm, protocol.potential_wall_z)
     system = create_system(topology_file, box_nm, protocol.potential_wall_z)
+    if any(stage.ensemble == "NPT" for stage in stages):
+        system.addForce(
+            openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0)
+        )
     integrator = _integrator(protocol)
     platform = openmm.Platform.getPlatformByName("CPU")
     simulation = app.Simulation(topology_file.topology, system, integrator, platform, cpu_properties())
@@ -105,6 +125,7 @@ def run_protocol(
         _check_finite(before, "before minimisation")
         log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
         after: float | None = None
+        minimized_positions: np.ndarray | None = None
         if protocol.minimization_steps > 0:
             progress("minimisation", 0)
             _minimise(simulation, protocol.minimization_steps, progress)
@@ -112,14 +133,16 @@ def run_protocol(
             _check_finite(after, "after minimisation")
             log.write(f"potential energy after {protocol.minimization_steps} minimisation steps: {after:.3f} kJ/mol\n")
             _write_pdb(simulation, files.minimized_pdb)
+            minimized_positions = _positions_a(simulation)
             written.append(files.minimized_pdb)
             progress("minimisation", 100)
         temperatures: list[float] = []
         if protocol.dynamics_steps > 0:
-            temperatures = _dynamics(simulation, system, protocol, box_nm, files, log, progress)
+            temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
             written += [files.energies_csv, files.trajectory_dcd]
         _write_pdb(simulation, files.final_pdb)
         written += [files.final_pdb, files.log]
+        final_box = _cell_a(simulation, box_nm, protocol.potential_wall_z)
         final_potential = _potential(simulation)
         log.write(f"final potential energy: {final_potential:.3f} kJ/mol\n")
     second_half = temperatures[len(temperatures) // 2 :]
@@ -133,6 +156,10 @@ def run_protocol(
         timestep_fs=TIMESTEP_FS,
         platform=platform.getName(),
         written=written,
+        stages=stages,
+        minimized_positions=minimized_positions,
+        final_positions=_positions_a(simulation),
+        final_box=final_box,
     )
     return report, files
 
@@ -175,6 +202,18 @@ def check_cell(box_nm: tuple[float, float, float], walls: bool) -> None:
         )
 
 
+def check_pressure_coupling(stages: list[Stage], box_nm: tuple[float, float, float] | None, walls: bool) -> None:
+    """A barostat scales a periodic cell; walls (a vacuum gap it would squeeze) and isolated
+    molecules have none to scale."""
+    if not any(stage.ensemble == "NPT" for stage in stages):
+        return
+    if box_nm is None or walls:
+        raise EngineError(
+            "INVALID_INPUT",
+            "NPT and the melt equilibration need a periodic cell without walls; turn the z walls off or choose NVT.",
+        )
+
+
 def openmm_seed(seed: int) -> int:
     """OpenMM treats seed 0 as 'pick one at random'; shift so every recorded seed reproduces."""
     return seed % 2_147_483_646 + 1
@@ -182,7 +221,7 @@ def openmm_seed(seed: int) -> int:
 
 def _integrator(protocol: Protocol) -> openmm.Integrator:
     step = TIMESTEP_FS * unit.femtoseconds
-    if protocol.ensemble == "NVT":
+    if protocol.ensemble != "NVE" or protocol.equilibration != "none":
         integrator = openmm.LangevinMiddleIntegrator(
             protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step
         )
@@ -196,6 +235,25 @@ def _box_nm(coordinates: app.AmberInpcrdFile) -> tuple[float, float, float] | No
         return None
     vectors = coordinates.boxVectors.value_in_unit(unit.nanometer)
     return (vectors[0][0], vectors[1][1], vectors[2][2])
+
+
+def _positions_a(simulation: app.Simulation) -> np.ndarray:
+    state = simulation.context.getState(getPositions=True)
+    return np.asarray(state.getPositions(asNumpy=True).value_in_unit(unit.angstrom))
+
+
+def _box_sides_nm(state: openmm.State) -> tuple[float, float, float]:
+    vectors = state.getPeriodicBoxVectors().value_in_unit(unit.nanometer)
+    return (vectors[0][0], vectors[1][1], vectors[2][2])
+
+
+def _cell_a(simulation: app.Simulation, box_nm: tuple[float, float, float] | None, walls: bool) -> np.ndarray | None:
+    """The cell (Å) at the end: the barostat's box, or the fixed cell without the walls' gap."""
+    if box_nm is None:
+        return None
+    if walls:
+        return np.array(box_nm) * 10
+    return np.array(_box_sides_nm(simulation.context.getState())) * 10
 
 
 def _potential(simulation: app.Simulation) -> float:
@@ -248,6 +306,7 @@ def _dynamics(
     simulation: app.Simulation,
     system: openmm.System,
     protocol: Protocol,
+    stages: list[Stage],
     box_nm: tuple[float, float, float] | None,
     files: SimulationFiles,
     log,
@@ -259,38 +318,100 @@ def _dynamics(
     simulation.context.applyVelocityConstraints(1e-6)
     dof = _degrees_of_freedom(system)
     total_mass = sum(system.getParticleMass(i).value_in_unit(unit.dalton) for i in range(system.getNumParticles()))
-    # Density of the cell the chemist asked for (without the vacuum gap of walls).
-    cell_volume_a3 = box_nm[0] * box_nm[1] * box_nm[2] * 1000 if box_nm is not None else None
-    density = total_mass * _AMU_PER_A3_TO_G_PER_CM3 / cell_volume_a3 if cell_volume_a3 else float("nan")
+    cell = _CellReader(total_mass, box_nm, protocol.potential_wall_z)
+    total_steps = sum(stage.steps for stage in stages)
     interval = max(
         STEPS_BETWEEN_CANCEL_CHECKS,
-        math.ceil(protocol.dynamics_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS,
+        math.ceil(total_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS,
     )
+    barostat = next((force for force in system.getForces() if isinstance(force, openmm.MonteCarloBarostat)), None)
     temperatures: list[float] = []
     log.write(
-        f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K, seed {protocol.seed}\n"
+        f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K"
+        + (f", {protocol.pressure_bar} bar" if barostat is not None else "")
+        + f", seed {protocol.seed}\n"
     )
     with files.energies_csv.open("w") as energies, files.trajectory_dcd.open("wb") as trajectory:
         dcd = app.DCDFile(trajectory, simulation.topology, TIMESTEP_FS * unit.femtoseconds, 0, interval)
         energies.write(
-            "time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3\n"
+            "time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3,box_a_nm,box_b_nm,box_c_nm,stage\n"
         )
-        temperatures.append(_record(simulation, 0, dof, density, energies, None))
+        temperatures.append(_record(simulation, 0, dof, cell, 1, energies, None))
         done = 0
-        while done < protocol.dynamics_steps:
-            chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, protocol.dynamics_steps - done)
-            simulation.step(chunk)
-            done += chunk
-            raise_if_cancelled()
-            if done % interval == 0 or done == protocol.dynamics_steps:
-                temperatures.append(_record(simulation, done, dof, density, energies, dcd))
-                progress("dynamics", 100 * done / protocol.dynamics_steps)
-    log.write(f"dynamics finished after {protocol.dynamics_steps} steps\n")
+        for number, stage in enumerate(stages, start=1):
+            _enter_stage(simulation, stage, barostat)
+            if len(stages) > 1:
+                log.write(f"stage {number}/{len(stages)}: {stage.describe()}, {stage.steps} steps\n")
+            stage_end = done + stage.steps
+            while done < stage_end:
+                chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, stage_end - done)
+                _step(simulation, chunk, done)
+                done += chunk
+                raise_if_cancelled()
+                if done % interval == 0 or done == stage_end:
+                    temperatures.append(_record(simulation, done, dof, cell, number, energies, dcd))
+                    progress(_stage_label(stages, number), 100 * done / total_steps)
+    log.write(f"dynamics finished after {total_steps} steps\n")
     return temperatures
 
 
+def _stage_label(stages: list[Stage], number: int) -> str:
+    """The progress stage: 'dynamics' for one stage, else 'equilibration stage 3 of 21: NPT …'."""
+    if len(stages) == 1:
+        return "dynamics"
+    return f"equilibration stage {number} of {len(stages)}: {stages[number - 1].describe()}"
+
+
+def _enter_stage(simulation: app.Simulation, stage: Stage, barostat: openmm.MonteCarloBarostat | None) -> None:
+    integrator = simulation.integrator
+    if isinstance(integrator, openmm.LangevinMiddleIntegrator):
+        integrator.setTemperature(stage.temperature_k * unit.kelvin)
+    if barostat is None:
+        return
+    frequency = BAROSTAT_INTERVAL if stage.ensemble == "NPT" else 0  # 0 switches the barostat off
+    if barostat.getFrequency() != frequency:
+        barostat.setFrequency(frequency)
+        simulation.context.reinitialize(preserveState=True)
+    if stage.pressure_bar is not None:
+        simulation.context.setParameter(openmm.MonteCarloBarostat.Pressure(), stage.pressure_bar)
+    simulation.context.setParameter(openmm.MonteCarloBarostat.Temperature(), stage.temperature_k)
+
+
+def _step(simulation: app.Simulation, steps: int, done: int) -> None:
+    try:
+        simulation.step(steps)
+    except openmm.OpenMMException as exc:
+        # The barostat shrank the box below twice the cutoff, or the integration blew up.
+        if "box size has decreased" in str(exc):
+            raise EngineError(
+                CELL_TOO_SMALL,
+                f"At step {done} the barostat shrank the cell below twice the 10 Å cutoff; build a larger system for NPT.",
+            ) from exc
+        raise EngineError(
+            SIMULATION_UNSTABLE,
+            f"The simulation became unstable near step {done} ({exc}); add minimisation steps or lower the density.",
+        ) from exc
+
+
+class _CellReader:
+    """Density (g/cm³) and box sides (nm) of the cell the chemist asked for: the barostat's box,
+    or with walls the fixed cell without the vacuum gap."""
+
+    def __init__(self, total_mass: float, box_nm: tuple[float, float, float] | None, walls: bool):
+        self._mass = total_mass
+        self._fixed = box_nm if walls else None
+        self._periodic = box_nm is not None
+
+    def read(self, state: openmm.State) -> tuple[float, tuple[float, float, float] | None]:
+        if not self._periodic:
+            return float("nan"), None
+        sides = self._fixed or _box_sides_nm(state)
+        volume_a3 = sides[0] * sides[1] * sides[2] * 1000
+        return self._mass * _AMU_PER_A3_TO_G_PER_CM3 / volume_a3, sides
+
+
 def _record(
-    simulation: app.Simulation, step: int, dof: int, density: float, energies, dcd: app.DCDFile | None
+    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies, dcd: app.DCDFile | None
 ) -> float:
     state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
     potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
@@ -302,8 +423,10 @@ def _record(
         )
     temperature = 2 * kinetic / (dof * _MOLAR_GAS_CONSTANT)
     time_ps = step * TIMESTEP_FS / 1000
+    density, sides = cell.read(state)
+    a, b, c = sides if sides is not None else (float("nan"),) * 3
     energies.write(
-        f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f}\n"
+        f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f},{a:.5f},{b:.5f},{c:.5f},{stage}\n"
     )
     if dcd is not None:
         dcd.writeModel(state.getPositions(), periodicBoxVectors=state.getPeriodicBoxVectors())
@@ -312,5 +435,7 @@ def _record(
 
 def _write_pdb(simulation: app.Simulation, path: Path) -> None:
     state = simulation.context.getState(getPositions=True)
+    if simulation.topology.getPeriodicBoxVectors() is not None:
+        simulation.topology.setPeriodicBoxVectors(state.getPeriodicBoxVectors())  # NPT moves the box
     with path.open("w") as handle:
         app.PDBFile.writeFile(simulation.topology, state.getPositions(), handle, keepIds=True)

@@ -1,0 +1,298 @@
+"""Properties measured on every result (the final structure and the run's energies.csv).
+
+Per chain kind: radius of gyration and end-to-end distance, the internal-distance plot
+C(m) = <R²(m)> / (m <l²>) over backbone sub-chains of m bonds with its C∞ (C(m) = C∞ − B/m fitted
+from m = n/4 to n/2), backbone torsion populations (trans |φ| ≥ 120°, gauche+ 0–120°, gauche−),
+consecutive g+g− pairs, and the meso fraction of dyads of backbone stereocentres read from the
+3D structure. For the cell: the density's mean and drift over the last part of the run. Beside
+them, literature values where the polymer is a known one (references.py)."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rdkit import Chem
+
+from polyforge_engine.simulate.references import Reference
+
+# Of a plain run, the last third of the records is 'the last part'; of the melt equilibration, its
+# final NPT stage.
+LAST_PART = 1 / 3
+MAX_PLOT_POINTS = 60
+
+
+@dataclass(frozen=True)
+class ChainKind:
+    label: str
+    mol: Chem.Mol  # atoms in the order they have in the system
+    ends: tuple[int, int] | None  # the end atoms of a linear chain's backbone; None: not linear
+    reference: Reference | None
+
+
+@dataclass(frozen=True)
+class KindBackbone:
+    """What the measurement needs of a kind, computed once for all its copies."""
+
+    path: np.ndarray  # backbone atoms, head to tail
+    torsion_keys: list[str]  # element key of each backbone torsion (e.g. "C-C-O-C")
+    stereocentres: np.ndarray  # (centres, 4): previous, centre, next, side atom along the path
+
+
+def unwrap_molecule(positions: np.ndarray, bonds: np.ndarray, box: np.ndarray | None) -> np.ndarray:
+    """The molecule made whole: every atom at the minimum image of the atom it was reached from."""
+    if box is None or len(positions) == 0:
+        return positions.copy()
+    neighbours: list[list[int]] = [[] for _ in range(len(positions))]
+    for a, b in bonds.tolist():
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    whole = positions.copy()
+    seen = np.zeros(len(positions), dtype=bool)
+    for root in range(len(positions)):
+        if seen[root]:
+            continue
+        seen[root] = True
+        queue = deque([root])
+        while queue:
+            atom = queue.popleft()
+            for other in neighbours[atom]:
+                if not seen[other]:
+                    delta = whole[other] - whole[atom]
+                    whole[other] = whole[atom] + delta - box * np.round(delta / box)
+                    seen[other] = True
+                    queue.append(other)
+    return whole
+
+
+def radius_of_gyration(positions: np.ndarray, masses: np.ndarray) -> float:
+    centre = (masses[:, None] * positions).sum(axis=0) / masses.sum()
+    return float(math.sqrt((masses * ((positions - centre) ** 2).sum(axis=1)).sum() / masses.sum()))
+
+
+def dihedrals_deg(points: np.ndarray) -> np.ndarray:
+    """Dihedral angles (IUPAC sign, trans = ±180°) of consecutive quadruples along a path."""
+    b1 = points[1:-2] - points[:-3]
+    b2 = points[2:-1] - points[1:-2]
+    b3 = points[3:] - points[2:-1]
+    n1 = np.cross(b1, b2)
+    n2 = np.cross(b2, b3)
+    y = np.linalg.norm(b2, axis=1) * np.einsum("ij,ij->i", b1, n2)
+    x = np.einsum("ij,ij->i", n1, n2)
+    return np.degrees(np.arctan2(y, x))
+
+
+def torsion_states(angles: np.ndarray) -> np.ndarray:
+    """'t', 'g+' or 'g-' of each angle (degrees)."""
+    return np.where(np.abs(angles) >= 120, "t", np.where(angles >= 0, "g+", "g-"))
+
+
+def internal_distances(bond_vectors: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, float]:
+    """m, C(m) = <R²(m)>/(m <l²>) and <l²> over all sub-chains of m bonds of chains of equal length."""
+    stacked = np.stack(bond_vectors)  # (chains, bonds, 3)
+    bonds = stacked.shape[1]
+    mean_square_bond = float((stacked**2).sum(axis=2).mean())
+    prefix = np.concatenate([np.zeros((len(stacked), 1, 3)), np.cumsum(stacked, axis=1)], axis=1)
+    m = np.arange(1, bonds + 1)
+    ratios = np.array([((prefix[:, k:] - prefix[:, :-k]) ** 2).sum(axis=2).mean() / (k * mean_square_bond) for k in m])
+    return m, ratios, mean_square_bond
+
+
+def c_infinity(m: np.ndarray, ratios: np.ndarray) -> float | None:
+    """C∞ from C(m) ≈ C∞ − B/m, least squares over m from n/4 to n/2 of n bonds (longer sub-chains
+    are too few to average; at least 3 points)."""
+    upper = (m >= max(2, len(m) // 4)) & (m <= max(3, len(m) // 2 + 1))
+    if upper.sum() < 3:
+        return None
+    _slope, intercept = np.polyfit(1.0 / m[upper], ratios[upper], 1)
+    return float(intercept)
+
+
+def meso_fraction(signs: np.ndarray) -> tuple[float | None, int]:
+    """The share of consecutive stereocentre pairs with the same handedness along the chain."""
+    if len(signs) < 2:
+        return None, 0
+    same = signs[1:] == signs[:-1]
+    return float(same.mean()), len(same)
+
+
+def backbone_of(kind: ChainKind) -> KindBackbone | None:
+    if kind.ends is None or kind.ends[0] == kind.ends[1]:
+        return None
+    path = np.array(Chem.GetShortestPath(kind.mol, int(kind.ends[0]), int(kind.ends[1])), dtype=np.int64)
+    if len(path) < 2:
+        return None
+    symbols = [kind.mol.GetAtomWithIdx(int(atom)).GetSymbol() for atom in path]
+    keys = []
+    for k in range(len(path) - 3):
+        forward = "-".join(symbols[k : k + 4])
+        backward = "-".join(reversed(symbols[k : k + 4]))
+        keys.append(min(forward, backward))
+    return KindBackbone(path, keys, _stereocentres(kind.mol, path))
+
+
+def _stereocentres(mol: Chem.Mol, path: np.ndarray) -> np.ndarray:
+    """Backbone atoms with two side substituents of different size: (previous, centre, next, the
+    larger side group's first atom). CH2 or C(CH3)2 are no centres."""
+    on_path = set(path.tolist())
+    rows = []
+    for k in range(1, len(path) - 1):
+        centre = mol.GetAtomWithIdx(int(path[k]))
+        sides = [n.GetIdx() for n in centre.GetNeighbors() if n.GetIdx() not in on_path]
+        if len(sides) != 2:
+            continue
+        sizes = [_branch_size(mol, int(path[k]), side) for side in sides]
+        if sizes[0] == sizes[1]:
+            continue
+        rows.append((int(path[k - 1]), int(path[k]), int(path[k + 1]), sides[int(np.argmax(sizes))]))
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def _branch_size(mol: Chem.Mol, centre: int, start: int) -> int:
+    seen = {centre, start}
+    queue = deque([start])
+    while queue:
+        atom = queue.popleft()
+        for neighbour in mol.GetAtomWithIdx(atom).GetNeighbors():
+            if neighbour.GetIdx() not in seen:
+                seen.add(neighbour.GetIdx())
+                queue.append(neighbour.GetIdx())
+    return len(seen) - 1
+
+
+def handedness(points: np.ndarray) -> np.ndarray:
+    """Sign of det[previous − centre, next − centre, side − centre] of each (4, 3) row of points."""
+    previous, centre, following, side = points[:, 0], points[:, 1], points[:, 2], points[:, 3]
+    return np.sign(np.einsum("ij,ij->i", np.cross(previous - centre, following - centre), side - centre))
+
+
+def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray | None) -> dict[str, object]:
+    """Properties of one chain kind from the positions (Å) of each of its copies."""
+    masses = np.array([atom.GetMass() for atom in kind.mol.GetAtoms()])
+    bonds = np.array([(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in kind.mol.GetBonds()], dtype=np.int64)
+    wholes = [unwrap_molecule(positions, bonds.reshape(-1, 2), box) for positions in molecules]
+    gyration = np.array([radius_of_gyration(whole, masses) for whole in wholes])
+    result: dict[str, object] = {
+        "name": kind.label,
+        "copies": len(wholes),
+        "radius_of_gyration_a": _stats(gyration),
+    }
+    backbone = backbone_of(kind)
+    if backbone is not None:
+        ends = np.array([np.linalg.norm(whole[backbone.path[-1]] - whole[backbone.path[0]]) for whole in wholes])
+        result["end_to_end_distance_a"] = _stats(ends) | {"root_mean_square": float(math.sqrt((ends**2).mean()))}
+        result["backbone_bonds"] = int(len(backbone.path) - 1)
+        m, ratios, mean_square_bond = internal_distances([np.diff(whole[backbone.path], axis=0) for whole in wholes])
+        picked = _plot_points(len(m))
+        result["internal_distances"] = {
+            "m": m[picked].tolist(),
+            "c_m": [round(float(value), 4) for value in ratios[picked]],
+            "mean_square_bond_length_a2": mean_square_bond,
+            "c_infinity": c_infinity(m, ratios),
+            "c_n": float(ratios[-1]),
+        }
+        result["torsions"] = _torsions(backbone, wholes)
+        if len(backbone.stereocentres):
+            signs = [handedness(whole[backbone.stereocentres]) for whole in wholes]
+            pairs = [meso_fraction(sign) for sign in signs]
+            dyads = sum(count for _, count in pairs)
+            meso = sum((fraction or 0) * count for fraction, count in pairs)
+            result["meso_fraction"] = {"value": meso / dyads if dyads else None, "dyads": dyads}
+    else:
+        result["note"] = "Not a linear chain: no backbone measures."
+    if kind.reference is not None:
+        result["reference"] = kind.reference.as_dict()
+    return result
+
+
+def _stats(values: np.ndarray) -> dict[str, float]:
+    return {
+        "mean": float(values.mean()),
+        "std": float(values.std()),
+        "min": float(values.min()),
+        "max": float(values.max()),
+    }
+
+
+def _plot_points(count: int) -> np.ndarray:
+    if count <= MAX_PLOT_POINTS:
+        return np.arange(count)
+    return np.unique(np.round(np.geomspace(1, count, MAX_PLOT_POINTS)).astype(int) - 1)
+
+
+def _torsions(backbone: KindBackbone, wholes: list[np.ndarray]) -> dict[str, object]:
+    if len(backbone.path) < 4:
+        return {"by_atoms": {}, "all": None, "consecutive_gauche_plus_minus": None}
+    states = np.stack([torsion_states(dihedrals_deg(whole[backbone.path])) for whole in wholes])  # (copies, torsions)
+    keys = np.array(backbone.torsion_keys)
+    by_atoms = {key: _populations(states[:, keys == key]) for key in sorted(set(backbone.torsion_keys))}
+    gauche = np.isin(states, ["g+", "g-"])
+    opposite = gauche[:, 1:] & gauche[:, :-1] & (states[:, 1:] != states[:, :-1])
+    return {
+        "by_atoms": by_atoms,
+        "all": _populations(states),
+        "consecutive_gauche_plus_minus": float(opposite.mean()) if opposite.size else None,
+    }
+
+
+def _populations(states: np.ndarray) -> dict[str, float | int]:
+    count = int(states.size)
+    return {
+        "count": count,
+        "trans": float((states == "t").sum() / count),
+        "gauche_plus": float((states == "g+").sum() / count),
+        "gauche_minus": float((states == "g-").sum() / count),
+    }
+
+
+def density_summary(energies_csv: Path | None, static_density: float | None) -> dict[str, object] | None:
+    """Mean and drift (g/cm³ per ns, and as the change over the part) of the density over the last
+    part of the run; without dynamics, the cell's density."""
+    if energies_csv is None or not energies_csv.is_file():
+        return None if static_density is None else {"mean": static_density, "from": "cell"}
+    table = np.loadtxt(energies_csv, delimiter=",", skiprows=1, ndmin=2)
+    if table.shape[1] < 10 or not np.isfinite(table[:, 5]).all():
+        return None
+    time_ps, density, stage = table[:, 0], table[:, 5], table[:, 9]
+    if stage.max() > 1:
+        part = stage == stage.max()
+        which = f"stage {int(stage.max())} (the last)"
+    else:
+        part = time_ps >= time_ps[-1] * (1 - LAST_PART)
+        which = "the last third of the run"
+    times, values = time_ps[part], density[part]
+    slope = float(np.polyfit(times, values, 1)[0]) if len(times) >= 3 and np.ptp(times) > 0 else 0.0
+    return {
+        "mean": float(values.mean()),
+        "std": float(values.std()),
+        "drift_per_ns": slope * 1000,
+        "drift_over_part": slope * float(np.ptp(times)),
+        "part": which,
+        "from": "energies.csv",
+        "samples": len(values),
+    }
+
+
+def measure_properties(
+    kinds: list[ChainKind],
+    copies: list[tuple[int, int]],
+    positions: np.ndarray,
+    box: np.ndarray | None,
+    energies_csv: Path | None,
+    static_density: float | None,
+) -> dict[str, object]:
+    """All properties of a result: `copies` are (kind index, first atom) in file order."""
+    per_kind: list[list[np.ndarray]] = [[] for _ in kinds]
+    for kind_index, start in copies:
+        count = kinds[kind_index].mol.GetNumAtoms()
+        per_kind[kind_index].append(positions[start : start + count])
+    return {
+        "measured_on": "final structure",
+        "density_g_cm3": density_summary(energies_csv, static_density),
+        "chains": [
+            measure_kind(kind, molecules, box) for kind, molecules in zip(kinds, per_kind, strict=True) if molecules
+        ],
+    }
