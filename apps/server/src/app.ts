@@ -11,6 +11,7 @@ import {
 import { buildingBlocksRoutes } from "./modules/building-blocks/routes";
 import { clientConfigRoutes } from "./modules/client-config/routes";
 import { featuresRoutes } from "./modules/features/routes";
+import { molecularSystemsRoutes } from "./modules/molecular-systems/routes";
 import { feedbackRoutes } from "./modules/feedback/routes";
 import { healthRoutes } from "./modules/health/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
@@ -33,6 +34,8 @@ import { NotificationHub } from "./platform/events/notifications";
 import { installHttpHardening } from "./platform/http";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
+import { LocalFileStore } from "./platform/storage/file-store";
+import { localPartRoute } from "./platform/storage/part-route";
 import { registerWebApp } from "./platform/web";
 
 export interface AppOptions {
@@ -100,13 +103,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const processing = createSystemProcessing(config, database.db, app.log);
   const closeResources = async () => {
     await processing.runner.stop();
+    await processing.structures.stop();
     await notifications?.close();
     await database.close();
   };
   try {
     notifications = await NotificationHub.start(database, app.log);
     await registerRoutes(app, { config, database, notifications, processing }, options.issuerKeys);
-    if (options.runJobs !== false) processing.runner.start();
+    if (options.runJobs !== false) {
+      processing.runner.start();
+      processing.structures.start();
+    }
   } catch (err) {
     await closeResources();
     throw err;
@@ -137,6 +144,8 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(clientConfigRoutes(config, verifier.issuer));
   await app.register(featuresRoutes(config));
   await app.register(notificationRoutes(context, authenticate));
+  // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token).
+  if (context.processing.store instanceof LocalFileStore) await app.register(localPartRoute(context.processing.store));
   // Every /api/v2 resource requires a signed-in caller.
   await app.register(
     async (api) => {
@@ -150,6 +159,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(polymerBuilderSystemsRoutes(context));
       await api.register(systemExecutionsRoutes(context));
       await api.register(systemCatalogueRoutes(context));
+      await api.register(molecularSystemsRoutes(context));
       await api.register(projectsRoutes(context));
     },
     { prefix: "/api/v2" },

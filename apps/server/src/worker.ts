@@ -21,8 +21,9 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel });
   const database = await openDatabase(databaseTarget(config), logger);
-  const { runner } = createSystemProcessing(config, database.db, logger);
+  const { runner, structures } = createSystemProcessing(config, database.db, logger);
   runner.start();
+  structures.start();
   logger.info({ runnerId: runner.runnerId, maxJobs: config.maxJobs }, "PolyForge worker is waiting for jobs");
 
   // On SIGTERM the running jobs are handed back to the queue for another runner.
@@ -31,8 +32,7 @@ async function main(): Promise<void> {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, "worker stopping");
-    runner
-      .stop()
+    Promise.all([runner.stop(), structures.stop()])
       .then(() => database.close())
       .then(
         () => process.exit(0),

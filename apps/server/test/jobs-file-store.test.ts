@@ -71,7 +71,10 @@ describe("file store", () => {
   });
 
   it("refuses keys that leave the local store's directory", async () => {
-    const store = new LocalFileStore(mkdtempSync(join(tmpdir(), "pf-files-")));
+    const store = new LocalFileStore(mkdtempSync(join(tmpdir(), "pf-files-")), {
+      publicUrl: "http://localhost",
+      signingKey: Buffer.from("test-signing-key"),
+    });
     await expect(store.open("../outside.txt")).rejects.toThrow(/Invalid file store key/);
   });
 });

@@ -57,6 +57,7 @@ const environmentSchema = z.object({
   S3_BUCKET: optionalText,
   S3_ACCESS_KEY_ID: optionalText,
   S3_SECRET_ACCESS_KEY: optionalText,
+  UPLOAD_SIGNING_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32).optional()),
   FLAGS_API_HOST: optionalUrl,
   FLAGS_CLIENT_KEY: optionalText,
   DOCS_URL: optionalUrl,
@@ -90,6 +91,8 @@ export interface Config {
     accessKeyId: string | undefined;
     secretAccessKey: string | undefined;
   };
+  /** Signs the local store's part URLs; unset = a key generated once in the data directory. */
+  uploadSigningKey: string | undefined;
   flags: { apiHost: string; clientKey: string };
   docsUrl: string | undefined;
   demoPassword: string | undefined;
@@ -129,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       accessKeyId: e.S3_ACCESS_KEY_ID,
       secretAccessKey: e.S3_SECRET_ACCESS_KEY,
     },
+    uploadSigningKey: e.UPLOAD_SIGNING_KEY,
     flags: {
       apiHost: (e.FLAGS_API_HOST ?? publicUrl).replace(/\/+$/, ""),
       clientKey: e.FLAGS_CLIENT_KEY ?? DEFAULT_FLAGS_CLIENT_KEY,

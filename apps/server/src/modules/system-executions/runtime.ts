@@ -4,13 +4,18 @@ import type { Config } from "../../platform/config";
 import type { Db } from "../../platform/db/database";
 import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
 import { createFileStore, type FileStore } from "../../platform/storage/file-store";
+import type { StructureJobRow } from "../molecular-systems/schema";
+import { StructureJobQueue } from "../molecular-systems/structure-jobs";
 import { type ProcessingOptions, SystemProcessingQueue } from "./processing";
 import type { SystemExecutionRow } from "./schema";
 
-/** The processing side of systems: the file store with the results and the runner of the jobs. */
+/** The processing side of systems: the file store with the results and the runners of the jobs. */
 export interface SystemProcessing {
   store: FileStore;
   runner: JobRunner<SystemExecutionRow>;
+  /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
+   * and slots, so a long simulation never holds back a file's validation. */
+  structures: JobRunner<StructureJobRow>;
 }
 
 export type ProcessingTuning = Partial<Pick<RunnerOptions, "leaseMs" | "heartbeatMs" | "pollMs" | "maxJobs">> &
@@ -32,5 +37,7 @@ export function createSystemProcessing(
     engineCommand: tuning.engineCommand,
   });
   const runner = new JobRunner(queue, { ...tuning, maxJobs: tuning.maxJobs ?? config.maxJobs, logger });
-  return { store, runner };
+  const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger });
+  const structures = new JobRunner(structureQueue, { ...tuning, maxJobs: tuning.maxJobs ?? config.maxJobs, logger });
+  return { store, runner, structures };
 }

@@ -1,16 +1,82 @@
-import { createReadStream } from "node:fs";
-import { copyFile, mkdir, rename, rm, stat } from "node:fs/promises";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   NoSuchKey,
   PutObjectCommand,
   S3Client,
+  S3ServiceException,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { UploadedPart } from "@polyforge/contracts/uploads";
 import type { Config } from "../config";
+
+/** A part of a multipart upload as the client lists it on complete. */
+export interface CompletedPart {
+  part_number: number;
+  etag: string;
+}
+
+/** S3's multipart error codes, answered alike by both stores. */
+export type MultipartErrorCode =
+  | "NoSuchUpload"
+  | "InvalidPart"
+  | "InvalidPartOrder"
+  | "EntityTooSmall"
+  | "EntityTooLarge";
+
+export class MultipartError extends Error {
+  override name = "MultipartError";
+
+  constructor(
+    readonly code: MultipartErrorCode,
+    message: string,
+    readonly partNumber?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** S3's limits: every part but the last at least 5 MiB, none above 5 GiB. */
+export const MIN_PART_BYTES = 5 * 1024 * 1024;
+export const MAX_PART_BYTES = 5 * 1024 * 1024 * 1024;
+/** How long a part URL stays valid. */
+export const PART_URL_TTL_SECONDS = 3600;
+
+/** ETags compare without their quotes (S3 answers them quoted). */
+export function bareEtag(etag: string): string {
+  return etag.replace(/"/g, "");
+}
+
+/** The parts to assemble, in part-number order (S3's rule); a part listed twice with one ETag counts
+ * once, with two different ETags it is an InvalidPart. */
+export function normalizeCompletedParts(parts: ReadonlyArray<CompletedPart>): CompletedPart[] {
+  const byNumber = new Map<number, CompletedPart>();
+  for (const part of parts) {
+    const seen = byNumber.get(part.part_number);
+    if (seen && bareEtag(seen.etag) !== bareEtag(part.etag)) {
+      throw new MultipartError(
+        "InvalidPart",
+        `Part ${part.part_number} is listed twice with different ETags.`,
+        part.part_number,
+      );
+    }
+    byNumber.set(part.part_number, { part_number: part.part_number, etag: bareEtag(part.etag) });
+  }
+  return [...byNumber.values()].sort((a, b) => a.part_number - b.part_number);
+}
 
 /**
  * Where result files live (ARCHITECTURE §1): keys are `/`-separated paths such as
@@ -23,14 +89,218 @@ export interface FileStore {
   open(key: string): Promise<{ stream: Readable; size: number } | undefined>;
   /** Removes every file under the prefix (e.g. one execution's results). */
   removePrefix(prefix: string): Promise<void>;
+  /** Streams the stored file into a local file (a job's working copy). */
+  download(key: string, targetPath: string): Promise<void>;
+
+  // The S3 multipart protocol (ARCHITECTURE §7b); the object appears under `key` on complete.
+  /** CreateMultipartUpload; answers the upload id. `maxBytes` bounds the whole object. */
+  createMultipartUpload(key: string, maxBytes: number): Promise<string>;
+  /** A URL the client PUTs one part to, without our token (presigned or signed by the server). */
+  partUploadUrl(key: string, uploadId: string, partNumber: number): Promise<string>;
+  /** ListParts: what is stored so far, in part-number order. */
+  listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
+  /** CompleteMultipartUpload; answers the object's size. A bad part list keeps the parts. */
+  completeMultipartUpload(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Promise<number>;
+  /** AbortMultipartUpload; an upload already gone is not an error. */
+  abortMultipartUpload(key: string, uploadId: string): Promise<void>;
 }
+
+/** Where the local store's part URLs point and how they are signed. */
+export interface LocalUploadSettings {
+  /** The server's public URL (part URLs are absolute, like S3's). */
+  publicUrl: string;
+  /** HMAC-SHA256 key of the part URLs. */
+  signingKey: Buffer;
+}
+
+/** The path the local store serves part PUTs on (platform/storage/part-route.ts). */
+export const LOCAL_PART_ROUTE = "/api/v2/uploads/:uploadId/parts/:partNumber";
+
+/** Why a part PUT to the local store was refused: an HTTP status and a reason. */
+export class PartRequestError extends Error {
+  override name = "PartRequestError";
+
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface LocalUploadMeta {
+  key: string;
+  max_bytes: number;
+  created_at: string;
+}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** A stored part: `<part number, 5 digits>.<md5 hex>`, so name and ETag are renamed in at once. */
+const PART_FILE = /^(\d{5})\.([0-9a-f]{32})$/;
 
 /** The embedded default: files under `<dataDir>/files`. */
 export class LocalFileStore implements FileStore {
   private readonly root: string;
+  private readonly uploadsRoot: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly uploads: LocalUploadSettings,
+  ) {
     this.root = resolve(root);
+    // Parts in progress live beside the files, outside any key (keys never start with a dot).
+    this.uploadsRoot = join(this.root, ".multipart");
+  }
+
+  async download(key: string, targetPath: string): Promise<void> {
+    const source = this.pathOf(key);
+    await mkdir(dirname(targetPath), { recursive: true });
+    // A hard link costs nothing for a 2 GB file; another file system gets a copy.
+    await link(source, targetPath).catch(() => copyFile(source, targetPath));
+  }
+
+  async createMultipartUpload(key: string, maxBytes: number): Promise<string> {
+    this.pathOf(key); // refuses a bad key now rather than on complete
+    const uploadId = randomBytes(16).toString("hex");
+    const dir = join(this.uploadsRoot, uploadId);
+    await mkdir(dir, { recursive: true });
+    const meta: LocalUploadMeta = { key, max_bytes: maxBytes, created_at: new Date().toISOString() };
+    await writeFile(join(dir, "upload.json"), JSON.stringify(meta));
+    return uploadId;
+  }
+
+  async partUploadUrl(_key: string, uploadId: string, partNumber: number): Promise<string> {
+    const expires = Math.floor(Date.now() / 1000) + PART_URL_TTL_SECONDS;
+    const path = LOCAL_PART_ROUTE.replace(":uploadId", uploadId).replace(":partNumber", String(partNumber));
+    return `${this.uploads.publicUrl}${path}?expires=${expires}&signature=${this.sign(uploadId, partNumber, expires)}`;
+  }
+
+  /** Checks a part URL's signature and expiry (403 otherwise); answers the upload's limits. */
+  async checkPartRequest(uploadId: string, partNumber: number, expires: number, signature: string) {
+    const expected = Buffer.from(this.sign(uploadId, partNumber, expires), "hex");
+    const given = Buffer.from(/^[0-9a-f]{64}$/.test(signature) ? signature : "", "hex");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new PartRequestError(403, "The part URL's signature does not match.");
+    }
+    if (expires * 1000 < Date.now()) throw new PartRequestError(403, "The part URL has expired.");
+    const meta = await this.uploadMeta(uploadId);
+    if (!meta) throw new PartRequestError(404, "There is no such upload (completed or cancelled).");
+    return { maxPartBytes: Math.min(meta.max_bytes, MAX_PART_BYTES) };
+  }
+
+  /**
+   * Writes one part as it streams in (never whole in memory) and answers its ETag (MD5 of the part,
+   * like S3). A part sent again replaces the earlier one. Call checkPartRequest first.
+   */
+  async receivePart(uploadId: string, partNumber: number, body: Readable, maxPartBytes: number): Promise<string> {
+    const dir = join(this.uploadsRoot, uploadId);
+    const number = String(partNumber).padStart(5, "0");
+    const temporary = join(dir, `.${number}.${randomBytes(6).toString("hex")}.tmp`);
+    const md5 = createHash("md5");
+    let received = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        if (received > maxPartBytes) {
+          callback(new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`));
+          return;
+        }
+        md5.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, meter, createWriteStream(temporary));
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    const etag = md5.digest("hex");
+    const target = join(dir, `${number}.${etag}`);
+    await rename(temporary, target);
+    // The earlier copies of this part (another ETag) go.
+    for (const name of await readdir(dir)) {
+      if (name.startsWith(`${number}.`) && name !== `${number}.${etag}` && PART_FILE.test(name)) {
+        await rm(join(dir, name), { force: true });
+      }
+    }
+    return `"${etag}"`;
+  }
+
+  async listParts(_key: string, uploadId: string): Promise<UploadedPart[]> {
+    const dir = await this.uploadDir(uploadId);
+    const parts: UploadedPart[] = [];
+    for (const name of await readdir(dir)) {
+      const match = PART_FILE.exec(name);
+      if (!match) continue;
+      const { size } = await stat(join(dir, name));
+      parts.push({ part_number: Number(match[1]), etag: `"${match[2]}"`, size });
+    }
+    return parts.sort((a, b) => a.part_number - b.part_number);
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Promise<number> {
+    const dir = await this.uploadDir(uploadId);
+    const ordered = normalizeCompletedParts(parts);
+    const stored = new Map((await this.listParts(key, uploadId)).map((part) => [part.part_number, part]));
+    ordered.forEach((part, index) => {
+      const found = stored.get(part.part_number);
+      if (!found || bareEtag(found.etag) !== part.etag) {
+        throw new MultipartError(
+          "InvalidPart",
+          `Part ${part.part_number} was not uploaded or its ETag does not match.`,
+          part.part_number,
+        );
+      }
+      if (index < ordered.length - 1 && found.size < MIN_PART_BYTES) {
+        throw new MultipartError("EntityTooSmall", `Part ${part.part_number} is smaller than 5 MB.`, part.part_number);
+      }
+    });
+    const target = this.pathOf(key);
+    await mkdir(dirname(target), { recursive: true });
+    const partial = `${target}.partial`;
+    // The parts stream one after another into the file; none is read whole.
+    const out = createWriteStream(partial);
+    try {
+      for (const part of ordered) {
+        const name = `${String(part.part_number).padStart(5, "0")}.${part.etag}`;
+        await pipeline(createReadStream(join(dir, name)), out, { end: false });
+      }
+      await new Promise<void>((resolvePromise, reject) =>
+        out.end((error?: Error | null) => (error ? reject(error) : resolvePromise())),
+      );
+    } catch (error) {
+      out.destroy();
+      await rm(partial, { force: true });
+      throw error;
+    }
+    await rename(partial, target);
+    await rm(dir, { recursive: true, force: true });
+    return (await stat(target)).size;
+  }
+
+  async abortMultipartUpload(_key: string, uploadId: string): Promise<void> {
+    if (!UPLOAD_ID.test(uploadId)) return;
+    await rm(join(this.uploadsRoot, uploadId), { recursive: true, force: true });
+  }
+
+  private sign(uploadId: string, partNumber: number, expires: number): string {
+    return createHmac("sha256", this.uploads.signingKey).update(`${uploadId}:${partNumber}:${expires}`).digest("hex");
+  }
+
+  private async uploadMeta(uploadId: string): Promise<LocalUploadMeta | undefined> {
+    if (!UPLOAD_ID.test(uploadId)) return undefined;
+    try {
+      return JSON.parse(await readFile(join(this.uploadsRoot, uploadId, "upload.json"), "utf8")) as LocalUploadMeta;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  private async uploadDir(uploadId: string): Promise<string> {
+    if (!(await this.uploadMeta(uploadId))) throw new MultipartError("NoSuchUpload", "There is no such upload.");
+    return join(this.uploadsRoot, uploadId);
   }
 
   async put(key: string, sourcePath: string): Promise<number> {
@@ -91,6 +361,75 @@ export class S3FileStore implements FileStore {
     }
   }
 
+  async download(key: string, targetPath: string): Promise<void> {
+    const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    await mkdir(dirname(targetPath), { recursive: true });
+    await pipeline(object.Body as Readable, createWriteStream(targetPath));
+  }
+
+  async createMultipartUpload(key: string, _maxBytes: number): Promise<string> {
+    const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }));
+    if (!created.UploadId) throw new Error("The S3 store answered no upload id");
+    return created.UploadId;
+  }
+
+  partUploadUrl(key: string, uploadId: string, partNumber: number): Promise<string> {
+    return getSignedUrl(
+      this.client,
+      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
+      { expiresIn: PART_URL_TTL_SECONDS },
+    );
+  }
+
+  async listParts(key: string, uploadId: string): Promise<UploadedPart[]> {
+    const parts: UploadedPart[] = [];
+    let marker: string | undefined;
+    try {
+      for (;;) {
+        const page = await this.client.send(
+          new ListPartsCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+        );
+        for (const part of page.Parts ?? []) {
+          if (part.PartNumber === undefined || !part.ETag) continue;
+          parts.push({ part_number: part.PartNumber, etag: part.ETag, size: part.Size ?? 0 });
+        }
+        if (!page.IsTruncated || !page.NextPartNumberMarker) break;
+        marker = page.NextPartNumberMarker;
+      }
+    } catch (error) {
+      throw asMultipartError(error);
+    }
+    return parts.sort((a, b) => a.part_number - b.part_number);
+  }
+
+  async completeMultipartUpload(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Promise<number> {
+    const ordered = normalizeCompletedParts(parts);
+    try {
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: ordered.map((p) => ({ PartNumber: p.part_number, ETag: `"${p.etag}"` })) },
+        }),
+      );
+    } catch (error) {
+      throw asMultipartError(error);
+    }
+    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+    return head.ContentLength ?? 0;
+  }
+
+  async abortMultipartUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      const converted = asMultipartError(error);
+      if (converted instanceof MultipartError && converted.code === "NoSuchUpload") return;
+      throw converted;
+    }
+  }
+
   async removePrefix(prefix: string): Promise<void> {
     let continuationToken: string | undefined;
     do {
@@ -106,10 +445,53 @@ export class S3FileStore implements FileStore {
   }
 }
 
+const MULTIPART_ERROR_CODES: ReadonlySet<string> = new Set<MultipartErrorCode>([
+  "NoSuchUpload",
+  "InvalidPart",
+  "InvalidPartOrder",
+  "EntityTooSmall",
+  "EntityTooLarge",
+]);
+
+/** S3's multipart errors as MultipartError; anything else unchanged. */
+function asMultipartError(error: unknown): unknown {
+  if (error instanceof S3ServiceException && MULTIPART_ERROR_CODES.has(error.name)) {
+    return new MultipartError(error.name as MultipartErrorCode, error.message);
+  }
+  return error;
+}
+
+/** The key that signs the local store's part URLs: UPLOAD_SIGNING_KEY, else one generated on first
+ * start and kept in the data directory (so URLs handed out before a restart stay valid). */
+export function uploadSigningKey(config: Config): Buffer {
+  if (config.uploadSigningKey) return Buffer.from(config.uploadSigningKey, "utf8");
+  const path = join(config.dataDir, "upload-signing.key");
+  try {
+    return Buffer.from(readFileSync(path, "utf8").trim(), "hex");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const key = randomBytes(32).toString("hex");
+  try {
+    writeFileSync(path, key, { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    // Another process (a worker, a second start) wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return Buffer.from(readFileSync(path, "utf8").trim(), "hex");
+  }
+  return Buffer.from(key, "hex");
+}
+
 /** S3 when a bucket is configured, else the local store under `<dataDir>/files`. */
 export function createFileStore(config: Config): FileStore {
   const { s3 } = config;
-  if (!s3.bucket) return new LocalFileStore(join(config.dataDir, "files"));
+  if (!s3.bucket) {
+    return new LocalFileStore(join(config.dataDir, "files"), {
+      publicUrl: config.publicUrl,
+      signingKey: uploadSigningKey(config),
+    });
+  }
   const client = new S3Client({
     endpoint: s3.endpoint,
     region: s3.region ?? "us-east-1",

@@ -1,0 +1,193 @@
+import type { SystemType } from "@polyforge/contracts/enums";
+import type { MolecularSystemData, MolecularSystemOrigin } from "@polyforge/contracts/molecular-systems";
+import type { NotificationType } from "@polyforge/contracts/notifications";
+import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../platform/db/database";
+import { publishNotification } from "../../platform/events/notifications";
+import { type SystemRow, systems } from "../systems/schema";
+import { type StructureJobKind, type StructureJobRow, structureJobs } from "./schema";
+
+/** A system of origin upload or smiles keeps this shape in system_data (contracts). */
+export function molecularData(row: Pick<SystemRow, "systemData">): MolecularSystemData {
+  const data = row.systemData as Partial<MolecularSystemData>;
+  return {
+    status: typeof data.status === "string" ? data.status : "",
+    smiles: data.smiles ?? null,
+    file: data.file ?? null,
+    file_size: data.file_size ?? null,
+    upload_id: data.upload_id ?? null,
+    structure: data.structure ?? null,
+    problem: data.problem ?? null,
+  };
+}
+
+export function initialData(origin: MolecularSystemOrigin): MolecularSystemData {
+  return {
+    status: origin === "upload" ? "pending_upload" : "pending",
+    smiles: null,
+    file: null,
+    file_size: null,
+    upload_id: null,
+    structure: null,
+    problem: null,
+  };
+}
+
+/** SPEC §4: uploads and conversions push their own message types. */
+export function statusMessageType(origin: string): NotificationType {
+  return origin === "upload" ? "uploaded_system_status_updated" : "system_conversion_status_updated";
+}
+
+/** Pushes a status change to the owner's sockets (sent on commit inside a transaction). */
+export async function notifySystemStatus(db: Db, row: SystemRow): Promise<void> {
+  await publishNotification(db, row.ownerId, {
+    message_type: statusMessageType(row.origin),
+    system_id: row.id,
+    status: molecularData(row).status,
+  });
+}
+
+export async function insertMolecularSystem(
+  db: Db,
+  ownerId: string,
+  values: { name: string; sanitizedName: string; description: string; origin: MolecularSystemOrigin },
+): Promise<SystemRow> {
+  const [row] = await db
+    .insert(systems)
+    .values({ ownerId, ...values, isDraft: false, systemData: initialData(values.origin) })
+    .returning();
+  return row!;
+}
+
+/** The caller's finished, not archived system (any origin), locked for update when asked. */
+export async function findOwnSystem(db: Db, ownerId: string, id: string, lock = false): Promise<SystemRow | undefined> {
+  const query = db
+    .select()
+    .from(systems)
+    .where(
+      and(eq(systems.id, id), eq(systems.ownerId, ownerId), eq(systems.isDraft, false), isNull(systems.archivedAt)),
+    );
+  const [row] = lock ? await query.for("update") : await query;
+  return row;
+}
+
+export interface DataCondition {
+  /** The status the system must be in for the change to apply. */
+  fromStatuses: readonly string[];
+  /** …and the upload it must be on. */
+  uploadId?: string;
+}
+
+/**
+ * Writes system_data (and the type, when given) only if the system is still in one of the expected
+ * statuses: two racing calls cannot both move it. Answers the new row, or undefined.
+ */
+export async function updateMolecularData(
+  db: Db,
+  id: string,
+  data: MolecularSystemData,
+  condition: DataCondition,
+  type?: SystemType,
+): Promise<SystemRow | undefined> {
+  const conditions: SQL[] = [
+    eq(systems.id, id),
+    sql`${systems.systemData}->>'status' IN (${sql.join(
+      condition.fromStatuses.map((status) => sql`${status}`),
+      sql`, `,
+    )})`,
+  ];
+  if (condition.uploadId !== undefined)
+    conditions.push(sql`${systems.systemData}->>'upload_id' = ${condition.uploadId}`);
+  const [row] = await db
+    .update(systems)
+    .set({ systemData: data, ...(type ? { type } : {}), updatedAt: sql`now()` })
+    .where(and(...conditions))
+    .returning();
+  return row;
+}
+
+export async function findSystemById(db: Db, id: string): Promise<SystemRow | undefined> {
+  const [row] = await db.select().from(systems).where(eq(systems.id, id));
+  return row;
+}
+
+export async function insertStructureJob(
+  db: Db,
+  values: { systemId: string; ownerId: string; kind: StructureJobKind; input: Record<string, unknown> },
+): Promise<StructureJobRow> {
+  const [row] = await db.insert(structureJobs).values(values).returning();
+  return row!;
+}
+
+/** Takes the oldest queued job, or one whose runner's lease lapsed, for this runner (one statement:
+ * the row is locked, skipped by other runners, and leased atomically). */
+export async function claimStructureJob(
+  db: Db,
+  runnerId: string,
+  leaseMs: number,
+): Promise<StructureJobRow | undefined> {
+  const lease = sql`now() + ${leaseMs} * interval '1 millisecond'`;
+  const result = await db.execute(sql`
+    UPDATE structure_jobs SET
+      status = 'running', attempts = attempts + 1,
+      lease_owner = ${runnerId}, lease_expires_at = ${lease}, heartbeat_at = now(),
+      started_at = coalesce(started_at, now()), updated_at = now()
+    WHERE id = (
+      SELECT id FROM structure_jobs
+      WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < now())
+      ORDER BY created_at
+      LIMIT 1
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id`);
+  const id = (result as unknown as { rows: Array<{ id: string }> }).rows[0]?.id;
+  if (!id) return undefined;
+  const [row] = await db.select().from(structureJobs).where(eq(structureJobs.id, id));
+  return row;
+}
+
+function ours(id: string, runnerId: string) {
+  return and(eq(structureJobs.id, id), eq(structureJobs.leaseOwner, runnerId), eq(structureJobs.status, "running"));
+}
+
+export async function renewStructureJob(db: Db, id: string, runnerId: string, leaseMs: number): Promise<boolean> {
+  const rows = await db
+    .update(structureJobs)
+    .set({ leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`, heartbeatAt: sql`now()` })
+    .where(ours(id, runnerId))
+    .returning({ id: structureJobs.id });
+  return rows.length > 0;
+}
+
+/** Ends the job if this runner still holds it; false when it was taken back meanwhile. */
+export async function finishStructureJob(db: Db, id: string, runnerId: string): Promise<boolean> {
+  const rows = await db
+    .update(structureJobs)
+    .set({ status: "done", leaseOwner: null, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(ours(id, runnerId))
+    .returning({ id: structureJobs.id });
+  return rows.length > 0;
+}
+
+/** Back to the queue (the runner is shutting down). */
+export async function releaseStructureJob(db: Db, id: string, runnerId: string): Promise<void> {
+  await db
+    .update(structureJobs)
+    .set({ status: "queued", leaseOwner: null, leaseExpiresAt: null, updatedAt: sql`now()` })
+    .where(ours(id, runnerId));
+}
+
+/** Jobs whose runners died `maxAttempts` times: ended, answered with their systems. */
+export async function giveUpStructureJobs(db: Db, maxAttempts: number): Promise<StructureJobRow[]> {
+  return db
+    .update(structureJobs)
+    .set({ status: "done", leaseOwner: null, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(
+      and(
+        inArray(structureJobs.status, ["running"]),
+        sql`${structureJobs.leaseExpiresAt} < now()`,
+        sql`${structureJobs.attempts} >= ${maxAttempts}`,
+      ),
+    )
+    .returning();
+}

@@ -1,0 +1,369 @@
+import type { Readable } from "node:stream";
+import { SystemErrors } from "@polyforge/contracts/errors";
+import {
+  type CreateMolecularSystemBody,
+  canSaveStructure,
+  MOLECULAR_SYSTEM_ORIGINS,
+  type MolecularSystemData,
+  type MolecularSystemOrigin,
+} from "@polyforge/contracts/molecular-systems";
+import { dummyAtoms, isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
+import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
+import { sanitizeSystemName } from "@polyforge/contracts/systems";
+import {
+  MB,
+  STRUCTURE_FILE,
+  type UploadBeginBody,
+  type UploadCompleteBody,
+  type UploadedPart,
+} from "@polyforge/contracts/uploads";
+import type { FastifyBaseLogger } from "fastify";
+import type { AuthenticatedUser } from "../../platform/auth/user";
+import type { Db } from "../../platform/db/database";
+import { AppError } from "../../platform/errors";
+import {
+  bareEtag,
+  type FileStore,
+  MIN_PART_BYTES,
+  MultipartError,
+  normalizeCompletedParts,
+} from "../../platform/storage/file-store";
+import { isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
+import type { SystemRow } from "../systems/schema";
+import {
+  findOwnSystem,
+  insertMolecularSystem,
+  insertStructureJob,
+  molecularData,
+  notifySystemStatus,
+  updateMolecularData,
+} from "./repository";
+import { structureKey, uploadKey, VIEWER_FILE } from "./structure-jobs";
+
+/** What the upload and structure calls need besides the database. */
+export interface MolecularSystemsDeps {
+  db: Db;
+  store: FileStore;
+  logger: FastifyBaseLogger;
+}
+
+/** SPEC §4: a new file may be begun from these statuses (an upload in progress is replaced). */
+const BEGIN_FROM = ["pending_upload", "uploading", "invalid", "error"] as const;
+
+/** POST /systems: a system from a file or a SMILES; polymer_builder systems come from the draft. */
+export async function createMolecularSystem(
+  db: Db,
+  user: AuthenticatedUser,
+  body: CreateMolecularSystemBody,
+): Promise<{ id: string }> {
+  if (!(MOLECULAR_SYSTEM_ORIGINS as readonly string[]).includes(body.origin)) {
+    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: body.origin });
+  }
+  const row = await db.transaction(async (tx) => {
+    const created = await insertMolecularSystem(tx, user.id, {
+      name: body.name,
+      sanitizedName: sanitizeSystemName(body.name),
+      description: body.description,
+      origin: body.origin as MolecularSystemOrigin,
+    });
+    await notifySystemStatus(tx, created);
+    return created;
+  });
+  return { id: row.id };
+}
+
+/** The caller's system of this origin: another user's answers 404, another origin 400. */
+async function requireSystemOfOrigin(
+  db: Db,
+  user: AuthenticatedUser,
+  id: string,
+  origin: MolecularSystemOrigin,
+): Promise<SystemRow> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const row = await findOwnSystem(db, user.id, id);
+  if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
+  if (row.origin !== origin) throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
+  return row;
+}
+
+/** A SMILES the engine can take: RDKit reads it, and it has no connection markers. */
+async function isStructureSmiles(smiles: string): Promise<boolean> {
+  const rdkit = await loadRDKit();
+  return isParsableSmiles(rdkit, smiles) && dummyAtoms(smiles).length === 0;
+}
+
+/**
+ * POST /systems/{id}/smiles (Save structure): queues one convert-smiles job and moves the system to
+ * converting. A second Save while converting (a double click) or once converted answers 409 and
+ * queues nothing: the status update is conditional and a unique index allows one active job.
+ */
+export async function saveSmiles(db: Db, user: AuthenticatedUser, id: string, smiles: string): Promise<SystemRow> {
+  const system = await requireSystemOfOrigin(db, user, id, "smiles");
+  if (!(await isStructureSmiles(smiles))) {
+    throw new AppError(400, SystemErrors.CREATE_DRAWN_SYSTEM_INVALID_SMILES, { smiles });
+  }
+  const busy = (status: string) => new AppError(409, SystemErrors.CREATE_DRAWN_SYSTEM_FAILED, { status });
+  const current = molecularData(system);
+  if (!canSaveStructure(current.status)) throw busy(current.status);
+  try {
+    return await db.transaction(async (tx) => {
+      const data: MolecularSystemData = { ...current, status: "converting", smiles, structure: null, problem: null };
+      const moved = await updateMolecularData(tx, system.id, data, { fromStatuses: ["pending", "failed", "error"] });
+      if (!moved) throw busy("converting");
+      await insertStructureJob(tx, {
+        systemId: system.id,
+        ownerId: user.id,
+        kind: "convert-smiles",
+        input: { smiles },
+      });
+      await notifySystemStatus(tx, moved);
+      return moved;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw busy("converting");
+    throw error;
+  }
+}
+
+/** POST …/upload/begin: a new multipart upload of a .pdb/.gro (extension and size checked by the
+ * body's contract). Replaces an upload in progress (its parts are dropped). */
+export async function beginUpload(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  body: UploadBeginBody,
+): Promise<{ upload_id: string }> {
+  const { db, store } = deps;
+  const system = await requireSystemOfOrigin(db, user, id, "upload");
+  const current = molecularData(system);
+  if (!(BEGIN_FROM as readonly string[]).includes(current.status)) {
+    throw new AppError(409, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, { status: current.status });
+  }
+  const key = uploadKey(system.id, body.file);
+  let uploadId: string;
+  try {
+    uploadId = await store.createMultipartUpload(key, STRUCTURE_FILE.maxMegabytes * MB);
+  } catch (err) {
+    deps.logger.error({ err, systemId: system.id }, "starting an upload failed");
+    throw new AppError(500, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, { reason: "store" });
+  }
+  const data: MolecularSystemData = {
+    ...current,
+    status: "uploading",
+    file: body.file,
+    file_size: body.file_size,
+    upload_id: uploadId,
+    structure: null,
+    problem: null,
+  };
+  const moved = await db.transaction(async (tx) => {
+    const row = await updateMolecularData(tx, system.id, data, {
+      fromStatuses: [current.status],
+      ...(current.upload_id ? { uploadId: current.upload_id } : {}),
+    });
+    if (row) await notifySystemStatus(tx, row);
+    return row;
+  });
+  if (!moved) {
+    // Another call changed the system meanwhile: this upload is not used.
+    await store.abortMultipartUpload(key, uploadId).catch(() => undefined);
+    throw new AppError(409, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, { status: "changed" });
+  }
+  if (current.status === "uploading" && current.upload_id && current.file) {
+    await store.abortMultipartUpload(uploadKey(system.id, current.file), current.upload_id).catch((err: unknown) => {
+      deps.logger.warn({ err, systemId: system.id }, "dropping a replaced upload failed");
+    });
+  }
+  return { upload_id: uploadId };
+}
+
+/** The system's upload in progress with this id, or 404 (another upload, or none any more). */
+async function requireUploading(db: Db, user: AuthenticatedUser, id: string, uploadId: string) {
+  const system = await requireSystemOfOrigin(db, user, id, "upload");
+  const data = molecularData(system);
+  if (data.status !== "uploading" || data.upload_id !== uploadId || !data.file) {
+    throw new AppError(404, SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND, { upload_id: uploadId, status: data.status });
+  }
+  return { system, data, key: uploadKey(system.id, data.file) };
+}
+
+/** GET …/upload/upload_url: where to PUT one part (presigned S3 URL or the embedded store's). */
+export async function partUploadUrl(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  uploadId: string,
+  partNumber: number,
+): Promise<{ url: string }> {
+  const { key } = await requireUploading(deps.db, user, id, uploadId);
+  return { url: await deps.store.partUploadUrl(key, uploadId, partNumber) };
+}
+
+/** GET …/upload/parts: the parts stored so far (S3 ListParts), so a client resumes an upload. */
+export async function listUploadParts(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  uploadId: string,
+): Promise<{ parts: UploadedPart[] }> {
+  const { key } = await requireUploading(deps.db, user, id, uploadId);
+  try {
+    return { parts: await deps.store.listParts(key, uploadId) };
+  } catch (error) {
+    throw storeError(error);
+  }
+}
+
+function storeError(error: unknown): unknown {
+  if (!(error instanceof MultipartError)) return error;
+  const status = error.code === "NoSuchUpload" ? 404 : 400;
+  return new AppError(status, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, {
+    reason: error.code,
+    message: error.message,
+    ...(error.partNumber !== undefined ? { part_number: error.partNumber } : {}),
+  });
+}
+
+/**
+ * The part list checked against what the store holds before anything is assembled, so a bad list
+ * keeps every stored part for a retry: parts 1…n each stored with the ETag given, every one but the
+ * last at least 5 MB, together exactly the size begun with.
+ */
+function checkPartList(
+  given: UploadCompleteBody["parts"],
+  stored: UploadedPart[],
+  fileSize: number,
+): ReturnType<typeof normalizeCompletedParts> {
+  const ordered = normalizeCompletedParts(given);
+  const byNumber = new Map(stored.map((part) => [part.part_number, part]));
+  let total = 0;
+  ordered.forEach((part, index) => {
+    if (part.part_number !== index + 1) {
+      throw new MultipartError("InvalidPart", `Part ${index + 1} is missing from the list.`, index + 1);
+    }
+    const found = byNumber.get(part.part_number);
+    if (!found) throw new MultipartError("InvalidPart", `Part ${part.part_number} was not uploaded.`, part.part_number);
+    if (bareEtag(found.etag) !== part.etag) {
+      throw new MultipartError("InvalidPart", `Part ${part.part_number}'s ETag does not match.`, part.part_number);
+    }
+    if (index < ordered.length - 1 && found.size < MIN_PART_BYTES) {
+      throw new MultipartError("EntityTooSmall", `Part ${part.part_number} is smaller than 5 MB.`, part.part_number);
+    }
+    total += found.size;
+  });
+  if (total !== fileSize) {
+    throw new MultipartError("InvalidPart", `The parts hold ${total} bytes, not the file's ${fileSize}.`);
+  }
+  return ordered;
+}
+
+/** POST …/upload/complete: assembles the file and queues its validation (pending_validation). */
+export async function completeUpload(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  body: UploadCompleteBody,
+): Promise<SystemRow> {
+  const { db, store } = deps;
+  const { system, data, key } = await requireUploading(db, user, id, body.upload_id);
+  try {
+    const ordered = checkPartList(body.parts, await store.listParts(key, body.upload_id), data.file_size ?? 0);
+    await store.completeMultipartUpload(key, body.upload_id, ordered);
+  } catch (error) {
+    throw storeError(error);
+  }
+  const next: MolecularSystemData = { ...data, status: "pending_validation" };
+  const moved = await db.transaction(async (tx) => {
+    const row = await updateMolecularData(tx, system.id, next, {
+      fromStatuses: ["uploading"],
+      uploadId: body.upload_id,
+    });
+    if (!row) return undefined;
+    await insertStructureJob(tx, {
+      systemId: system.id,
+      ownerId: user.id,
+      kind: "validate-structure",
+      input: { key, file: data.file },
+    });
+    await notifySystemStatus(tx, row);
+    return row;
+  });
+  if (!moved) throw new AppError(409, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, { status: "changed" });
+  return moved;
+}
+
+/** POST …/upload/cancel: drops the upload's parts; the system waits for a file again. Cancelling
+ * an upload that is already gone (a second cancel) answers the same. */
+export async function cancelUpload(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  uploadId: string,
+): Promise<void> {
+  const { db, store } = deps;
+  const system = await requireSystemOfOrigin(db, user, id, "upload");
+  const data = molecularData(system);
+  if (data.status !== "uploading" || data.upload_id !== uploadId || !data.file) return;
+  await store.abortMultipartUpload(uploadKey(system.id, data.file), uploadId);
+  const next: MolecularSystemData = { ...data, status: "pending_upload", file: null, file_size: null, upload_id: null };
+  await db.transaction(async (tx) => {
+    const row = await updateMolecularData(tx, system.id, next, { fromStatuses: ["uploading"], uploadId });
+    if (row) await notifySystemStatus(tx, row);
+  });
+}
+
+export interface StructureDownload {
+  fileName: string;
+  size: number;
+  stream: Readable;
+}
+
+async function openKey(store: FileStore, key: string, fileName: string): Promise<StructureDownload> {
+  const opened = await store.open(key);
+  if (!opened) throw new AppError(404, SystemErrors.GET_FILES_NOT_READY, { file: fileName });
+  return { fileName, size: opened.size, stream: opened.stream };
+}
+
+/** Formats of a converted SMILES besides the viewer's PDB. */
+export const STRUCTURE_FORMATS = ["pdb", "gro", "sdf"] as const;
+
+/**
+ * GET /systems/{id}/structure: the structure the viewer shows — the PDB the engine wrote for a
+ * validated upload or a converted SMILES, else the validated file itself. `format` picks another
+ * of a converted SMILES's files.
+ */
+export async function openStructure(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+  format: (typeof STRUCTURE_FORMATS)[number] = "pdb",
+): Promise<StructureDownload> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const system = await findOwnSystem(deps.db, user.id, id);
+  if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
+  const data = molecularData(system);
+  const ready =
+    (system.origin === "upload" && data.status === "valid") ||
+    (system.origin === "smiles" && data.status === "converted");
+  if (!ready) throw new AppError(409, SystemErrors.GET_FILES_NOT_READY, { status: data.status });
+  const stem = system.sanitizedName || "structure";
+  if (system.origin === "smiles")
+    return openKey(deps.store, structureKey(system.id, `structure.${format}`), `${stem}.${format}`);
+  if (data.structure?.viewer_file === VIEWER_FILE && format === "pdb") {
+    return openKey(deps.store, structureKey(system.id, VIEWER_FILE), `${stem}.pdb`);
+  }
+  return openKey(deps.store, uploadKey(system.id, data.file ?? ""), data.file ?? "structure");
+}
+
+/** GET /systems/{id}/upload/file: the file as uploaded, under its own name, once complete. */
+export async function openUploadedFile(
+  deps: MolecularSystemsDeps,
+  user: AuthenticatedUser,
+  id: string,
+): Promise<StructureDownload> {
+  const system = await requireSystemOfOrigin(deps.db, user, id, "upload");
+  const data = molecularData(system);
+  const complete = ["pending_validation", "validating", "valid", "invalid", "error"].includes(data.status);
+  if (!complete || !data.file) throw new AppError(409, SystemErrors.GET_FILES_NOT_READY, { status: data.status });
+  return openKey(deps.store, uploadKey(system.id, data.file), data.file);
+}

@@ -1,0 +1,74 @@
+import { CommonErrors } from "@polyforge/contracts/errors";
+import { MAX_UPLOAD_PARTS } from "@polyforge/contracts/uploads";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { errorBody } from "../errors";
+import { LOCAL_PART_ROUTE, type LocalFileStore, PartRequestError } from "./file-store";
+
+const ERROR_CODES: Record<number, string> = {
+  403: CommonErrors.FORBIDDEN_POLICY_CHECK_FAILED,
+  404: CommonErrors.NOT_FOUND,
+  413: CommonErrors.VALIDATION_ERROR,
+};
+
+/**
+ * The embedded store's answer to S3's UploadPart (ARCHITECTURE §7b): the browser PUTs a part to the
+ * URL `upload/upload_url` handed out. No bearer token: the URL's HMAC signature, bound to the upload
+ * id, the part number and an expiry, is the permission, as a presigned S3 URL's is. The body streams
+ * to disk as it arrives; the answer carries the part's ETag (its MD5, quoted, like S3).
+ */
+export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
+  return async (app) => {
+    // Whatever the content type, the body is left unread (request.raw) for the handler to stream:
+    // no parsed body, so nothing walks or buffers it before the handler.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", (_request, _payload, done) => done(null));
+    app.put(
+      LOCAL_PART_ROUTE,
+      {
+        schema: {
+          tags: ["uploads"],
+          summary: "Upload one part to a signed part URL (embedded file store)",
+          security: [],
+          params: z.object({
+            uploadId: z.string().max(64),
+            partNumber: z.coerce.number().int().min(1).max(MAX_UPLOAD_PARTS),
+          }),
+          querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(128) }),
+          response: {
+            200: z.null().describe("Stored; the ETag header carries the part's ETag"),
+            403: z.unknown().describe("Wrong or expired signature"),
+            404: z.unknown().describe("No such upload"),
+            413: z.unknown().describe("The part is larger than the upload allows"),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { uploadId, partNumber } = request.params;
+        try {
+          const { maxPartBytes } = await store.checkPartRequest(
+            uploadId,
+            partNumber,
+            request.query.expires,
+            request.query.signature,
+          );
+          const declared = Number(request.headers["content-length"]);
+          if (Number.isFinite(declared) && declared > maxPartBytes) {
+            throw new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`);
+          }
+          const etag = await store.receivePart(uploadId, partNumber, request.raw, maxPartBytes);
+          return reply.header("etag", etag).header("access-control-expose-headers", "ETag").status(200).send(null);
+        } catch (error) {
+          if (!(error instanceof PartRequestError)) throw error;
+          // The client may still be sending: close the connection rather than read the rest.
+          reply.header("connection", "close");
+          return reply
+            .status(error.statusCode as 403 | 404 | 413)
+            .send(
+              errorBody(ERROR_CODES[error.statusCode] ?? CommonErrors.VALIDATION_ERROR, { message: error.message }),
+            );
+        }
+      },
+    );
+  };
+}

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { resolve } from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { REPO_ROOT } from "../../src/platform/paths";
+
+/** moto's S3 server from the engine's virtual environment (the engine's `test` extra installs it):
+ * unlike s3rver it implements the whole multipart API, ListParts and AbortMultipartUpload included. */
+export const MOTO_SERVER = resolve(REPO_ROOT, ".venv/bin/moto_server");
+
+export interface S3TestServer {
+  endpoint: string;
+  /** The S3_* settings of an app using this server and bucket. */
+  env(bucket: string): NodeJS.ProcessEnv;
+  createBucket(bucket: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Starts a real S3-protocol server on a free loopback port and waits until it answers. */
+export async function startS3Server(): Promise<S3TestServer> {
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const child: ChildProcess = spawn(MOTO_SERVER, ["-H", "127.0.0.1", "-p", String(port)], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" },
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited: ${stderr}`);
+    const up = await fetch(`${endpoint}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`moto_server did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const client = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  });
+  return {
+    endpoint,
+    env: (bucket) => ({
+      S3_ENDPOINT: endpoint,
+      S3_BUCKET: bucket,
+      S3_REGION: "us-east-1",
+      S3_ACCESS_KEY_ID: "test",
+      S3_SECRET_ACCESS_KEY: "test",
+    }),
+    createBucket: async (bucket) => {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    },
+    close: async () => {
+      client.destroy();
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
