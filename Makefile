@@ -8,7 +8,7 @@ STAMP_NODE := node_modules/.stamp-npm-ci
 STAMP_VENV := $(VENV)/.stamp-engine
 WEB_DIST := apps/web/dist/index.html
 
-.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium gromacs clean
+.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium gromacs slurm clean
 
 start: bootstrap web
 	node --import tsx apps/server/src/main.ts
@@ -49,6 +49,12 @@ chromium:
 gromacs:
 	@command -v gmx >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs; }
 
+# A one-node Slurm cluster for the Slurm executor's tests (apps/server/test/slurm.test.ts): installs,
+# configures and starts it as root, as on CI, and leaves it running (those tests skip where sbatch is absent).
+slurm:
+	@if [ "$$(id -u)" = 0 ]; then deploy/slurm/one-node-cluster.sh start; \
+	else echo "slurm: not root, so no one-node cluster; the Slurm executor's tests will be skipped"; fi
+
 lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
 	$(VENV)/bin/ruff check engine bench
@@ -56,7 +62,7 @@ lint: $(STAMP_NODE) $(STAMP_VENV)
 typecheck: $(STAMP_NODE)
 	npm run typecheck --workspaces --if-present
 
-test-unit: $(STAMP_NODE) $(STAMP_VENV)
+test-unit: $(STAMP_NODE) $(STAMP_VENV) slurm
 	npx vitest run
 
 test-engine: $(STAMP_VENV) gromacs

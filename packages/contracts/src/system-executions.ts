@@ -16,6 +16,8 @@ export const RESULT_VIEWER_FILES = {
   builtStructure: "system.pdb",
   finalStructures: ["final.pdb", "minimized.pdb"],
   energies: "energies.csv",
+  /** The run's summary with its measured properties (issue 22). */
+  report: "report.json",
 } as const;
 
 export const systemExecution = z.object({
@@ -28,6 +30,9 @@ export const systemExecution = z.object({
   versions: z.record(z.string(), z.string().nullable()),
   error_code: z.string().nullable(),
   error_message: z.string().nullable(),
+  /** Why the cluster's scheduler keeps the job waiting (Slurm: Resources, Priority, …); null when
+   * it runs here or is not waiting. */
+  scheduler_reason: z.string().nullable().optional(),
   result_files: z.array(resultFile),
   created_at: z.string(),
   started_at: z.string().nullable(),

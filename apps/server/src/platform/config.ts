@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { type SlurmSettings, slurmEnvironmentShape, slurmSettingsFrom } from "./jobs/slurm/settings";
 import { REPO_ROOT } from "./paths";
 
 /** Empty strings count as unset, so `FOO= make start` behaves like no FOO at all. */
@@ -63,6 +64,7 @@ const environmentSchema = z.object({
   DOCS_URL: optionalUrl,
   POLYFORGE_DEMO_PASSWORD: optionalText,
   POLYFORGE_MAX_JOBS: z.coerce.number().int().min(1).max(64).default(1),
+  ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
 });
@@ -97,6 +99,10 @@ export interface Config {
   docsUrl: string | undefined;
   demoPassword: string | undefined;
   maxJobs: number;
+  /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
+  executor: "local" | "slurm";
+  /** The Slurm executor's settings when `executor` is slurm. */
+  slurm: SlurmSettings | undefined;
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   webDistDir: string;
 }
@@ -115,6 +121,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid setting: ${problems.join("; ")}`);
   }
   const e = parsed.data;
+  const slurm = slurmSettingsFrom(e, fromRepoRoot);
+  if (typeof slurm === "string") throw new ConfigError(`Invalid setting: ${slurm}`);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
   return {
     port: e.PORT,
@@ -140,6 +148,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsUrl: e.DOCS_URL,
     demoPassword: e.POLYFORGE_DEMO_PASSWORD,
     maxJobs: e.POLYFORGE_MAX_JOBS,
+    executor: e.POLYFORGE_EXECUTOR,
+    slurm,
     logLevel: e.LOG_LEVEL,
     webDistDir: fromRepoRoot(e.WEB_DIST_DIR),
   };

@@ -2,13 +2,13 @@ import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
 import type { ResultFile } from "@polyforge/contracts/system-executions";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
 import { probeEngine } from "../../platform/engine";
 import { publishNotification } from "../../platform/events/notifications";
-import { type EngineOutcome, runEngine } from "../../platform/jobs/engine-process";
+import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
 import { systems } from "../systems/schema";
@@ -52,27 +52,39 @@ export interface ProcessingOptions {
   logger: FastifyBaseLogger;
   /** The engine command that builds a system (ARCHITECTURE §6). */
   engineCommand?: string;
+  /** Where the engine runs (POLYFORGE_EXECUTOR): here by default, or on Slurm. */
+  executor?: EngineExecutor;
 }
 
 /** The queue of system processing jobs: `system_executions` rows run by `build-system`. */
 export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
   private versions: Promise<Record<string, string | null>> | undefined;
+  private readonly executor: EngineExecutor;
 
-  constructor(private readonly options: ProcessingOptions) {}
+  constructor(private readonly options: ProcessingOptions) {
+    this.executor = options.executor ?? new LocalExecutor(1);
+  }
 
   async claim(runnerId: string, leaseMs: number): Promise<SystemExecutionRow | undefined> {
     const { db } = this.options;
     await this.giveUpInterrupted();
     const lease = sql`now() + ${leaseMs} * interval '1 millisecond'`;
-    // One statement: the row is locked, skipped by other runners, and leased atomically.
+    // A job for a scheduler waits (for its resources there) until the scheduler starts it.
+    const claimed = this.executor.kind === "local" ? "processing" : "waiting_for_resources";
+    // One statement: the row is locked, skipped by other runners, and leased atomically. A job
+    // already submitted to a scheduler (its runner stopped) keeps its status and progress: the
+    // claimer follows it again.
     const result = await db.execute(sql`
       UPDATE system_executions SET
-        status = 'processing', progress = 0, stage = NULL, attempts = attempts + 1,
+        status = CASE WHEN scheduler_job_id IS NULL THEN ${claimed} ELSE status END,
+        progress = CASE WHEN scheduler_job_id IS NULL THEN 0 ELSE progress END,
+        stage = CASE WHEN scheduler_job_id IS NULL THEN NULL ELSE stage END,
+        attempts = attempts + 1,
         lease_owner = ${runnerId}, lease_expires_at = ${lease}, heartbeat_at = now(),
         started_at = coalesce(started_at, now()), updated_at = now()
       WHERE id = (
         SELECT id FROM system_executions
-        WHERE status = 'waiting_for_resources'
+        WHERE (status = 'waiting_for_resources' AND (lease_owner IS NULL OR lease_expires_at < now()))
            OR (status IN ('processing', 'running') AND lease_expires_at < now())
         ORDER BY created_at
         LIMIT 1
@@ -101,7 +113,9 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
 
   async run(job: SystemExecutionRow, { runnerId, signal }: JobContext): Promise<void> {
     const { db, logger } = this.options;
-    const workdir = join(resolve(this.options.workRoot), `${job.id}-${job.attempts}`);
+    const { executor } = this;
+    const workdir = executor.workdirFor(resolve(this.options.workRoot), job.id, job.attempts);
+    let schedulerJobId = job.schedulerJobId;
     try {
       const [system] = await db
         .select({ engineJob: systems.engineJob })
@@ -117,24 +131,41 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       }
       await mkdir(workdir, { recursive: true });
       const inputPath = join(workdir, "job.json");
-      await writeFile(inputPath, JSON.stringify(system.engineJob));
+      // A job the scheduler already has reads the input written when it was submitted.
+      if (!schedulerJobId) await writeFile(inputPath, JSON.stringify(system.engineJob));
       const versions = await this.engineVersions();
       await this.update(job, runnerId, { versions });
 
       const progress = new ProgressWriter((status, percent, stage) =>
         this.update(job, runnerId, { status, progress: percent, stage }),
       );
-      const outcome = await runEngine({
+      const outcome = await executor.run({
         command: this.options.engineCommand ?? "build-system",
         inputPath,
         workdir,
         signal,
         onProgress: (stage, percent) => progress.report(statusForStage(stage), percent, stage),
+        jobName: `polyforge-${job.id}`,
+        input: system.engineJob,
+        externalId: schedulerJobId,
+        onSubmitted: async (id) => {
+          schedulerJobId = id;
+          await this.update(job, runnerId, { schedulerJobId: id });
+        },
+        onQueueState: ({ waiting, reason }) =>
+          progress.queueState(waiting ? "waiting_for_resources" : "processing", () =>
+            this.update(job, runnerId, {
+              status: waiting ? "waiting_for_resources" : "processing",
+              schedulerReason: reason,
+              ...(waiting ? { progress: 0, stage: null } : {}),
+            }),
+          ),
+        wasCancelled: async () => (await this.statusOf(job.id)) === "cancelled",
       });
       await progress.flushed();
       if (signal.aborted) {
         // Cancelled or taken back: the row is no longer ours to write. On shutdown, hand it back.
-        if (signal.reason === "shutdown") await this.release(job, runnerId);
+        if (signal.reason === "shutdown") await this.release(job, runnerId, schedulerJobId);
         return;
       }
       await this.record(job, runnerId, workdir, outcome);
@@ -147,12 +178,28 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
         errorMessage: `The results could not be processed: ${err instanceof Error ? err.message : String(err)}`,
       }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed execution failed"));
     } finally {
-      await rm(workdir, { recursive: true, force: true });
+      // A scheduler's job goes on while this server stops: its files stay for the next one.
+      if (!executor.keepsWorkdir(signal.aborted ? signal.reason : undefined)) {
+        await rm(workdir, { recursive: true, force: true });
+      }
     }
   }
 
+  private async statusOf(id: string): Promise<ExecutionStatus | undefined> {
+    const [row] = await this.options.db
+      .select({ status: systemExecutions.status })
+      .from(systemExecutions)
+      .where(eq(systemExecutions.id, id));
+    return row?.status;
+  }
+
   /** Stores the result files and completes the execution, or records the engine's error. */
-  private async record(job: SystemExecutionRow, runnerId: string, workdir: string, outcome: EngineOutcome) {
+  private async record(job: SystemExecutionRow, runnerId: string, workdir: string, outcome: ExecutorOutcome) {
+    if (outcome.kind === "cancelled") {
+      // Cancelled on the cluster (an administrator's scancel), not here.
+      await this.finish(job, runnerId, { status: "cancelled", errorMessage: outcome.message });
+      return;
+    }
     if (outcome.kind === "error") {
       await this.finish(job, runnerId, { status: "error", errorCode: outcome.code, errorMessage: outcome.message });
       return;
@@ -199,8 +246,13 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
     if (row && (values.status !== undefined || values.progress !== undefined)) await notifyStatus(db, row);
   }
 
-  /** Back to the queue, for this or another runner (shutdown). */
-  private async release(job: SystemExecutionRow, runnerId: string): Promise<void> {
+  /** Back to the queue, for this or another runner (shutdown). A job on a scheduler keeps its
+   * status and goes on there; its lease lapses now, so the next runner follows it at once. */
+  private async release(job: SystemExecutionRow, runnerId: string, schedulerJobId: string | null): Promise<void> {
+    if (schedulerJobId) {
+      await this.update(job, runnerId, { leaseOwner: null, leaseExpiresAt: sql`now()` });
+      return;
+    }
     await this.update(job, runnerId, {
       status: "waiting_for_resources",
       progress: 0,
@@ -229,6 +281,8 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
           inArray(systemExecutions.status, ["processing", "running"]),
           sql`${systemExecutions.leaseExpiresAt} < now()`,
           sql`${systemExecutions.attempts} >= ${MAX_ATTEMPTS}`,
+          // A scheduler's job outlives its runners; a job the scheduler lost ends on its own.
+          isNull(systemExecutions.schedulerJobId),
         ),
       )
       .returning();
@@ -264,6 +318,14 @@ class ProgressWriter {
     this.status = status;
     this.lastWrite = now;
     this.pending = this.pending.then(() => this.write(status, percent, stage)).catch(() => undefined);
+  }
+
+  /** A scheduler's queue state (waiting with its reason, or started), written at once and in
+   * order with the progress. */
+  queueState(status: ExecutionStatus, write: () => Promise<void>): void {
+    this.status = status;
+    this.lastWrite = Date.now();
+    this.pending = this.pending.then(write).catch(() => undefined);
   }
 
   flushed(): Promise<void> {

@@ -17,6 +17,7 @@ export function executionResponse(row: SystemExecutionRow): SystemExecution {
     versions: row.versions,
     error_code: row.errorCode,
     error_message: row.errorMessage,
+    scheduler_reason: row.schedulerReason,
     result_files: row.resultFiles,
     created_at: row.createdAt.toISOString(),
     started_at: row.startedAt?.toISOString() ?? null,

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../platform/config";
 import type { Db } from "../../platform/db/database";
+import { createEngineExecutor } from "../../platform/jobs/executor";
 import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
 import { createFileStore, type FileStore } from "../../platform/storage/file-store";
 import type { StructureJobRow } from "../molecular-systems/schema";
@@ -29,14 +30,16 @@ export function createSystemProcessing(
   tuning: ProcessingTuning = {},
 ): SystemProcessing {
   const store = createFileStore(config);
+  const executor = createEngineExecutor(config, logger);
   const queue = new SystemProcessingQueue({
     db,
     store,
     workRoot: join(config.dataDir, "jobs"),
     logger,
     engineCommand: tuning.engineCommand,
+    executor,
   });
-  const runner = new JobRunner(queue, { ...tuning, maxJobs: tuning.maxJobs ?? config.maxJobs, logger });
+  const runner = new JobRunner(queue, { ...tuning, maxJobs: tuning.maxJobs ?? executor.maxJobs, logger });
   const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger });
   const structures = new JobRunner(structureQueue, { ...tuning, maxJobs: tuning.maxJobs ?? config.maxJobs, logger });
   return { store, runner, structures };

@@ -34,6 +34,10 @@ export const systemExecutions = pgTable(
     errorCode: text("error_code"),
     errorMessage: text("error_message"),
     resultFiles: jsonb("result_files").$type<ResultFile[]>().notNull().default([]),
+    /** The scheduler's job id (Slurm executor): a restarted server follows that job again. */
+    schedulerJobId: text("scheduler_job_id"),
+    /** Why the scheduler keeps the job waiting (Slurm's reason: Resources, Priority, …). */
+    schedulerReason: text("scheduler_reason"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
