@@ -19,3 +19,6 @@ ALTER TABLE "project_systems" ADD CONSTRAINT "project_systems_system_id_systems_
 CREATE UNIQUE INDEX "projects_owner_name_key" ON "projects" USING btree ("owner_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "projects_owner_idx" ON "projects" USING btree ("owner_id","updated_at");--> statement-breakpoint
 CREATE INDEX "project_systems_project_idx" ON "project_systems" USING btree ("project_id");
+--> statement-breakpoint
+ALTER TABLE "building_blocks" ADD COLUMN "idempotency_key" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "building_blocks_owner_idempotency_key" ON "building_blocks" USING btree ("owner_id","idempotency_key") WHERE "building_blocks"."idempotency_key" IS NOT NULL;

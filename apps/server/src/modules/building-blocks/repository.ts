@@ -74,6 +74,19 @@ export async function insertBlocks(db: Db, blocks: NewBuildingBlockRow[]): Promi
   return db.insert(buildingBlocks).values(blocks).returning();
 }
 
+/** The owner's block made by the create with this Idempotency-Key, if any. */
+export async function findBlockByIdempotencyKey(
+  db: Db,
+  ownerId: string,
+  key: string,
+): Promise<BuildingBlockRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(buildingBlocks)
+    .where(and(eq(buildingBlocks.ownerId, ownerId), eq(buildingBlocks.idempotencyKey, key)));
+  return row;
+}
+
 export type BlockChanges = Partial<Pick<BuildingBlockRow, "name" | "description" | "data" | "version" | "draft">> & {
   archived?: boolean;
 };

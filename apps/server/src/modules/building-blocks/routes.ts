@@ -9,6 +9,7 @@ import {
 } from "@polyforge/contracts/building-blocks";
 import { BLOCK_TYPES, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { BuildingBlockErrors } from "@polyforge/contracts/errors";
+import { idempotencyKeyHeaders } from "@polyforge/contracts/idempotency";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -101,6 +102,7 @@ export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPlugin
       {
         schema: {
           tags: TAGS,
+          headers: idempotencyKeyHeaders,
           summary: "Create a linear or dendrimer block (version 0)",
           body: createBuildingBlockBody,
           response: { 201: buildingBlock },
@@ -111,8 +113,10 @@ export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPlugin
             assertTypes((body as { type?: unknown }).type ?? null, CREATABLE_BLOCK_TYPES);
         },
       },
-      async (request, reply) =>
-        reply.status(201).send(await createBuildingBlock(db, requireUser(request).id, request.body)),
+      async (request, reply) => {
+        const key = request.headers["idempotency-key"];
+        return reply.status(201).send(await createBuildingBlock(db, requireUser(request).id, request.body, key));
+      },
     );
 
     app.patch(

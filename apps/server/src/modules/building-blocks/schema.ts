@@ -1,6 +1,17 @@
 import { BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { users } from "../users/schema";
 
 /**
@@ -22,9 +33,15 @@ export const buildingBlocks = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     archivedAt: timestamp("archived_at", { withTimezone: true }),
+    /** The client's Idempotency-Key of the create that made the block: a repeated create (a
+     * double click, a retried request) answers this block instead of making another. */
+    idempotencyKey: text("idempotency_key"),
   },
   (t) => [
     index("building_blocks_owner_idx").on(t.ownerId, t.updatedAt),
+    uniqueIndex("building_blocks_owner_idempotency_key")
+      .on(t.ownerId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} IS NOT NULL`),
     check("building_blocks_type_check", sql`${t.type} IN ('linear', 'dendrimer', 'aminoacid')`),
     // Exactly the amino acids are global.
     check("building_blocks_owner_check", sql`(${t.type} = 'aminoacid') = (${t.ownerId} IS NULL)`),

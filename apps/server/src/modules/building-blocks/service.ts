@@ -13,9 +13,11 @@ import type { z } from "zod";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
+import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   type BlockChanges,
   type BlockListFilter,
+  findBlockByIdempotencyKey,
   findVisibleBlock,
   insertBlocks,
   isBlockInUse,
@@ -76,22 +78,41 @@ export async function getBuildingBlock(db: Db, userId: string, id: string): Prom
   return toBuildingBlock(row);
 }
 
+/** POST /building_blocks. With an Idempotency-Key, a create repeated with the same key (a double
+ * click, a retry after a lost answer) answers the block the first one made instead of a second. */
 export async function createBuildingBlock(
   db: Db,
   userId: string,
   body: z.output<typeof createBuildingBlockBody>,
+  idempotencyKey?: string,
 ): Promise<BuildingBlock> {
+  if (idempotencyKey) {
+    const earlier = await findBlockByIdempotencyKey(db, userId, idempotencyKey);
+    if (earlier) return toBuildingBlock(earlier);
+  }
   await assertValidSmiles(body.type, body.data);
-  const [row] = await insertBlocks(db, [
-    {
-      ownerId: userId,
-      name: body.name,
-      type: body.type,
-      description: body.description ?? null,
-      version: body.version,
-      data: body.data,
-    },
-  ]);
+  let row: BuildingBlockRow | undefined;
+  try {
+    [row] = await insertBlocks(db, [
+      {
+        ownerId: userId,
+        name: body.name,
+        type: body.type,
+        description: body.description ?? null,
+        version: body.version,
+        data: body.data,
+        idempotencyKey: idempotencyKey ?? null,
+      },
+    ]);
+  } catch (error) {
+    // The same key arrived twice at once: the other request made the block.
+    const earlier =
+      idempotencyKey && isUniqueViolation(error)
+        ? await findBlockByIdempotencyKey(db, userId, idempotencyKey)
+        : undefined;
+    if (!earlier) throw error;
+    row = earlier;
+  }
   if (!row) throw new AppError(500, BuildingBlockErrors.CREATE_FAILED);
   return toBuildingBlock(row);
 }

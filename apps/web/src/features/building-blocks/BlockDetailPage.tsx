@@ -5,6 +5,7 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { formatDate } from "../../lib/formatting/date";
 import { BlockForm, type BlockFormValues } from "./BlockForm";
@@ -81,7 +82,12 @@ function EditBlock({ block }: { block: BuildingBlock }) {
       queryClient.setQueryData(blockQueryKey(block.id), updated);
       void queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
     },
-    onError: () => toast.error(t("detail.updateFailed")),
+    // The server's reason (e.g. a segment uses the block: IN_USE) under the spec's title; the form
+    // keeps the user's edit.
+    onError: (error) => {
+      const reason = error instanceof ProductError && error.status !== null ? error.message : null;
+      toast.error(t("detail.updateFailed"), reason ? { description: reason } : {});
+    },
   });
   if (block.type === "aminoacid") return null;
   return (

@@ -7,7 +7,7 @@ import {
   smilesIssuesByField,
 } from "@polyforge/contracts/building-blocks";
 import { REQUIRED_FIELD } from "@polyforge/contracts/users";
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { ProductError } from "../../lib/api/productError";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
@@ -72,7 +72,12 @@ export function BlockForm({
     setFormWarning(null);
   }
 
+  // A second submit while the first is on its way (a double click) sends nothing: the button's
+  // loading state comes a render later than the second click.
+  const inFlight = useRef(false);
+
   async function submit() {
+    if (inFlight.current) return;
     setTouched(new Set(["name", ...fields]));
     if (editingField) return setFormWarning(t("form.finishEditing"));
     const smilesInvalid = fields.some((field) => !(data[field] ?? "").trim() || issues[field]);
@@ -80,6 +85,7 @@ export function BlockForm({
     // Without the renderer the rules cannot run here; the server checks them anyway.
     if (rdkit.isPending) return setFormWarning(t("drawing.loading"));
     setFormWarning(null);
+    inFlight.current = true;
     try {
       await onSubmit({ name: nameCheck.data, description: description.trim(), data });
     } catch (error) {
@@ -88,6 +94,8 @@ export function BlockForm({
       if (typeof field === "string" && fields.includes(field as BlockSmilesField)) {
         setServerErrors({ [field]: typeof message === "string" ? message : error.message });
       }
+    } finally {
+      inFlight.current = false;
     }
   }
 

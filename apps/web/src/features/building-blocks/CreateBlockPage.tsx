@@ -8,6 +8,7 @@ import {
 } from "@polyforge/contracts/building-blocks";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { type BlockData, BlockForm, type BlockFormValues } from "./BlockForm";
@@ -39,11 +40,14 @@ export function CreateBlockPage({ type }: { type: CreatableBlockType }) {
   const { t } = useTranslation("buildingBlocks");
   const navigate = useNavigate();
   const queryClient = useQueryClient();
+  // One key for this form: a second submit of it (double click, retry) cannot make a second block.
+  const [idempotencyKey] = useState(() => crypto.randomUUID());
   const create = useMutation({
     mutationFn: ({ name, description, data }: BlockFormValues) =>
-      createBlock({ type, version: 0, name, description: description || undefined, data } as Parameters<
-        typeof createBlock
-      >[0]),
+      createBlock(
+        { type, version: 0, name, description: description || undefined, data } as Parameters<typeof createBlock>[0],
+        idempotencyKey,
+      ),
     onSuccess: async () => {
       toast.success(t(`create.${type}.success`));
       await queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });

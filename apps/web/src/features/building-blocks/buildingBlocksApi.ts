@@ -4,6 +4,7 @@ import type {
   PatchBuildingBlockBody,
 } from "@polyforge/contracts/building-blocks";
 import type { BlockType } from "@polyforge/contracts/enums";
+import { IDEMPOTENCY_KEY_HEADER } from "@polyforge/contracts/idempotency";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import { api } from "../../lib/api/client";
 
@@ -24,7 +25,11 @@ export const blockQueryKey = (id: string) => [...BUILDING_BLOCKS_QUERY_KEY, "det
 export const fetchBlocks = (params: BlockListParams) =>
   api.get<ListResponse<BuildingBlock>>("/building_blocks", { query: { ...params } });
 export const fetchBlock = (id: string) => api.get<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);
-export const createBlock = (body: CreateBuildingBlockBody) => api.post<BuildingBlock>("/building_blocks", body);
+/** `idempotencyKey`: one per creation form, so a repeated submit answers the block already made. */
+export const createBlock = (body: CreateBuildingBlockBody, idempotencyKey?: string) =>
+  api.post<BuildingBlock>("/building_blocks", body, {
+    headers: idempotencyKey ? { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } : undefined,
+  });
 export const patchBlock = (id: string, body: PatchBuildingBlockBody) =>
   api.patch<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`, body);
 export const archiveBlock = (id: string) => api.delete<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);

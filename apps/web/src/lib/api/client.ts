@@ -16,6 +16,8 @@ export interface RequestOptions {
   /** 'blob' for file downloads; JSON otherwise. */
   responseType?: "json" | "blob";
   signal?: AbortSignal;
+  /** Extra request headers (e.g. a create's Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 export interface ApiClientOptions {
@@ -64,6 +66,7 @@ export function createApiClient(options: ApiClientOptions) {
     for (let attempt = 0; ; attempt++) {
       const retryDelay = retryDelayMs * 2 ** attempt;
       const headers: Record<string, string> = {
+        ...opts.headers,
         Accept: "application/json",
         Authorization: `Bearer ${await getToken()}`,
       };
