@@ -32,6 +32,7 @@ import { smilesChecker } from "./platform/chemistry/smiles-checker";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
 import { installHttpHardening } from "./platform/http";
+import { configureEngineLimits } from "./platform/jobs/engine-process";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { LocalFileStore } from "./platform/storage/file-store";
@@ -96,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // RDKit faults are logged through the server's logger (the checker is one per process).
   smilesChecker.logger = app.log;
   await installHttpHardening(app, config);
+  configureEngineLimits(config.engineLimits);
 
   const database = await openDatabase(options.database ?? databaseTarget(config), app.log);
   app.decorate("database", database);

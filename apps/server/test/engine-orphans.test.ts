@@ -124,3 +124,30 @@ describe("engine errors", () => {
     );
   });
 });
+
+describe("engine limits", () => {
+  const quietRun = (limits: { wallClockMs: number; memoryBytes: number }) => {
+    const dir = mkdtempSync(join(tmpdir(), "polyforge-limits-"));
+    return runEngine({
+      command: "build-structure",
+      inputPath: quietInput(dir),
+      workdir: join(dir, "work"),
+      signal: new AbortController().signal,
+      onProgress() {},
+      limits,
+    });
+  };
+
+  it("end a run past its wall-clock limit as an error saying so", async () => {
+    const outcome = await quietRun({ wallClockMs: 1_500, memoryBytes: 2 ** 40 });
+    expect(outcome).toMatchObject({ kind: "error", code: "TIME_LIMIT" });
+    expect(outcome.kind === "error" && outcome.message).toContain("limit of 2 seconds");
+  });
+
+  it("end a run past its memory limit as an error saying so", async () => {
+    // A Python interpreter alone holds more than 4 MB.
+    const outcome = await quietRun({ wallClockMs: 60_000, memoryBytes: 4 * 1024 ** 2 });
+    expect(outcome).toMatchObject({ kind: "error", code: "MEMORY_LIMIT" });
+    expect(outcome.kind === "error" && outcome.message).toContain("limit of 4 MB");
+  });
+});

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
+import { DEFAULT_JOB_LIMITS, type JobLimits } from "@polyforge/contracts/job-limits";
 import { z } from "zod";
 import { type SlurmSettings, slurmEnvironmentShape, slurmSettingsFrom } from "./jobs/slurm/settings";
 import { REPO_ROOT } from "./paths";
@@ -64,6 +65,15 @@ const environmentSchema = z.object({
   DOCS_URL: optionalUrl,
   POLYFORGE_DEMO_PASSWORD: optionalText,
   POLYFORGE_MAX_JOBS: z.coerce.number().int().min(1).max(64).default(1),
+  // What one job may ask (issue 23); see packages/contracts/src/job-limits.ts.
+  POLYFORGE_MAX_ATOMS: z.coerce.number().int().min(1).default(DEFAULT_JOB_LIMITS.maxAtoms),
+  POLYFORGE_MAX_CELL_SIDE: z.coerce.number().min(20).default(DEFAULT_JOB_LIMITS.maxCellSide),
+  POLYFORGE_MAX_TEMPERATURE: z.coerce.number().positive().default(DEFAULT_JOB_LIMITS.maxTemperature),
+  POLYFORGE_MAX_MINIMIZATION_STEPS: z.coerce.number().int().min(1).default(DEFAULT_JOB_LIMITS.maxMinimizationSteps),
+  POLYFORGE_MAX_DYNAMICS_STEPS: z.coerce.number().int().min(1).default(DEFAULT_JOB_LIMITS.maxDynamicsSteps),
+  /** Hours an engine process may run, and megabytes it may hold, before the job ends as error. */
+  POLYFORGE_JOB_TIME_LIMIT_HOURS: z.coerce.number().positive().default(48),
+  POLYFORGE_JOB_MEMORY_LIMIT_MB: z.coerce.number().int().min(64).default(16_384),
   ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
@@ -99,6 +109,10 @@ export interface Config {
   docsUrl: string | undefined;
   demoPassword: string | undefined;
   maxJobs: number;
+  /** What one processing job may ask; checked when a system is finished. */
+  jobLimits: JobLimits;
+  /** Each engine process's wall-clock and memory limits. */
+  engineLimits: { wallClockMs: number; memoryBytes: number };
   /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
   executor: "local" | "slurm";
   /** The Slurm executor's settings when `executor` is slurm. */
@@ -148,6 +162,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsUrl: e.DOCS_URL,
     demoPassword: e.POLYFORGE_DEMO_PASSWORD,
     maxJobs: e.POLYFORGE_MAX_JOBS,
+    jobLimits: {
+      ...DEFAULT_JOB_LIMITS,
+      maxAtoms: e.POLYFORGE_MAX_ATOMS,
+      maxCellSide: e.POLYFORGE_MAX_CELL_SIDE,
+      maxTemperature: e.POLYFORGE_MAX_TEMPERATURE,
+      maxMinimizationSteps: e.POLYFORGE_MAX_MINIMIZATION_STEPS,
+      maxDynamicsSteps: e.POLYFORGE_MAX_DYNAMICS_STEPS,
+    },
+    engineLimits: {
+      wallClockMs: e.POLYFORGE_JOB_TIME_LIMIT_HOURS * 3_600_000,
+      memoryBytes: e.POLYFORGE_JOB_MEMORY_LIMIT_MB * 1024 * 1024,
+    },
     executor: e.POLYFORGE_EXECUTOR,
     slurm,
     logLevel: e.LOG_LEVEL,

@@ -13,7 +13,7 @@ import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSyst
 const tags = ["systems"];
 
 /** /api/v2/systems draft calls (SPEC §7): the polymer builder's one draft system per user. */
-export function systemDraftRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
+export function systemDraftRoutes({ database, config }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
     app.post(
@@ -45,7 +45,7 @@ export function systemDraftRoutes({ database }: ModuleContext): FastifyPluginAsy
           response: { 200: systemResponse },
         },
       },
-      async (request) => finishDraft(db, requireUser(request), request.params.id, request.body),
+      async (request) => finishDraft(db, requireUser(request), request.params.id, request.body, config.jobLimits),
     );
   };
 }

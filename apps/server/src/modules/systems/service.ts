@@ -1,4 +1,5 @@
 import { SystemErrors } from "@polyforge/contracts/errors";
+import type { JobLimits } from "@polyforge/contracts/job-limits";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@polyforge/contracts/systems";
@@ -71,13 +72,14 @@ export async function finishDraft(
   user: AuthenticatedUser,
   id: string,
   body: FinishDraftBody,
+  limits?: JobLimits,
 ): Promise<SystemResponse> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
   const row = await db.transaction(async (tx) => {
     const draft = await findDraftSystem(tx, user.id, true);
     if (!draft || draft.id !== id) throw new AppError(404, SystemErrors.UPDATE_NOT_FOUND, { id });
     const sanitizedName = sanitizeSystemName(body.name);
-    const frozen = await freezeDraft(tx, draft, body.name, sanitizedName);
+    const frozen = await freezeDraft(tx, draft, body.name, sanitizedName, limits);
     const finished = await markFinished(tx, draft.id, {
       name: body.name,
       sanitizedName,

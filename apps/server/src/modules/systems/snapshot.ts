@@ -1,6 +1,7 @@
 import { type EngineJob, engineJobSchema } from "@polyforge/contracts/engine-job";
 import type { SystemType } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
+import { DEFAULT_JOB_LIMITS, type JobLimits, jobLimitProblem } from "@polyforge/contracts/job-limits";
 import { NPT_WALLS_MESSAGE, usesBarostat } from "@polyforge/contracts/polymer-builder";
 import { systemTypeFor } from "@polyforge/contracts/systems";
 import { asc, inArray } from "drizzle-orm";
@@ -37,13 +38,15 @@ function engineBlockData(type: string, data: Record<string, string>): Record<str
 
 /**
  * Reads everything the draft's setup uses — polymers, their segments, those segments' blocks — and
- * freezes it as the engine job (ARCHITECTURE §5/§6), checked against the engine's schema.
+ * freezes it as the engine job (ARCHITECTURE §5/§6), checked against the engine's schema and the
+ * server's job limits.
  */
 export async function freezeDraft(
   tx: Db,
   system: SystemRow,
   name: string,
   sanitizedName: string,
+  limits: JobLimits = DEFAULT_JOB_LIMITS,
 ): Promise<FrozenSystem> {
   const setup = await findSetupOfSystem(tx, system.id);
   const protocol = await findProtocolOfSystem(tx, system.id);
@@ -141,6 +144,8 @@ export async function freezeDraft(
       message: issue.message,
     });
   }
+  const beyondLimits = jobLimitProblem(parsed.data, limits);
+  if (beyondLimits) throw new AppError(400, SystemErrors.VALIDATE_JOB_LIMIT, { ...beyondLimits });
 
   const polymerById = new Map(polymerRows.map((p) => [p.id, p]));
   const systemData = {

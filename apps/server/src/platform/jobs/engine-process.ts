@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { ENGINE_PYTHON } from "../paths";
@@ -23,7 +23,25 @@ export interface EngineRunOptions {
   jobName?: string;
   /** Told when a stale engine of the job was found and killed. */
   onStaleEngineKilled?(pid: number): void;
+  /** Overrides the process-wide limits (configureEngineLimits). */
+  limits?: EngineLimits;
 }
+
+/** What one engine process may use: past either, it is killed and the job ends as error. */
+export interface EngineLimits {
+  wallClockMs: number;
+  memoryBytes: number;
+}
+
+let defaultLimits: EngineLimits = { wallClockMs: 48 * 3_600_000, memoryBytes: 16 * 1024 ** 3 };
+
+/** Sets the limits of every engine process of this server or worker (POLYFORGE_JOB_*_LIMIT_*). */
+export function configureEngineLimits(limits: EngineLimits): void {
+  defaultLimits = limits;
+}
+
+/** How often the memory of an engine's process group is measured. */
+const MEMORY_CHECK_MS = 1_000;
 
 export type EngineOutcome =
   | { kind: "result"; payload: Record<string, unknown> }
@@ -76,6 +94,28 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
 
+    // Past a limit the engine is killed and the job ends with that reason.
+    const limits = options.limits ?? defaultLimits;
+    const stopForLimit = (code: string, message: string) => {
+      outcome ??= { kind: "error", code, message };
+      killGroup("SIGKILL");
+    };
+    const wallClockTimer = setTimeout(() => {
+      const hours = limits.wallClockMs / 3_600_000;
+      stopForLimit(
+        "TIME_LIMIT",
+        `The run took longer than this server's limit of ${hours >= 1 ? `${hours} hours` : `${Math.ceil(limits.wallClockMs / 1000)} seconds`} and was stopped.`,
+      );
+    }, limits.wallClockMs);
+    const memoryTimer = setInterval(() => {
+      if (child.pid === undefined || processGroupMemory(child.pid) <= limits.memoryBytes) return;
+      const megabytes = Math.round(limits.memoryBytes / 1024 ** 2);
+      stopForLimit(
+        "MEMORY_LIMIT",
+        `The run needed more memory than this server's limit of ${megabytes.toLocaleString("en-US")} MB and was stopped. Build a smaller system.`,
+      );
+    }, MEMORY_CHECK_MS);
+
     createInterface({ input: child.stdout }).on("line", (line) => {
       const event = parseEvent(line);
       if (!event) return;
@@ -103,6 +143,8 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
     });
     child.on("close", (exitCode, exitSignal) => {
       clearTimeout(killTimer);
+      clearTimeout(wallClockTimer);
+      clearInterval(memoryTimer);
       signal.removeEventListener("abort", onAbort);
       // The whole group goes, so no tool the engine started outlives it.
       killGroup("SIGKILL");
@@ -194,4 +236,29 @@ const ABSOLUTE_PATH = /(?<![\w.:/])(?:\/[\w.+@-]+)+\/([\w.+@-]+)/g;
  * failure names their system's files, never the server's directories (issue 23). */
 export function withoutPaths(message: string): string {
   return message.replace(ABSOLUTE_PATH, "$1");
+}
+
+const PAGE_SIZE = 4096;
+
+/** Resident memory (bytes) of every process in a process group, read from /proc (0 elsewhere). */
+function processGroupMemory(groupId: number): number {
+  let total = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // After the name: state(0) ppid(1) pgrp(2) … rss(21), in pages.
+      if (Number(fields[2]) === groupId) total += Number(fields[21]) * PAGE_SIZE;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 }
