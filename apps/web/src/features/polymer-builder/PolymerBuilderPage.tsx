@@ -13,7 +13,7 @@ import { PolymersStep } from "./steps/PolymersStep";
 import { SegmentsStep } from "./steps/SegmentsStep";
 import { SimulationProtocolStep } from "./steps/SimulationProtocolStep";
 import { SystemSetupStep } from "./steps/SystemSetupStep";
-import { type Step, stepEnabled, useDraftProgress } from "./useDraftProgress";
+import { blockingStep, type Step, type StepCompletion, stepEnabled, useDraftProgress } from "./useDraftProgress";
 
 /** The user's draft, created when there is none (SPEC §4, polymer-builder flow). */
 async function openDraft() {
@@ -115,9 +115,12 @@ function Wizard({ draftId }: { draftId: string }) {
           <span />
         )}
         {step < 6 && (
-          <Button onClick={() => setStep(next)} disabled={!stepEnabled(next, completion)}>
-            {t("next")}
-          </Button>
+          <Group gap="sm">
+            <NextBlockedReason next={next} completion={completion} />
+            <Button onClick={() => setStep(next)} disabled={!stepEnabled(next, completion)}>
+              {t("next")}
+            </Button>
+          </Group>
         )}
       </Group>
 
@@ -135,5 +138,17 @@ function Wizard({ draftId }: { draftId: string }) {
         </Stack>
       </Modal>
     </Stack>
+  );
+}
+
+/** Why Next is disabled: what the step that holds it back still needs (SPEC §2: say why). */
+function NextBlockedReason({ next, completion }: { next: Step; completion: StepCompletion }) {
+  const { t } = useTranslation("polymerBuilder");
+  const blocking = blockingStep(next, completion);
+  if (blocking === null) return null;
+  return (
+    <Text size="sm" c="dimmed" role="status">
+      {next === 6 ? t("create.incomplete") : t(`missing.${blocking}`)}
+    </Text>
   );
 }

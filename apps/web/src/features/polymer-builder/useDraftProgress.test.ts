@@ -1,5 +1,6 @@
+import i18next from "i18next";
 import { describe, expect, it } from "vitest";
-import { allStepsComplete, type StepCompletion, stepEnabled } from "./useDraftProgress";
+import { allStepsComplete, blockingStep, type StepCompletion, stepEnabled } from "./useDraftProgress";
 
 const none: StepCompletion = { 1: false, 2: false, 3: false, 4: false, 5: true };
 
@@ -15,5 +16,22 @@ describe("step rules", () => {
   it("counts the wizard complete only when steps 1 to 5 are", () => {
     expect(allStepsComplete({ 1: true, 2: true, 3: true, 4: true, 5: true })).toBe(true);
     expect(allStepsComplete({ 1: false, 2: true, 3: true, 4: true, 5: true })).toBe(false);
+  });
+});
+
+describe("why a step is closed (issue 24: say what is missing)", () => {
+  it("names the first incomplete step before it, from step 2", () => {
+    expect(blockingStep(3, none)).toBe(2);
+    expect(blockingStep(6, { ...none, 2: true, 3: true })).toBe(4);
+    expect(blockingStep(5, { ...none, 2: true, 3: true, 4: true })).toBeNull();
+    expect(blockingStep(2, none)).toBeNull();
+  });
+  it("has a message for every step that can hold another back", () => {
+    for (const step of [2, 3, 4, 5]) {
+      expect(i18next.exists(`missing.${step}`, { ns: "polymerBuilder" })).toBe(true);
+    }
+    expect(i18next.t("create.incomplete", { ns: "polymerBuilder" })).toBe(
+      "Complete all preceding steps to enable system creation.",
+    );
   });
 });

@@ -50,6 +50,12 @@ export function stepEnabled(step: Step, completion: StepCompletion): boolean {
   return true;
 }
 
+/** The first step that keeps `step` closed (what the user has to finish first), or null. */
+export function blockingStep(step: Step, completion: StepCompletion): Exclude<Step, 6> | null {
+  for (let s = 2; s < step; s++) if (!completion[s as keyof StepCompletion]) return s as Exclude<Step, 6>;
+  return null;
+}
+
 export function allStepsComplete(completion: StepCompletion): boolean {
   return Object.values(completion).every(Boolean);
 }

@@ -1,7 +1,7 @@
 import { Group, Stack, Text, ThemeIcon, UnstyledButton } from "@mantine/core";
 import { IconCheck } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
-import { STEPS, type Step, type StepCompletion, stepEnabled } from "../useDraftProgress";
+import { blockingStep, STEPS, type Step, type StepCompletion, stepEnabled } from "../useDraftProgress";
 
 type StepState = "completed" | "active" | "disabled" | "open";
 
@@ -10,6 +10,13 @@ function stepState(step: Step, active: Step, completion: StepCompletion): StepSt
   if (!stepEnabled(step, completion)) return "disabled";
   if (step !== 6 && completion[step]) return "completed";
   return "open";
+}
+
+/** What keeps a step closed: step 6 says the spec's sentence, the others name what is missing. */
+function disabledReason(step: Step, completion: StepCompletion, t: (key: string) => string): string {
+  if (step === 6) return t("create.incomplete");
+  const blocking = blockingStep(step, completion);
+  return blocking === null ? t("stepState.disabled") : t(`missing.${blocking}`);
 }
 
 const COLOURS: Record<StepState, string> = { completed: "teal", active: "blue", disabled: "gray", open: "gray" };
@@ -28,7 +35,7 @@ export function BuilderStepper(props: { active: Step; completion: StepCompletion
             onClick={() => props.onSelect(step)}
             aria-current={state === "active" ? "step" : undefined}
             data-state={state}
-            title={state === "disabled" ? t("stepState.disabled") : undefined}
+            title={state === "disabled" ? disabledReason(step, props.completion, t) : undefined}
             style={{
               opacity: state === "disabled" ? 0.45 : 1,
               cursor: state === "disabled" ? "not-allowed" : "pointer",
