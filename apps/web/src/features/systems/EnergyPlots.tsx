@@ -6,23 +6,36 @@ import type { EnergySeries } from "./energies";
 
 export interface EnergyPlotsProps {
   series: EnergySeries;
-  labels: { time: string; potentialEnergy: string; temperature: string; density: string };
+  labels: { time: string; potentialEnergy: string; temperature: string; density: string; box: string };
 }
 
-/** Potential energy, temperature and density over time (uPlot; this module is loaded lazily). */
+/** Potential energy, temperature, density and (when recorded) the box side over time (uPlot; this
+ * module is loaded lazily). */
 export default function EnergyPlots({ series, labels }: EnergyPlotsProps) {
   return (
-    <SimpleGrid cols={{ base: 1, lg: 3 }} spacing="lg">
+    <SimpleGrid cols={{ base: 1, md: 2, xl: series.boxA ? 4 : 3 }} spacing="lg">
       <Plot time={series.time} values={series.potentialEnergy} xLabel={labels.time} yLabel={labels.potentialEnergy} />
       <Plot time={series.time} values={series.temperature} xLabel={labels.time} yLabel={labels.temperature} />
       <Plot time={series.time} values={series.density} xLabel={labels.time} yLabel={labels.density} />
+      {series.boxA ? <Plot time={series.time} values={series.boxA} xLabel={labels.time} yLabel={labels.box} /> : null}
     </SimpleGrid>
   );
 }
 
 const PLOT_HEIGHT = 220;
 
-function Plot({ time, values, xLabel, yLabel }: { time: number[]; values: number[]; xLabel: string; yLabel: string }) {
+/** One line plot of values against x (time, or any other abscissa). */
+export function Plot({
+  time,
+  values,
+  xLabel,
+  yLabel,
+}: {
+  time: number[];
+  values: number[];
+  xLabel: string;
+  yLabel: string;
+}) {
   const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {

@@ -28,6 +28,8 @@ const SIMULATION_FIELDS = [
   "dynamics_steps",
   "temperature",
   "ensemble",
+  "pressure",
+  "equilibration",
 ] as const;
 const SETUP_FIELDS = [
   "construction_order",

@@ -1,4 +1,4 @@
-import { Anchor, Group, Loader, Stack, Title } from "@mantine/core";
+import { Anchor, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { currentStatus } from "@polyforge/contracts/system-executions";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
@@ -53,6 +53,11 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras 
           <SystemTypeBadge type={data.type} />
           {data.origin === "polymer_builder" ? (
             <ExecutionStatusTag status={currentStatus(data)} progress={latest?.progress} />
+          ) : null}
+          {data.origin === "polymer_builder" && latest?.stage && !latest.finished_at ? (
+            <Text size="sm" c="dimmed" data-testid="execution-stage">
+              {t("detail.stage", { stage: latest.stage })}
+            </Text>
           ) : null}
         </Group>
         <Group gap="sm">

@@ -4,13 +4,19 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { parseEnergies } from "./energies";
+import { ResultProperties } from "./ResultProperties";
 import { fetchResultText, resultFileQueryKey } from "./systemsApi";
 
 // Both are heavy (WebGL viewer, plotting): fetched only when a completed run is shown.
 const StructureViewer = lazy(() => import("../../components/StructureViewer"));
 const EnergyPlots = lazy(() => import("./EnergyPlots"));
 
-const { builtStructure: BUILT_STRUCTURE, finalStructures: FINAL_STRUCTURES, energies: ENERGIES } = RESULT_VIEWER_FILES;
+const {
+  builtStructure: BUILT_STRUCTURE,
+  finalStructures: FINAL_STRUCTURES,
+  energies: ENERGIES,
+  report: REPORT,
+} = RESULT_VIEWER_FILES;
 
 function countAtoms(pdb: string): number {
   return pdb.match(/^(ATOM|HETATM)/gm)?.length ?? 0;
@@ -61,6 +67,7 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
         ) : null}
       </SimpleGrid>
       {names.has(ENERGIES) ? <EnergiesCard systemId={systemId} execution={execution} /> : null}
+      {names.has(REPORT) ? <PropertiesCard systemId={systemId} execution={execution} /> : null}
     </Stack>
   );
 }
@@ -98,6 +105,11 @@ function StructureCard(props: { systemId: string; execution: SystemExecution; na
   );
 }
 
+function PropertiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
+  const report = useResultText(systemId, execution, REPORT);
+  return <ResultProperties report={report} />;
+}
+
 function EnergiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
   const { t } = useTranslation("systems");
   const csv = useResultText(systemId, execution, ENERGIES);
@@ -115,6 +127,7 @@ function EnergiesCard({ systemId, execution }: { systemId: string; execution: Sy
               potentialEnergy: t("detail.potentialEnergy"),
               temperature: t("detail.temperature"),
               density: t("detail.density"),
+              box: t("detail.box"),
             }}
           />
         </Suspense>

@@ -16,6 +16,15 @@ describe("parseEnergies", () => {
     });
   });
 
+  it("reads the box side of runs that record it (NPT moves it)", () => {
+    const csv = [
+      "time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3,box_a_nm,box_b_nm,box_c_nm,stage",
+      "0.0,-10,3,-7,290,0.80,2.77,2.77,2.77,1",
+      "0.2,-11,3,-8,300,0.95,2.62,2.62,2.62,1",
+    ].join("\n");
+    expect(parseEnergies(csv)).toMatchObject({ density: [0.8, 0.95], boxA: [2.77, 2.62] });
+  });
+
   it("refuses a file without a needed column or with a broken value", () => {
     expect(() => parseEnergies("time_ps,potential_energy_kj_mol\n1,2")).toThrow(/temperature/);
     expect(() => parseEnergies("time_ps,potential_energy_kj_mol,temperature_k,density_g_cm3\n1,x,3,4")).toThrow(

@@ -1,10 +1,13 @@
 import { Badge, Button, Group, Select, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
-import { ENSEMBLES } from "@polyforge/contracts/enums";
+import { ENSEMBLES, type Ensemble, EQUILIBRATIONS, type Equilibration } from "@polyforge/contracts/enums";
 import {
+  DEFAULT_PRESSURE_BAR,
   INPUT_PATTERNS,
   type SimulationProtocolFormValues,
   type SimulationProtocolResponse,
+  simulatedTimePs,
   simulationProtocolForm,
+  TIMESTEP_FS,
 } from "@polyforge/contracts/polymer-builder";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -47,6 +50,8 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
     dynamics_steps: text(protocol.dynamics_steps),
     temperature: text(protocol.temperature),
     ensemble: protocol.ensemble ?? "",
+    pressure: text(protocol.pressure ?? DEFAULT_PRESSURE_BAR),
+    equilibration: protocol.equilibration,
   });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const save = useMutation({
@@ -61,7 +66,7 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   const set = <K extends keyof SimulationProtocolFormValues>(key: K, value: SimulationProtocolFormValues[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
   const patterned =
-    (key: "random_seed" | "minimization_steps" | "dynamics_steps" | "temperature", pattern: RegExp) =>
+    (key: "random_seed" | "minimization_steps" | "dynamics_steps" | "temperature" | "pressure", pattern: RegExp) =>
     (event: React.ChangeEvent<HTMLInputElement>) => {
       if (pattern.test(event.currentTarget.value)) set(key, event.currentTarget.value);
     };
@@ -80,9 +85,12 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
       dynamics: form.dynamics,
       dynamics_steps: form.dynamics ? number(form.dynamics_steps) : protocol.dynamics_steps,
       temperature: form.dynamics ? number(form.temperature) : protocol.temperature,
-      ensemble: form.dynamics ? (form.ensemble as (typeof ENSEMBLES)[number]) : protocol.ensemble,
+      ensemble: form.dynamics ? (form.ensemble as Ensemble) : protocol.ensemble,
+      pressure: form.dynamics && form.ensemble === "NPT" ? number(form.pressure) : protocol.pressure,
+      equilibration: form.dynamics ? form.equilibration : protocol.equilibration,
     });
   }
+  const steps = Number.parseInt(form.dynamics_steps, 10);
 
   return (
     <>
@@ -148,21 +156,51 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
             onChange={patterned("temperature", INPUT_PATTERNS.decimal)}
           />
           <Select
-            w={160}
+            w={340}
             label={t("protocol.ensemble")}
             disabled={!form.dynamics}
-            data={[...ENSEMBLES]}
+            data={ENSEMBLES.map((value) => ({ value, label: t(`protocol.ensemble${value}`) }))}
             value={form.ensemble || null}
             error={errors.ensemble}
             onChange={(v) => set("ensemble", v ?? "")}
           />
+          {form.ensemble === "NPT" ? (
+            <TextInput
+              w={160}
+              label={t("protocol.pressure")}
+              disabled={!form.dynamics}
+              value={form.pressure}
+              error={errors.pressure}
+              onChange={patterned("pressure", INPUT_PATTERNS.decimal)}
+            />
+          ) : null}
         </Group>
+        <Text size="sm" c="dimmed" data-testid="simulated-time">
+          {Number.isFinite(steps)
+            ? t("protocol.simulatedTime", { steps, fs: TIMESTEP_FS, ps: simulatedTimePs(steps) })
+            : t("protocol.timestep", { fs: TIMESTEP_FS })}
+        </Text>
+        <Select
+          w={340}
+          label={t("protocol.equilibration")}
+          description={t("protocol.equilibrationHelp")}
+          disabled={!form.dynamics}
+          data={EQUILIBRATIONS.map((value) => ({ value, label: equilibrationLabel(t, value) }))}
+          value={form.equilibration}
+          error={errors.equilibration}
+          onChange={(v) => v && set("equilibration", v as Equilibration)}
+          allowDeselect={false}
+        />
       </Stack>
       <Button onClick={submit} loading={save.isPending} w="fit-content">
         {t("protocol.save")}
       </Button>
     </>
   );
+}
+
+function equilibrationLabel(t: (key: string) => string, value: Equilibration): string {
+  return value === "melt_21_step" ? t("protocol.equilibrationMelt") : t("protocol.equilibrationNone");
 }
 
 export function ProtocolSummary({ protocol }: { protocol: SimulationProtocolResponse }) {
@@ -187,12 +225,26 @@ export function ProtocolSummary({ protocol }: { protocol: SimulationProtocolResp
         <>
           <Text size="sm">
             {t("protocol.dynamicsSteps")}: {protocol.dynamics_steps}
+            {protocol.dynamics_steps !== null &&
+              ` (${t("protocol.simulatedTime", {
+                steps: protocol.dynamics_steps,
+                fs: TIMESTEP_FS,
+                ps: simulatedTimePs(protocol.dynamics_steps),
+              })})`}
           </Text>
           <Text size="sm">
             {t("protocol.temperature")}: {protocol.temperature}
           </Text>
           <Text size="sm">
             {t("protocol.ensemble")}: {protocol.ensemble}
+          </Text>
+          {protocol.ensemble === "NPT" && (
+            <Text size="sm">
+              {t("protocol.pressure")}: {protocol.pressure}
+            </Text>
+          )}
+          <Text size="sm">
+            {t("protocol.equilibration")}: {equilibrationLabel(t, protocol.equilibration)}
           </Text>
         </>
       )}

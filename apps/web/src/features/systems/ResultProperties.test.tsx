@@ -1,0 +1,74 @@
+import { screen, within } from "@testing-library/react";
+import { renderWithProviders } from "../../test/renderWithProviders";
+import { ResultProperties } from "./ResultProperties";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+/** The shape the engine writes (simulate/properties.py), trimmed to what the page shows. */
+const report = {
+  seed: 7,
+  properties: {
+    measured_on: "final structure",
+    density_g_cm3: {
+      mean: 0.8512,
+      std: 0.004,
+      drift_per_ns: -0.012,
+      drift_over_part: -0.0001,
+      part: "stage 21 (the last)",
+      from: "energies.csv",
+      samples: 40,
+    },
+    chains: [
+      {
+        name: "polymer PE-100",
+        copies: 20,
+        radius_of_gyration_a: { mean: 21.3, std: 3.1, min: 15, max: 28 },
+        end_to_end_distance_a: { mean: 50, std: 12, min: 20, max: 80, root_mean_square: 52.4 },
+        backbone_bonds: 199,
+        internal_distances: {
+          m: [1, 2, 4],
+          c_m: [1, 1.9, 3.2],
+          mean_square_bond_length_a2: 2.37,
+          c_infinity: 7.12,
+          c_n: 6.8,
+        },
+        torsions: {
+          by_atoms: { "C-C-C-C": { count: 1960, trans: 0.6, gauche_plus: 0.2, gauche_minus: 0.2 } },
+          all: { count: 1960, trans: 0.6, gauche_plus: 0.2, gauche_minus: 0.2 },
+          consecutive_gauche_plus_minus: 0.02,
+        },
+        reference: {
+          polymer: "polyethylene",
+          c_infinity: { low: 6.7, high: 8.3, source: "Fetters et al. 1994" },
+          density_g_cm3: { low: 0.85, high: 0.86, source: "Mark 2007" },
+        },
+      },
+    ],
+  },
+};
+
+describe("measured properties", () => {
+  it("shows density, chain sizes, C∞, torsions beside the literature", () => {
+    renderWithProviders(<ResultProperties report={{ data: JSON.stringify(report), isError: false }} />);
+    const table = screen.getByTestId("measured-properties");
+    const row = (label: string) => within(table).getByText(label).closest("tr") as HTMLElement;
+    expect(row("Density (g/cm³)")).toHaveTextContent("0.851 ± 0.004 over stage 21 (the last); drift -0.012 per ns");
+    expect(row("Density (g/cm³)")).toHaveTextContent("0.85–0.86 (polyethylene)");
+    expect(row("C∞ (fit of C(m))")).toHaveTextContent("7.12");
+    expect(row("C∞ (fit of C(m))")).toHaveTextContent("6.7–8.3");
+    expect(row("End-to-end distance, RMS (Å)")).toHaveTextContent("52.40");
+    expect(within(table).getByText("C-C-C-C: 60 % / 20 % / 20 %")).toBeInTheDocument();
+    expect(row("Consecutive g+g− pairs")).toHaveTextContent("2 %");
+    expect(screen.getByText("Sources: Fetters et al. 1994; Mark 2007")).toBeInTheDocument();
+  });
+
+  it("says when a result has no properties or a broken report", () => {
+    const { unmount } = renderWithProviders(
+      <ResultProperties report={{ data: JSON.stringify({ seed: 1 }), isError: false }} />,
+    );
+    expect(screen.getByText(/has no measured properties/)).toBeInTheDocument();
+    unmount();
+    renderWithProviders(<ResultProperties report={{ data: "{not json", isError: false }} />);
+    expect(screen.getByText("The measured properties could not be read")).toBeInTheDocument();
+  });
+});
