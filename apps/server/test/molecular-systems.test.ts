@@ -181,6 +181,38 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
   const statusesOf = (messages: NotificationMessage[], systemId: string, type: string) =>
     messages.filter((m) => m.system_id === systemId && m.message_type === type).map((m) => m.status);
 
+  it.runIf(storeKind === "local")("documents its calls in the OpenAPI document", async () => {
+    const doc = (await harness.app.inject({ method: "GET", url: "/api/docs/openapi.json" })).json();
+    const op = (path: string, method: string) => doc.paths[`/api/v2${path}`]?.[method];
+    expect(Object.keys(op("/systems/{systemId}/upload/complete", "post").responses).sort()).toEqual([
+      "200",
+      "400",
+      "404",
+      "409",
+    ]);
+    // 204 and the part PUT have no body; the part PUT needs no token and answers an ETag header.
+    expect(op("/systems/{systemId}/upload/cancel", "post").responses["204"].content).toBeUndefined();
+    const part = op("/uploads/{uploadId}/parts/{partNumber}", "put");
+    expect(part.security).toEqual([]);
+    expect(part.responses["200"].content).toBeUndefined();
+    expect(part.responses["200"].headers.etag).toBeDefined();
+    expect(Object.keys(part.responses).sort()).toEqual(["200", "403", "404", "413"]);
+    expect(Object.keys(op("/systems/{systemId}/structure", "get").responses["200"].content)).toContain(
+      "chemical/x-pdb",
+    );
+    for (const [path, method] of [
+      ["/systems", "post"],
+      ["/systems/{systemId}/smiles", "post"],
+      ["/systems/{systemId}/upload/begin", "post"],
+      ["/systems/{systemId}/upload/upload_url", "get"],
+      ["/systems/{systemId}/upload/parts", "get"],
+      ["/systems/{systemId}/upload/file", "get"],
+    ]) {
+      expect(op(path!, method!), `${method} ${path}`).toBeDefined();
+      expect(op(path!, method!).responses["400"], `${method} ${path}`).toBeDefined();
+    }
+  });
+
   it("refuses the polymer_builder origin and unknown origins", async () => {
     const user = await signIn();
     for (const origin of ["polymer_builder", "paste"]) {

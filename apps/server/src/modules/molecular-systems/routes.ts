@@ -48,12 +48,22 @@ const apiError = z.object({
 const errors = (...statuses: Array<400 | 404 | 409 | 500>) =>
   Object.fromEntries(statuses.map((status) => [status, apiError])) as Record<number, typeof apiError>;
 
+/** No body (OpenAPI: a response without content). zod's null becomes a nullable string in OpenAPI
+ * 3.0; @fastify/swagger leaves the content out only for `type: "null"`. */
+const noContent = (description: string) => z.null().meta({ type: "null", description } as Record<string, unknown>);
+
+/** A file download, documented with its media types. */
+const fileResponse = (description: string, mediaTypes: string[]) => ({
+  description,
+  content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: z.string() }])),
+});
+
 /** The system's status after a call (system_data as contracts' molecularSystemData). */
 const systemDataResponse = z.object({ id: z.string(), system_data: molecularSystemData });
 
 const STRUCTURE_CONTENT_TYPES: Record<string, string> = {
   ".pdb": "chemical/x-pdb",
-  ".gro": "text/plain; charset=utf-8",
+  ".gro": "text/plain",
   ".sdf": "chemical/x-mdl-sdfile",
 };
 
@@ -198,7 +208,7 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
           summary: "Cancel the upload and drop its parts (a second cancel answers the same)",
           params: systemParams,
           body: uploadCancelBody,
-          response: { 204: z.null().describe("Cancelled (or already gone)"), ...errors(400, 404) },
+          response: { 204: noContent("Cancelled (or already gone)"), ...errors(400, 404) },
         },
       },
       async (request, reply) => {
@@ -215,7 +225,10 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
           summary: "The structure the viewer shows (validated upload or converted SMILES)",
           params: systemParams,
           querystring: z.object({ format: z.enum(STRUCTURE_FORMATS).optional() }),
-          response: { 200: z.unknown().describe("The structure file"), ...errors(400, 404, 409) },
+          response: {
+            200: fileResponse("The structure file", ["chemical/x-pdb", "text/plain", "chemical/x-mdl-sdfile"]),
+            ...errors(400, 404, 409),
+          },
         },
       },
       async (request, reply) =>
@@ -232,7 +245,10 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
           tags,
           summary: "Download the file as uploaded",
           params: systemParams,
-          response: { 200: z.unknown().describe("The uploaded file"), ...errors(400, 404, 409) },
+          response: {
+            200: fileResponse("The file as uploaded", ["chemical/x-pdb", "text/plain"]),
+            ...errors(400, 404, 409),
+          },
         },
       },
       async (request, reply) =>

@@ -36,7 +36,11 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
           }),
           querystring: z.object({ expires: z.coerce.number().int(), signature: z.string().max(128) }),
           response: {
-            200: z.null().describe("Stored; the ETag header carries the part's ETag"),
+            200: z.null().meta({
+              type: "null",
+              description: "Stored; the ETag header carries the part's ETag (its MD5, quoted)",
+              headers: { etag: { type: "string", description: "The part's ETag" } },
+            } as Record<string, unknown>),
             403: z.unknown().describe("Wrong or expired signature"),
             404: z.unknown().describe("No such upload"),
             413: z.unknown().describe("The part is larger than the upload allows"),
