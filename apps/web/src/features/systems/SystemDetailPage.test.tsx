@@ -92,6 +92,27 @@ describe("system detail", () => {
     expect(screen.getByRole("button", { name: "Start processing PE melt" })).toBeInTheDocument();
   });
 
+  it("shows why the cluster keeps a waiting job waiting (Slurm's reason)", async () => {
+    const waiting: SystemWithExecutions = {
+      ...failedSystem,
+      system_executions: [
+        {
+          ...failedSystem.system_executions[0]!,
+          status: "waiting_for_resources",
+          progress: 0,
+          stage: null,
+          error_code: null,
+          error_message: null,
+          scheduler_reason: "Resources",
+        },
+      ],
+    };
+    fetchMock.mockImplementation(async () => json(200, waiting));
+    renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByText("Waiting on the cluster: Resources")).toBeInTheDocument();
+    expect(screen.getByText("Waiting for resources")).toBeInTheDocument();
+  });
+
   it("goes back to the catalogue with a message when the system cannot be loaded", async () => {
     fetchMock.mockImplementation(async (url) =>
       String(url).startsWith(`/api/v2/systems/${SYSTEM_ID}`)

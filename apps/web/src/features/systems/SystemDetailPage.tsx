@@ -54,6 +54,11 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras 
           {data.origin === "polymer_builder" ? (
             <ExecutionStatusTag status={currentStatus(data)} progress={latest?.progress} />
           ) : null}
+          {latest?.status === "waiting_for_resources" && latest.scheduler_reason ? (
+            <Text size="sm" c="dimmed" data-testid="scheduler-reason">
+              {t("detail.schedulerReason", { reason: latest.scheduler_reason })}
+            </Text>
+          ) : null}
           {data.origin === "polymer_builder" && latest?.stage && !latest.finished_at ? (
             <Text size="sm" c="dimmed" data-testid="execution-stage">
               {t("detail.stage", { stage: latest.stage })}
