@@ -418,6 +418,8 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     // The same signing with a future expiry is accepted: the refusal above was the expiry alone.
     expect((await fetch(signedAt(Math.floor(Date.now() / 1000) + 60), { method: "PUT", body })).status).toBe(200);
     expect((await fetch(signed, { method: "PUT", body })).status).toBe(200);
+    // A part larger than the whole file begun is refused.
+    expect((await fetch(signed, { method: "PUT", body: Buffer.from("parts") })).status).toBe(413);
   });
 
   it("converts a SMILES, refuses bad ones, and starts one job for a double Save", async () => {

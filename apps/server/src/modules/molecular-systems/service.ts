@@ -10,13 +10,7 @@ import {
 import { dummyAtoms, isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
-import {
-  MB,
-  STRUCTURE_FILE,
-  type UploadBeginBody,
-  type UploadCompleteBody,
-  type UploadedPart,
-} from "@polyforge/contracts/uploads";
+import type { UploadBeginBody, UploadCompleteBody, UploadedPart } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
@@ -142,7 +136,8 @@ export async function beginUpload(
   const key = uploadKey(system.id, body.file);
   let uploadId: string;
   try {
-    uploadId = await store.createMultipartUpload(key, STRUCTURE_FILE.maxMegabytes * MB);
+    // No part can be larger than the file itself (the local store refuses it as it streams in).
+    uploadId = await store.createMultipartUpload(key, body.file_size);
   } catch (err) {
     deps.logger.error({ err, systemId: system.id }, "starting an upload failed");
     throw new AppError(500, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, { reason: "store" });
