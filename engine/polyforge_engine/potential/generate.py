@@ -1,27 +1,37 @@
-"""`generate-potential` (SPEC §3 Potential, §5): GAFF or GAFF2 parameters, AM1-BCC charges for a
-given net charge, and a minimised structure, for a structure converted from SMILES (.sdf, bond
-orders known) or uploaded (.pdb/.gro: bonds and bond orders perceived from the geometry and the
-net charge)."""
+"""`generate-potential` (SPEC §3 Potential, §5): GAFF or GAFF2 parameters, AM1-BCC charges and a
+minimised structure, for a structure converted from SMILES (.sdf, bond orders known) or uploaded
+(.pdb/.gro). For an upload, bonds come from CONECT records or distances (through the cell), molecules
+wrapped into the cell are made whole, and each molecule's bond orders and formal charge are perceived
+from its bonds (with the charge its file declares, else the one its bonds fit) once per distinct
+molecule; the sum must be the net charge the user gave. Identical molecules share one
+parametrisation. The topology's cell is the file's when it holds several molecules (refused when a
+side is not longer than twice the cutoff plus a margin, which grompp needs), else the molecules are
+centred in a box padded by twice the cutoff. Not done yet: TIP3P water and Joung-Cheatham ions (GAFF
+has no types for Na+ or K+: such systems are refused with the element named)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDetermineBonds
+from rdkit.Chem.rdMolDescriptors import CalcMolFormula
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from polyforge_engine import protocol as events
 from polyforge_engine.bundle.writer import BundleFile
-from polyforge_engine.parametrise.assemble import SystemModel, group_copies
+from polyforge_engine.parametrise.assemble import MoleculeCopy, SystemModel, group_copies
 from polyforge_engine.parametrise.errors import INVALID_VALENCE, WRONG_NET_CHARGE
 from polyforge_engine.parametrise.force_fields import atom_type_set
 from polyforge_engine.pipeline import parametrise_simulate_bundle
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler
-from polyforge_engine.simulate.md import CUTOFF_NM, Protocol
-from polyforge_engine.structures.molecules import perceive_bonds
+from polyforge_engine.simulate.md import CELL_TOO_SMALL, CUTOFF_NM, Protocol
+from polyforge_engine.structures.molecules import ION_CHARGES, hill_formula, perceive_bonds, usable_cell
 from polyforge_engine.structures.readers import INVALID_STRUCTURE, read_structure
 from polyforge_engine.structures.validate_structure import job_file
 
@@ -29,6 +39,7 @@ from polyforge_engine.structures.validate_structure import job_file
 DEFAULT_FORCE_FIELD = "GAFF2"
 DEFAULT_CHARGE = 0
 DEFAULT_MINIMIZATION_STEPS = 5
+BOX_MARGIN_A = 1.0  # Å beyond twice the cutoff: grompp wants the cutoff shorter than half a side
 
 
 def whole_number(value: Any, what: str) -> int:
@@ -81,42 +92,166 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
         atom.SetMonomerInfo(Chem.AtomPDBResidueInfo(name[:4], residueName=residue[:3] or "MOL", residueNumber=residue_index + 1))
         editable.AddAtom(atom)
         conformer.SetAtomPosition(index, xyz_all[index].tolist())
+    bonds = perceive_bonds(atoms)
+    cell = usable_cell(atoms.cell, atoms.xyz())
+    for index, point in enumerate(whole_molecules(xyz_all, bonds, cell).tolist()):
+        conformer.SetAtomPosition(index, point)
     editable.AddConformer(conformer, assignId=True)
-    for begin, end in perceive_bonds(atoms).tolist():
+    for begin, end in bonds.tolist():
         if editable.GetBondBetweenAtoms(begin, end) is None:
             editable.AddBond(begin, end, Chem.BondType.SINGLE)
     mol = editable.GetMol()
-    fragments = list(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False))
-    charges = _fragment_charges(fragments, charge)
+    mapping: list[tuple[int, ...]] = []
+    fragments = list(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False, fragsMolAtomMapping=mapping))
+    declared = np.frombuffer(atoms.charges, dtype=np.int8) if len(atoms.charges) else None
     molecules = []
-    for number, (fragment, fragment_charge) in enumerate(zip(fragments, charges, strict=True), start=1):
-        try:
-            rdDetermineBonds.DetermineBondOrders(fragment, charge=fragment_charge)
-            Chem.SanitizeMol(fragment)
-        except (ValueError, RuntimeError) as exc:
-            raise EngineError(
-                WRONG_NET_CHARGE if charge else INVALID_VALENCE,
-                f"The bonds of molecule {number} do not fit a net charge of {fragment_charge}: check the charge and that every hydrogen is present ({exc}).",
-            ) from None
-        molecules.append(fragment)
+    perceived: dict[tuple, Chem.Mol] = {}  # copies with the same atoms and bonds in the same order
+    for number, (fragment, members) in enumerate(zip(fragments, mapping, strict=True), start=1):
+        given = declared[list(members)] if declared is not None else np.array([-128])
+        known = int(given[given != -128].astype(int).sum()) if (given != -128).any() else None
+        signature = _graph_signature(fragment, known)
+        if signature in perceived:
+            molecules.append(_with_bond_orders_of(perceived[signature], fragment))
+            continue
+        perceived[signature] = perceive_bond_orders(fragment, known, number)
+        molecules.append(perceived[signature])
+    found = sum(Chem.GetFormalCharge(molecule) for molecule in molecules)
+    if found != charge:
+        raise EngineError(WRONG_NET_CHARGE, _charge_mismatch(molecules, found, charge))
     box = atoms.box_lengths()
     return molecules, np.array(box) if box else None
 
 
-def _fragment_charges(fragments: list[Chem.Mol], charge: int) -> list[int]:
-    """Net charge per molecule: all of it for one molecule, shared equally by identical copies."""
-    if len(fragments) == 1:
-        return [charge]
-    if charge == 0:
-        return [0] * len(fragments)
-    formulas = {tuple(sorted(atom.GetSymbol() for atom in fragment.GetAtoms())) for fragment in fragments}
-    if len(formulas) == 1 and charge % len(fragments) == 0:
-        return [charge // len(fragments)] * len(fragments)
+# Charges tried, in order, for a molecule whose file says none: with every hydrogen present the
+# bond orders fit one of them (ethanol only 0, acetate only -1).
+_CHARGES_TO_TRY = (0, -1, 1, -2, 2, -3, 3)
+
+
+def perceive_bond_orders(fragment: Chem.Mol, charge: int | None, number: int) -> Chem.Mol:
+    """Bond orders and formal charges of a molecule from its connectivity: with the charge its file
+    declares, a monatomic ion's usual charge, or the first charge its bonds can fit."""
+    if fragment.GetNumAtoms() == 1:  # a monatomic ion: nothing to perceive
+        ion = Chem.RWMol(fragment)
+        atom = ion.GetAtomWithIdx(0)
+        atom.SetFormalCharge(charge if charge is not None else ION_CHARGES.get(atom.GetSymbol(), 0))
+        atom.SetNoImplicit(True)
+        Chem.SanitizeMol(ion)
+        return ion.GetMol()
+    tried = (charge,) if charge is not None else _CHARGES_TO_TRY
+    for candidate in tried:
+        attempt = Chem.Mol(fragment)
+        try:
+            rdDetermineBonds.DetermineBondOrders(attempt, charge=candidate)
+            Chem.SanitizeMol(attempt)
+        except (ValueError, RuntimeError):
+            continue
+        return attempt
+    formula = hill_formula(Counter(atom.GetSymbol() for atom in fragment.GetAtoms()))
     raise EngineError(
-        WRONG_NET_CHARGE,
-        f"A net charge of {charge} cannot be shared among these {len(fragments)} different molecules; "
-        "give each molecule's charge in an .sdf file, or use a neutral system.",
+        INVALID_VALENCE,
+        f"Molecule {number} ({formula}) has bonds that fit no formal charge"
+        + (f" (its file declares {charge:+d})" if charge is not None else f" from {min(tried)} to +{max(tried)}")
+        + ": check that every hydrogen is present and that no atoms overlap.",
     )
+
+
+def _charge_mismatch(molecules: list[Chem.Mol], found: int, requested: int) -> str:
+    charged: dict[str, list[int]] = {}
+    for molecule in molecules:
+        if Chem.GetFormalCharge(molecule):
+            entry = charged.setdefault(CalcMolFormula(molecule), [Chem.GetFormalCharge(molecule), 0])
+            entry[1] += 1
+    parts = ", ".join(f"{count} × {formula}" for formula, (_, count) in charged.items())
+    return (
+        f"The structure carries a net charge of {_signed(found)}"
+        + (f" ({parts})" if parts else " (every molecule neutral)")
+        + f", but {_signed(requested)} was requested. Set the net charge to {_signed(found)}, or upload the"
+        " structure with the protons your molecules should carry."
+    )
+
+
+def _signed(number: int) -> str:
+    return f"{number:+d}" if number else "0"
+
+
+def _graph_signature(fragment: Chem.Mol, charge: int | None) -> tuple:
+    atoms = tuple(atom.GetAtomicNum() for atom in fragment.GetAtoms())
+    bonds = tuple(sorted((bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()) for bond in fragment.GetBonds()))
+    return charge, atoms, bonds
+
+
+def _with_bond_orders_of(template: Chem.Mol, fragment: Chem.Mol) -> Chem.Mol:
+    """A copy of `template` (bond orders, formal charges perceived once) at `fragment`'s positions:
+    a box of 5,000 identical molecules costs one bond-order perception, not 5,000."""
+    copy = Chem.Mol(template)
+    conformer = copy.GetConformer()
+    for index, point in enumerate(fragment.GetConformer().GetPositions().tolist()):
+        conformer.SetAtomPosition(index, point)
+    for atom, source in zip(copy.GetAtoms(), fragment.GetAtoms(), strict=True):
+        atom.SetMonomerInfo(source.GetPDBResidueInfo())
+    return copy
+
+
+def whole_molecules(xyz: np.ndarray, bonds: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
+    """Coordinates with every molecule whole: walking each molecule's bonds breadth first, an atom
+    is put at its image nearest the atom it was reached from (files wrapped atom by atom, as
+    `gmx trjconv -pbc atom` writes them, cut molecules at the cell faces)."""
+    if cell is None or len(bonds) == 0:
+        return xyz
+    count = len(xyz)
+    _, labels = connected_components(coo_matrix((np.ones(len(bonds)), (bonds[:, 0], bonds[:, 1])), shape=(count, count)), directed=False)
+    _, roots = np.unique(labels, return_index=True)
+    # one walk over all molecules: a virtual atom bonded to the first atom of each
+    rows = np.concatenate([bonds[:, 0], bonds[:, 1], np.full(len(roots), count)])
+    columns_ = np.concatenate([bonds[:, 1], bonds[:, 0], roots])
+    graph = coo_matrix((np.ones(len(rows)), (rows, columns_)), shape=(count + 1, count + 1)).tocsr()
+    order, predecessors = breadth_first_order(graph, count, directed=False, return_predecessors=True)
+    depth = np.zeros(count + 1, dtype=np.int64)
+    for node in order[1:].tolist():
+        depth[node] = depth[predecessors[node]] + 1
+    inverse = np.linalg.inv(cell)
+    whole = xyz.astype(np.float64).copy()
+    for level in range(2, int(depth.max()) + 1):
+        nodes = np.flatnonzero(depth[:count] == level)
+        origin = whole[predecessors[nodes]]
+        delta = whole[nodes] - origin
+        fractions = delta @ inverse
+        whole[nodes] = origin + (fractions - np.round(fractions)) @ cell
+    return whole
+
+
+def kind_labels(kinds: list[Chem.Mol]) -> list[str]:
+    """Names that say what each kind is: its residue name when it has one residue (HOH, NA, a
+    ligand's code), else its formula; repeated names get a number."""
+    labels = []
+    for mol in kinds:
+        residues = {atom.GetPDBResidueInfo().GetResidueName().strip() for atom in mol.GetAtoms() if atom.GetPDBResidueInfo()}
+        generic = not residues or len(residues) > 1 or residues & {"MOL", "UNL", "LIG", ""}
+        label = CalcMolFormula(mol).rstrip("+-0123456789") if generic else residues.pop()
+        labels.append(label if label not in labels else f"{label}_{len(labels) + 1}")
+    return labels
+
+
+def simulation_box(system: SystemModel, file_box: np.ndarray | None) -> SystemModel:
+    """The cell of the topology: the file's when it holds several molecules (each side must
+    exceed twice the cutoff, which GROMACS's grompp and OpenMM's PME require), else the molecules
+    centred in a box padded by twice the cutoff plus a margin, so the GROMACS files run as they are."""
+    least = 2 * CUTOFF_NM * 10 + BOX_MARGIN_A
+    if file_box is not None and len(system.copies) > 1:
+        if float(file_box.min()) < least:
+            a, b, c = (float(side) for side in file_box)
+            raise EngineError(
+                CELL_TOO_SMALL,
+                f"The cell ({a:.1f} × {b:.1f} × {c:.1f} Å) is too small for the 10 Å cutoff: GROMACS and OpenMM "
+                f"need every side longer than {least:.0f} Å. Upload the system in a larger cell.",
+            )
+        return SystemModel(system.kinds, system.copies, file_box)
+    everything = np.concatenate([copy.coordinates for copy in system.copies])
+    low, high = everything.min(axis=0), everything.max(axis=0)
+    box = np.maximum(high - low + 2 * CUTOFF_NM * 10 + BOX_MARGIN_A, least)
+    shift = box / 2 - (low + high) / 2
+    copies = [MoleculeCopy(copy.kind, copy.coordinates + shift) for copy in system.copies]
+    return SystemModel(system.kinds, copies, box)
 
 
 def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
@@ -135,10 +270,7 @@ def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]
         molecules = molecules_from_sdf(path, charge)
     else:
         molecules, box = molecules_from_coordinates(path, charge)
-    grouped = group_copies(molecules)
-    # One molecule is parametrised in vacuum; a system keeps its cell when PME fits in it.
-    periodic = len(molecules) > 1 and box is not None and float(box.min()) >= 20 * CUTOFF_NM
-    system = SystemModel(grouped.kinds, grouped.copies, box if periodic else None)
+    system = simulation_box(group_copies(molecules), box)
     system_ref = job.get("system") or {}
     title = str(system_ref.get("name") or job.get("name") or "Generated potential")
     sanitized = str(system_ref.get("sanitized_name") or "potential")
@@ -150,7 +282,7 @@ def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]
         title,
         sanitized,
         job,
-        [f"molecule {number}" for number in range(1, len(grouped.kinds) + 1)],
+        kind_labels(system.kinds),
         progress_from=5,
         extra_files=[BundleFile("structure.sdf", path)] if path.suffix.lower() == ".sdf" else None,
     )
