@@ -80,8 +80,10 @@ function externalOrigins(config: Config): string[] {
 
 /**
  * The content security policy of the app and API. Scripts come only from our origin (plus the one
- * inline script of silent-check-sso.html, by hash); WebAssembly (RDKit, Ketcher's Indigo) may be
- * compiled but no string is ever evaluated; Ketcher starts its worker from a blob URL; styles may be
+ * inline script of silent-check-sso.html, by hash), never inline; WebAssembly (RDKit, Ketcher's
+ * Indigo) may be compiled, and 'unsafe-eval' is there because RDKit's MinimalLib builds its
+ * JavaScript bindings with `new Function` (Emscripten's embind; checked in Chromium: without it the
+ * structure renderer fails to load). Ketcher starts its worker from a blob URL; styles may be
  * inline (the UI library and Ketcher inject them). Nothing may frame the app but the app itself.
  * The identity provider's pages send their own, stricter policy.
  */
@@ -90,7 +92,7 @@ export function contentSecurityDirectives(config: Config): Record<string, string
   const silentCheck = inlineScriptHashes(join(config.webDistDir, "silent-check-sso.html"));
   return {
     "default-src": ["'self'"],
-    "script-src": ["'self'", "'wasm-unsafe-eval'", ...silentCheck],
+    "script-src": ["'self'", "'unsafe-eval'", "'wasm-unsafe-eval'", ...silentCheck],
     "worker-src": ["'self'", "blob:"],
     "style-src": ["'self'", "'unsafe-inline'"],
     "img-src": ["'self'", "data:", "blob:"],
