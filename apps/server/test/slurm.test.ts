@@ -104,7 +104,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
     user = caller(testApp, token);
   });
   afterEach(async () => {
-    await Promise.all(runners.splice(0).map((p) => p.runner.stop()));
+    await Promise.all(runners.splice(0).flatMap((p) => [p.runner.stop(), p.structures.stop()]));
   });
   afterAll(() => testApp.close());
   // Real jobs on a shared 2-core machine, one of them held to its one-minute time limit.
@@ -264,6 +264,38 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
       expect(done.schedulerJobId).toBe(slurmId); // followed, not submitted again
       expect(done.attempts).toBe(2);
       expect(done.resultFiles.map((f) => f.name)).toContain("system.pdb");
+    },
+    SLOW,
+  );
+
+  it.runIf(once)(
+    "converts a SMILES as a Slurm job too (structure jobs go through the same executor)",
+    async () => {
+      const convertJobs = async () =>
+        (await execFileAsync("sacct", ["-c", "-n", "-P", "-S", "2000-01-01", "-o", "JobName,State"])).stdout
+          .split("\n")
+          .filter((line) => line.startsWith("polyforge-convert-smiles-"));
+      const before = await convertJobs();
+      const { id } = await expectStatus(user, 201, "POST", "/systems", {
+        name: "Ethanol",
+        description: "from the Slurm test",
+        origin: "smiles",
+      });
+      await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles: "CCO" });
+      startRunner().structures.start();
+      const system = await waitFor(
+        "the SMILES to be converted",
+        async () => {
+          const body = await expectStatus(user, 200, "GET", `/systems/${id}`);
+          return ["converted", "failed", "error"].includes(body.system_data.status) ? body : undefined;
+        },
+        120_000,
+        300,
+      );
+      expect(system.system_data.status).toBe("converted");
+      const after = await convertJobs();
+      expect(after.length).toBe(before.length + 1);
+      expect(after.at(-1)).toMatch(/\|COMPLETED$/);
     },
     SLOW,
   );

@@ -11,7 +11,8 @@ import {
 import { fileExtension } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
-import { type EngineOutcome, runEngine } from "../../platform/jobs/engine-process";
+import type { EngineOutcome } from "../../platform/jobs/engine-process";
+import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
@@ -57,6 +58,8 @@ export interface StructureJobOptions {
   store: FileStore;
   workRoot: string;
   logger: FastifyBaseLogger;
+  /** Where the engine runs (POLYFORGE_EXECUTOR): here by default, or on Slurm. */
+  executor?: EngineExecutor;
 }
 
 /**
@@ -65,7 +68,11 @@ export interface StructureJobOptions {
  * valid / invalid / error or converted / failed / error, each change pushed to the owner.
  */
 export class StructureJobQueue implements JobQueue<StructureJobRow> {
-  constructor(private readonly options: StructureJobOptions) {}
+  private readonly executor: EngineExecutor;
+
+  constructor(private readonly options: StructureJobOptions) {
+    this.executor = options.executor ?? new LocalExecutor(1);
+  }
 
   async claim(runnerId: string, leaseMs: number): Promise<StructureJobRow | undefined> {
     const { db } = this.options;
@@ -93,7 +100,8 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
 
   async run(job: StructureJobRow, { runnerId, signal }: JobContext): Promise<void> {
     const { logger } = this.options;
-    const workdir = join(resolve(this.options.workRoot), `structure-${job.id}-${job.attempts}`);
+    // On the shared path for Slurm: the compute node reads the upload and writes the results there.
+    const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `structure-${job.id}`, job.attempts);
     try {
       await mkdir(workdir, { recursive: true });
       const outcome =
@@ -164,7 +172,17 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
   private async engine(command: string, input: object, workdir: string, signal: AbortSignal): Promise<EngineOutcome> {
     const inputPath = join(workdir, "job.json");
     await writeFile(inputPath, JSON.stringify(input));
-    return runEngine({ command, inputPath, workdir, signal, onProgress: () => {} });
+    // Not followed again after a restart (a short job is submitted anew), so no scheduler job id.
+    const outcome = await this.executor.run({
+      command,
+      inputPath,
+      workdir,
+      signal,
+      onProgress: () => {},
+      jobName: `polyforge-${command}-${basename(workdir)}`,
+      input,
+    });
+    return outcome.kind === "cancelled" ? { kind: "error", code: "CANCELLED", message: outcome.message } : outcome;
   }
 
   /** Stores a file the engine wrote in its workdir under the system's structure files. */

@@ -40,7 +40,7 @@ export function createSystemProcessing(
     executor,
   });
   const runner = new JobRunner(queue, { ...tuning, maxJobs: tuning.maxJobs ?? executor.maxJobs, logger });
-  const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger });
-  const structures = new JobRunner(structureQueue, { ...tuning, maxJobs: tuning.maxJobs ?? config.maxJobs, logger });
+  const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
+  const structures = new JobRunner(structureQueue, { ...tuning, maxJobs: tuning.maxJobs ?? executor.maxJobs, logger });
   return { store, runner, structures };
 }

@@ -180,10 +180,13 @@ export class SlurmExecutor implements EngineExecutor {
     });
   }
 
-  /** A cancel reaches Slurm (scancel); a shutdown or a lease taken back leaves the job running. */
+  /** A cancel reaches Slurm (scancel); a shutdown or a lease taken back leaves the job running for
+   * the next server to follow, when the caller records its id to follow it by (onSubmitted). */
   private async stop(id: string, options: ExecutorRunOptions): Promise<void> {
     const reason: unknown = options.signal.reason;
-    const cancelled = reason === "cancelled" || (reason === "lease_lost" && (await options.wasCancelled?.()) === true);
+    const followable = options.onSubmitted !== undefined;
+    const cancelled =
+      !followable || reason === "cancelled" || (reason === "lease_lost" && (await options.wasCancelled?.()) === true);
     if (!cancelled) return;
     await this.client.cancel(id).catch((err: unknown) => this.logger.warn({ err, slurmJobId: id }, "scancel failed"));
   }
