@@ -1,4 +1,4 @@
-import { ActionIcon, Group, Tooltip } from "@mantine/core";
+import { ActionIcon, Button, Group, Modal, Stack, Text, Tooltip } from "@mantine/core";
 import {
   CANCELLABLE_STATUSES,
   currentStatus,
@@ -7,7 +7,7 @@ import {
 } from "@polyforge/contracts/system-executions";
 import { IconDownload, IconPlayerPlay, IconPlayerStop, IconTrash } from "@tabler/icons-react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { ProductError } from "../../lib/api/productError";
@@ -47,9 +47,11 @@ export function SystemActions({ system, onArchived }: { system: SystemWithExecut
     onSuccess: () => toast.success(t("actions.downloaded")),
     onError: (error) => failureToast(t("actions.downloadFailed"), error),
   });
+  const [confirmingArchive, setConfirmingArchive] = useState(false);
   const archive = useMutation({
     mutationFn: () => archiveSystem(system.id),
     onSuccess: () => {
+      setConfirmingArchive(false);
       toast.success(t("actions.deleted"));
       onArchived?.();
     },
@@ -74,7 +76,23 @@ export function SystemActions({ system, onArchived }: { system: SystemWithExecut
         ? action(t("actions.cancel", { name }), <IconPlayerStop size={18} />, cancel)
         : null}
       {hasFiles ? action(t("actions.download", { name }), <IconDownload size={18} />, download) : null}
-      {action(t("actions.archive", { name }), <IconTrash size={18} />, archive)}
+      {action(t("actions.archive", { name }), <IconTrash size={18} />, {
+        mutate: () => setConfirmingArchive(true),
+        isPending: archive.isPending,
+      })}
+      <Modal opened={confirmingArchive} onClose={() => setConfirmingArchive(false)} title={t("archiveConfirm.title")}>
+        <Stack>
+          <Text>{t("archiveConfirm.message", { name })}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmingArchive(false)}>
+              {t("archiveConfirm.cancel")}
+            </Button>
+            <Button color="red" loading={archive.isPending} onClick={() => !archive.isPending && archive.mutate()}>
+              {t("archiveConfirm.confirm")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
     </Group>
   );
 }

@@ -133,6 +133,31 @@ describe("systems catalogue", () => {
     await waitFor(() => expect(listCalls().at(-1)).toEqual({ page_num: "1", page_size: "10", type: "mixed" }));
   });
 
+  it("asks before archiving a system, and archives only once confirmed", async () => {
+    serve();
+    const serveList = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (url, init) =>
+      init?.method === "DELETE" ? new Response(null, { status: 204 }) : serveList(url, init),
+    );
+    renderApp("/systems?type=system");
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Delete Fresh melt" }));
+    const dialog = await screen.findByRole("dialog", { name: "Delete system" });
+    expect(within(dialog).getByText(/Its files and results are kept/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(fetchMock.mock.calls.some(([, init]) => init?.method === "DELETE")).toBe(false);
+
+    await user.click(screen.getByRole("button", { name: "Delete Fresh melt" }));
+    await user.click(
+      within(await screen.findByRole("dialog", { name: "Delete system" })).getByRole("button", {
+        name: "Delete system",
+      }),
+    );
+    expect(await screen.findByText("System deleted")).toBeInTheDocument();
+    const deletes = fetchMock.mock.calls.filter(([, init]) => init?.method === "DELETE");
+    expect(deletes.map(([url]) => String(url))).toEqual([`/api/v2/systems/${fresh.id}`]);
+  });
+
   it("says 'An error has occurred' when the list cannot be read", async () => {
     fetchMock.mockImplementation(async () => json(400, { errors: [{ error_code: "SYSTEM.GET.INVALID_QUERY" }] }));
     renderApp("/systems");
