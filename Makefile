@@ -7,10 +7,11 @@ VENV := .venv
 STAMP_NODE := node_modules/.stamp-npm-ci
 STAMP_VENV := $(VENV)/.stamp-engine
 WEB_DIST := apps/web/dist/index.html
+DOCS_DIST := docs/guide/.vitepress/dist/index.html
 
 .PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium gromacs slurm clean
 
-start: bootstrap web
+start: bootstrap web docs
 	node --import tsx apps/server/src/main.ts
 
 # The engine is installed editable, so pip byte-compiled none of its modules: compile them here, as
@@ -40,6 +41,14 @@ web: $(WEB_DIST)
 $(WEB_DIST): $(STAMP_NODE) $(shell find apps/web/src apps/web/public apps/web/index.html packages/contracts/src -type f 2>/dev/null)
 	npm run build -w apps/web
 
+# The user guide (VitePress, Markdown in docs/guide), served by the server at /docs. Its screenshots
+# are committed PNGs that e2e/tests/projects.spec.ts retakes.
+.PHONY: docs
+docs: $(DOCS_DIST)
+
+$(DOCS_DIST): $(STAMP_NODE) $(shell find docs/guide -path '*/.vitepress/dist' -prune -o -path '*/.vitepress/cache' -prune -o -type f -print 2>/dev/null)
+	npx vitepress build docs/guide
+
 # Debian's Chromium for the browser tests (needs root, as on CI).
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
@@ -68,7 +77,7 @@ test-unit: $(STAMP_NODE) $(STAMP_VENV) slurm
 test-engine: $(STAMP_VENV) gromacs
 	cd engine && ../$(VENV)/bin/python -m pytest -q
 
-test-e2e: bootstrap web chromium
+test-e2e: bootstrap web docs chromium
 	npm run test -w e2e
 
 test: bootstrap lint typecheck test-unit test-engine test-e2e

@@ -1,61 +1,15 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
+import { buildTinySystem } from "../support/polymerBuilder";
 
 const SYSTEM_NAME = "E2E PE melt";
-
-/** A small melt through the polymer builder's six steps: 25 chains of four ethylene units in a 21 Å
- * cube (0.51 g/cm³, so the engine grows it with softer limits and relaxes it to the full ones; the
- * smallest cell the 10 Å MD cutoff allows), a short minimisation and a few thousand MD steps. */
-async function buildTinySystem(page: Page) {
-  const next = () => page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
-  await page.getByRole("button", { name: "Add Ethylene", exact: true }).click();
-  await expect(page.getByTestId("added-blocks").getByLabel("Added")).toBeVisible();
-  await next();
-
-  const blockForm = page.getByRole("region", { name: "Linear block" });
-  await blockForm.getByLabel("Segment name").fill("PE4");
-  await blockForm.getByRole("button", { name: "Add Ethylene", exact: true }).click();
-  await blockForm.getByLabel("Occurrence Ethylene").fill("4");
-  await blockForm.getByRole("button", { name: "Add segment" }).click();
-  await expect(page.getByText("Segment created")).toBeVisible();
-  await next();
-
-  await page.getByLabel("Polymer name").fill("PE");
-  await page.getByRole("textbox", { name: "Force field" }).click();
-  await page.getByRole("option", { name: "gaff2", exact: true }).click();
-  await page.getByRole("button", { name: "Add PE4" }).click();
-  await page.getByRole("button", { name: "Add polymer" }).click();
-  await expect(page.getByText("Polymer created")).toBeVisible();
-  await next();
-
-  await page.getByText("Cell sides", { exact: true }).click();
-  for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("21");
-  await page.getByRole("button", { name: "Add PE", exact: true }).click();
-  await page.getByLabel("Occurrence PE").fill("25");
-  await page.getByRole("button", { name: "Save system setup" }).click();
-  await expect(page.getByText("Your system setup was updated")).toBeVisible();
-  await next();
-
-  await page.getByLabel("Random seed").fill("11");
-  await page.getByLabel("Minimization steps").fill("50");
-  await page.getByLabel("Dynamics steps").fill("5000");
-  await page.getByRole("button", { name: "Save simulation protocol" }).click();
-  await expect(page.getByRole("complementary", { name: "Saved simulation protocol" })).toBeVisible();
-  await next();
-
-  await page.getByLabel("System name").fill(SYSTEM_NAME);
-  await page.getByRole("button", { name: "Create system" }).click();
-  await expect(page.getByText("System created")).toBeVisible();
-  await expect(page).toHaveURL(/\/systems\?type=system/);
-}
 
 test("a user processes a system from the catalogue, watches its status, views and downloads the results", async ({
   page,
 }) => {
   test.setTimeout(300_000);
   await signUp(page);
-  await buildTinySystem(page);
+  await buildTinySystem(page, SYSTEM_NAME);
 
   await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
   const row = page.getByRole("row").filter({ hasText: SYSTEM_NAME });
@@ -95,15 +49,24 @@ test("a user processes a system from the catalogue, watches its status, views an
   await expect(viewers.first().locator("canvas")).toBeVisible();
   await expect(viewers.nth(1).locator("canvas")).toBeVisible();
   await expect(page.getByText("650 atoms").first()).toBeVisible();
-  await expect(page.getByTestId("energy-plot")).toHaveCount(3);
+  // Energy, temperature, density and the box side over time.
+  await expect(page.getByTestId("energy-plot")).toHaveCount(4);
   await expect(page.getByTestId("energy-plot").first().locator("canvas")).toBeVisible();
+  // Measured properties from report.json beside polyethylene's literature values, and the C(m) plot.
+  const properties = page.getByTestId("measured-properties");
+  await expect(properties.getByText("C∞ (fit of C(m))")).toBeVisible();
+  await expect(properties.getByText(/\(polyethylene\)/)).toBeVisible();
+  await expect(page.getByTestId("internal-distance-plot").locator("canvas")).toBeVisible();
   await page.screenshot({ path: artifact("systems-detail"), fullPage: true });
 
   await page.getByRole("link", { name: "← Back to molecular systems" }).click();
   await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
 
-  // Archive it: gone from the list.
+  // Archive it, after confirming: gone from the list.
   await row.getByRole("button", { name: `Delete ${SYSTEM_NAME}` }).click();
+  const confirm = page.getByRole("dialog", { name: "Delete system" });
+  await expect(confirm.getByText(/Its files and results are kept/)).toBeVisible();
+  await confirm.getByRole("button", { name: "Delete system" }).click();
   await expect(page.getByText("System deleted")).toBeVisible();
   await expect(page.getByText("No items found")).toBeVisible();
 });

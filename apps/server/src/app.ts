@@ -167,7 +167,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
     { prefix: "/api/v2" },
   );
 
-  await registerWebApp(app, config.webDistDir);
+  await registerWebApp(app, config.webDistDir, config.docsDistDir);
 }
 
 /** Whose tokens we trust: injected test keys, an external provider (OIDC_ISSUER), or the embedded

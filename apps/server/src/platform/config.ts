@@ -77,6 +77,7 @@ const environmentSchema = z.object({
   ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
+  DOCS_DIST_DIR: z.string().min(1).default("docs/guide/.vitepress/dist"),
 });
 
 /** The client key our own feature file answers to when no GrowthBook server is configured. */
@@ -119,6 +120,8 @@ export interface Config {
   slurm: SlurmSettings | undefined;
   logLevel: z.infer<typeof environmentSchema>["LOG_LEVEL"];
   webDistDir: string;
+  /** The built user guide (VitePress), served at /docs. */
+  docsDistDir: string;
 }
 
 /** A setting that stops the start; its message is the one line printed. */
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     slurm,
     logLevel: e.LOG_LEVEL,
     webDistDir: fromRepoRoot(e.WEB_DIST_DIR),
+    docsDistDir: fromRepoRoot(e.DOCS_DIST_DIR),
   };
 }
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
 
 /** Where the docs link points when /config.json names no documentation site. */
-export const DEFAULT_DOCS_URL = "/api/docs";
+/** The user guide this server serves (docs/guide, built by `make docs`); DOCS_URL may name another. */
+export const DEFAULT_DOCS_URL = "/docs/";
 
 const flagsConfig = z.object({
   apiHost: z.string().optional(),

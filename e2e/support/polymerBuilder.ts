@@ -1,0 +1,49 @@
+import { expect, type Page } from "@playwright/test";
+
+/** A small melt through the polymer builder's six steps: 25 chains of four ethylene units in a 21 Å
+ * cube (0.51 g/cm³, so the engine grows it with softer limits and relaxes it to the full ones; the
+ * smallest cell the 10 Å MD cutoff allows), a short minimisation and a few thousand MD steps. */
+export async function buildTinySystem(page: Page, systemName: string, beforeCreate?: () => Promise<void>) {
+  const next = () => page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
+  await page.getByRole("button", { name: "Add Ethylene", exact: true }).click();
+  await expect(page.getByTestId("added-blocks").getByLabel("Added")).toBeVisible();
+  await next();
+
+  const blockForm = page.getByRole("region", { name: "Linear block" });
+  await blockForm.getByLabel("Segment name").fill("PE4");
+  await blockForm.getByRole("button", { name: "Add Ethylene", exact: true }).click();
+  await blockForm.getByLabel("Occurrence Ethylene").fill("4");
+  await blockForm.getByRole("button", { name: "Add segment" }).click();
+  await expect(page.getByText("Segment created")).toBeVisible();
+  await next();
+
+  await page.getByLabel("Polymer name").fill("PE");
+  await page.getByRole("textbox", { name: "Force field" }).click();
+  await page.getByRole("option", { name: "gaff2", exact: true }).click();
+  await page.getByRole("button", { name: "Add PE4" }).click();
+  await page.getByRole("button", { name: "Add polymer" }).click();
+  await expect(page.getByText("Polymer created")).toBeVisible();
+  await next();
+
+  await page.getByText("Cell sides", { exact: true }).click();
+  for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("21");
+  await page.getByRole("button", { name: "Add PE", exact: true }).click();
+  await page.getByLabel("Occurrence PE").fill("25");
+  await page.getByRole("button", { name: "Save system setup" }).click();
+  await expect(page.getByText("Your system setup was updated")).toBeVisible();
+  await next();
+
+  await page.getByLabel("Random seed").fill("11");
+  await page.getByLabel("Minimization steps").fill("50");
+  await page.getByLabel("Dynamics steps").fill("5000");
+  await page.getByRole("button", { name: "Save simulation protocol" }).click();
+  await expect(page.getByRole("complementary", { name: "Saved simulation protocol" })).toBeVisible();
+  await next();
+
+  await page.getByLabel("System name").fill(systemName);
+  await beforeCreate?.();
+  await page.getByRole("button", { name: "Create system" }).click();
+  await expect(page.getByText("System created")).toBeVisible();
+  await expect(page).toHaveURL(/\/systems\?type=system/);
+}
