@@ -112,3 +112,84 @@ def test_a_system_in_a_cell_too_small_for_the_cutoff_is_refused(tmp_path: Path) 
     assert code == 1
     assert events[-1]["code"] == "CELL_TOO_SMALL"
     assert "18.6 × 18.6 × 18.6 Å" in events[-1]["message"] and "21 Å" in events[-1]["message"]
+
+
+@needs_gromacs
+def test_water_and_ions_get_tip3p_and_joung_cheatham(tmp_path: Path) -> None:
+    code, events = run_engine("convert-smiles", {"smiles": "CCO.[Na+].[Cl-].O.O"}, tmp_path / "mix")
+    assert code == 0, events[-1]
+    generate(tmp_path / "mix" / "structure.pdb", tmp_path / "potential", steps=1)
+    top = (tmp_path / "potential" / "topology" / "system.top").read_text()
+    itp = (tmp_path / "potential" / "topology" / "molecules.itp").read_text() if "molecules.itp" in top else ""
+    text = top + itp
+    # AmberTools' TIP3P (OW charge -0.834) and Joung-Cheatham 2008 ions for TIP3P
+    assert "-0.834" in text and "0.417" in text
+    for atom_type in ("OW", "HW", "Na+", "Cl-"):
+        assert f"\n{atom_type} " in text or f"\n{atom_type}\t" in text or f" {atom_type} " in text, atom_type
+    names = dict(molecules_section(tmp_path / "potential"))
+    assert names.get("WAT") == 2 and names.get("NA") == 1 and names.get("CL") == 1
+    grompp(tmp_path / "potential")
+
+
+@needs_gromacs
+def test_a_gromacs_water_box_is_parametrised_once(tmp_path: Path) -> None:
+    source = Path("/usr/share/gromacs/top/spc216.gro")
+    if not source.is_file():
+        pytest.skip("GROMACS's spc216.gro is not installed")
+    lines = source.read_text().splitlines()
+    atoms, side = lines[2:-1], float(lines[-1].split()[0])
+    tiled = []
+    for shift in np.ndindex(2, 2, 2):  # 2 x 2 x 2 copies: 1,728 waters in a 3.72 nm cube
+        offset = np.array(shift) * side
+        for line in atoms:
+            xyz = np.array([float(line[20 + 8 * k : 28 + 8 * k]) for k in range(3)]) + offset
+            tiled.append(line[:20] + "".join(f"{v:8.3f}" for v in xyz))
+    path = tmp_path / "water.gro"
+    path.write_text("\n".join(["tiled spc216", f"{len(tiled):5d}", *tiled, f"{2 * side:10.5f}" * 3]) + "\n")
+    result = generate(path, tmp_path / "potential", steps=1)
+    assert result["summary"]["molecules"] == 1728
+    assert molecules_section(tmp_path / "potential") == [("WAT", 1728)]
+    grompp(tmp_path / "potential")
+
+
+@pytest.fixture(scope="module")
+def ethanol_in_water(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """generate-potential for an ethanol and three waters converted from SMILES."""
+    workdir = tmp_path_factory.mktemp("ethanol-water")
+    code, events = run_engine("convert-smiles", {"smiles": "CCO.O.O.O"}, workdir / "structure")
+    assert code == 0, events[-1]
+    generate(workdir / "structure" / "structure.pdb", workdir / "potential", steps=1)
+    return workdir / "potential" / "topology"
+
+
+def validate_topology(topology: Path, structure: Path, workdir: Path) -> dict[str, Any]:
+    code, events = run_engine("validate-topology", {"topology_file": str(topology), "structure_file": str(structure)}, workdir)
+    assert code == 0, events[-1]  # an invalid topology is an answer, not an engine failure
+    return events[-1]
+
+
+def test_validate_topology_accepts_what_generate_potential_wrote(ethanol_in_water: Path, tmp_path: Path) -> None:
+    result = validate_topology(ethanol_in_water / "system.top", ethanol_in_water / "system.gro", tmp_path)
+    assert result["valid"] is True and result["atoms"] == 9 + 9 and result["molecules"] == 4
+
+
+def test_validate_topology_without_defaults(ethanol_in_water: Path, tmp_path: Path) -> None:
+    text = (ethanol_in_water / "system.top").read_text()
+    start = text.index("[ defaults ]")
+    end = text.index("[", start + 1)
+    (tmp_path / "system.top").write_text(text[:start] + text[end:])
+    for other in ethanol_in_water.glob("*.itp"):
+        shutil.copy(other, tmp_path / other.name)
+    result = validate_topology(tmp_path / "system.top", ethanol_in_water / "system.gro", tmp_path)
+    assert result["valid"] is False and "no [ defaults ] section" in result["message"]
+
+
+def test_validate_topology_names_the_copy_whose_atoms_are_out_of_order(ethanol_in_water: Path, tmp_path: Path) -> None:
+    lines = (ethanol_in_water / "system.gro").read_text().splitlines()
+    water = [index for index, line in enumerate(lines) if line[5:10].strip() == "WAT"]
+    second = water[3:6]  # the second water: O H1 H2 -> H1 O H2
+    lines[second[0]], lines[second[1]] = lines[second[1]], lines[second[0]]
+    (tmp_path / "swapped.gro").write_text("\n".join(lines) + "\n")
+    result = validate_topology(ethanol_in_water / "system.top", tmp_path / "swapped.gro", tmp_path)
+    assert result["valid"] is False
+    assert f"Atom {second[0] - 1} is H1 in the structure but O in the topology (molecule WAT, copy 2)" in result["message"]

@@ -154,6 +154,13 @@ def parametrise_system(
         def report(done: int, total: int, start: float = number * share) -> None:
             progress("charging", start + share * 0.8 * done / total)
 
+        unit = standard_unit(mol)
+        if unit is not None:  # water and monatomic ions: their standard models, not GAFF
+            structure, charged = _standard_topology(unit, workdir / f"kind_{number + 1}", label)
+            charged_kinds.append(charged)
+            kind_structures.append(structure)
+            progress("charging", (number + 1) * share)
+            continue
         charged = charge_molecule(mol, cache, label, report)
         charged_kinds.append(charged)
         raise_if_cancelled()
@@ -272,6 +279,34 @@ def _kind_topology(
     for atom, charge in zip(structure.atoms, charged.charges, strict=True):
         atom.charge = float(charge)
     return structure
+
+
+# Standard models from AmberTools' leaprc.water.tip3p: TIP3P water and the Joung-Cheatham ions
+# parametrised for it (Joung & Cheatham 2008), by element and formal charge -> tleap unit.
+ION_UNITS = {
+    ("Li", 1): "LI", ("Na", 1): "NA", ("K", 1): "K", ("Rb", 1): "RB", ("Cs", 1): "CS",
+    ("F", -1): "F", ("Cl", -1): "CL", ("Br", -1): "BR", ("I", -1): "IOD",
+}  # fmt: skip
+
+
+def standard_unit(mol: Chem.Mol) -> str | None:
+    """The tleap unit for water (atoms in the order O, H, H) or a monatomic ion, else None."""
+    atoms = [(atom.GetSymbol(), atom.GetFormalCharge()) for atom in mol.GetAtoms()]
+    if len(atoms) == 1:
+        return ION_UNITS.get(atoms[0])
+    if atoms == [("O", 0), ("H", 0), ("H", 0)] and mol.GetNumBonds() == 2:
+        return "WAT"
+    return None
+
+
+def _standard_topology(unit: str, workdir: Path, label: str) -> tuple[parmed.Structure, ChargedMolecule]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "tleap.in").write_text(f"source leaprc.water.tip3p\nsaveamberparm {unit} kind.prmtop kind.inpcrd\nquit\n")
+    run_tool("tleap", ["-f", "tleap.in"], workdir, PARAMETERS_MISSING, f"tleap could not load the standard model of {label}")
+    structure = parmed.load_file(str(workdir / "kind.prmtop"), xyz=str(workdir / "kind.inpcrd")).copy(parmed.Structure)
+    charges = np.array([atom.charge for atom in structure.atoms])
+    charged = ChargedMolecule([atom.type for atom in structure.atoms], charges, round(float(charges.sum())))
+    return structure, charged
 
 
 def _replicate(system: SystemModel, kind_structures: list[parmed.Structure]) -> parmed.Structure:

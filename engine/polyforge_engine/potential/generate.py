@@ -6,8 +6,8 @@ from its bonds (with the charge its file declares, else the one its bonds fit) o
 molecule; the sum must be the net charge the user gave. Identical molecules share one
 parametrisation. The topology's cell is the file's when it holds several molecules (refused when a
 side is not longer than twice the cutoff plus a margin, which grompp needs), else the molecules are
-centred in a box padded by twice the cutoff. Not done yet: TIP3P water and Joung-Cheatham ions (GAFF
-has no types for Na+ or K+: such systems are refused with the element named)."""
+centred in a box padded by twice the cutoff. Water gets TIP3P and monatomic ions the Joung-Cheatham
+parameters for it (parametrise/assemble.py), not GAFF."""
 
 from __future__ import annotations
 
@@ -115,6 +115,7 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
             continue
         perceived[signature] = perceive_bond_orders(fragment, known, number)
         molecules.append(perceived[signature])
+    molecules = [_oxygen_first(molecule) for molecule in molecules]
     found = sum(Chem.GetFormalCharge(molecule) for molecule in molecules)
     if found != charge:
         raise EngineError(WRONG_NET_CHARGE, _charge_mismatch(molecules, found, charge))
@@ -172,6 +173,15 @@ def _charge_mismatch(molecules: list[Chem.Mol], found: int, requested: int) -> s
 
 def _signed(number: int) -> str:
     return f"{number:+d}" if number else "0"
+
+
+def _oxygen_first(molecule: Chem.Mol) -> Chem.Mol:
+    """Water with its atoms in the order O, H, H, as the TIP3P model lists them."""
+    symbols = [atom.GetSymbol() for atom in molecule.GetAtoms()]
+    if sorted(symbols) != ["H", "H", "O"] or symbols[0] == "O":
+        return molecule
+    oxygen = symbols.index("O")
+    return Chem.RenumberAtoms(molecule, [oxygen] + [index for index in range(3) if index != oxygen])
 
 
 def _graph_signature(fragment: Chem.Mol, charge: int | None) -> tuple:

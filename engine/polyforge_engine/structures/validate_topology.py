@@ -1,6 +1,8 @@
 """`validate-topology`: does a GROMACS .top describe its structure file? Checks that every
-included file is there, every molecule in [ molecules ] and every atom type is defined, and that
-the atoms match the structure in number and order (names compared as the structure stores them)."""
+included file is there, [ defaults ] is given, every molecule in [ molecules ] and every atom type is
+defined, and that the atoms match the structure in number and order (names compared as the structure
+stores them). Both files are read line by line (a .top of 4000 MB is never held); the names are
+compared a block of copies at a time against the structure's compact arrays."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from polyforge_engine.protocol import EngineError
-from polyforge_engine.structures.readers import read_structure
+from polyforge_engine.structures.readers import StructureAtoms, read_structure
 from polyforge_engine.structures.validate_structure import job_file
 
 INVALID_TOPOLOGY = "INVALID_TOPOLOGY"
@@ -28,6 +32,7 @@ class Topology:
     atom_types: set[str] = field(default_factory=set)
     molecule_types: dict[str, _MoleculeType] = field(default_factory=dict)
     molecules: list[tuple[str, int]] = field(default_factory=list)
+    has_defaults: bool = False
 
 
 def _invalid(where: str, problem: str) -> EngineError:
@@ -82,6 +87,7 @@ def _read_into(path: Path, topology: Topology, defines: set[str], state: dict[st
                 if not line.endswith("]"):
                     raise _invalid(where, f"the section header {line!r} is not closed with ']'.")
                 state["section"] = line[1:-1].strip().lower()
+                topology.has_defaults |= state["section"] == "defaults"
                 continue
             fields = line.split()
             section = state["section"]
@@ -118,8 +124,13 @@ def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, An
             INVALID_TOPOLOGY,
             "The topology has no [ molecules ] section (or it is empty): it does not say what the system contains.",
         )
-    expected_names: list[str] = []
-    for name, count in topology.molecules:
+    if not topology.has_defaults:
+        raise EngineError(
+            INVALID_TOPOLOGY,
+            "The topology has no [ defaults ] section: GROMACS needs it (combination rule, 1-4 scaling) before any "
+            "[ atomtypes ]; upload a complete topology, or include the force field that defines it.",
+        )
+    for name, _ in topology.molecules:
         molecule = topology.molecule_types.get(name)
         if molecule is None:
             raise EngineError(INVALID_TOPOLOGY, f"The molecule {name} listed in [ molecules ] is not defined by any [ moleculetype ].")
@@ -129,26 +140,45 @@ def validate_topology(topology_path: Path, structure_path: Path) -> dict[str, An
                 INVALID_TOPOLOGY,
                 f"The atom type(s) {', '.join(undefined[:5])} of molecule {name} are not defined in [ atomtypes ].",
             )
-        expected_names += molecule.atom_names * count
+    described = sum(len(topology.molecule_types[name].atom_names) * count for name, count in topology.molecules)
     structure = read_structure(structure_path)
-    if len(expected_names) != structure.count:
+    if described != structure.count:
         raise EngineError(
             INVALID_TOPOLOGY,
-            f"The topology describes {len(expected_names)} atoms but the structure has {structure.count}; the molecule counts do not match.",
+            f"The topology describes {described} atoms but the structure has {structure.count}; the molecule counts do not match.",
         )
-    width = 5 if structure_path.suffix.lower() == ".gro" else 4  # how many characters each format keeps
-    found_names = (structure.names.values[code] for code in structure.name_of_atom)
-    for index, (expected, found) in enumerate(zip(expected_names, found_names, strict=True)):
-        if expected[:width] != found[:width]:
-            raise EngineError(
-                INVALID_TOPOLOGY,
-                f"Atom {index + 1} is {found} in the structure but {expected} in the topology; the atom order does not match.",
-            )
+    _compare_names(topology, structure, 5 if structure_path.suffix.lower() == ".gro" else 4)
     return {
-        "atoms": len(expected_names),
+        "atoms": described,
         "molecules": sum(count for _, count in topology.molecules),
         "molecule_types": [name for name, _ in topology.molecules],
     }
+
+
+def _compare_names(topology: Topology, structure: StructureAtoms, width: int) -> None:
+    """Atom names in order, a block of copies at a time (never one list for the whole system):
+    names compared as the structure's format keeps them (`width` characters)."""
+    ids: dict[str, int] = {}
+    found_ids = np.array([ids.setdefault(value[:width], len(ids)) for value in structure.names.values], dtype=np.int64)
+    found = found_ids[np.frombuffer(structure.name_of_atom, dtype=np.int32)]
+    start = 0
+    for name, count in topology.molecules:
+        names = topology.molecule_types[name].atom_names
+        expected = np.array([ids.get(atom[:width], -1) for atom in names], dtype=np.int64)
+        size = len(names)
+        block = found[start : start + size * count].reshape(count, size) if size else found[start:start]
+        wrong = np.flatnonzero((block != expected).any(axis=1)) if size and count else []
+        if len(wrong):
+            copy = int(wrong[0])
+            column = int(np.flatnonzero(block[copy] != expected)[0])
+            index = start + copy * size + column
+            actual = structure.names.values[structure.name_of_atom[index]]
+            raise EngineError(
+                INVALID_TOPOLOGY,
+                f"Atom {index + 1} is {actual} in the structure but {names[column]} in the topology (molecule {name}, "
+                f"copy {copy + 1}); the atom order does not match.",
+            )
+        start += size * count
 
 
 def run_validate_topology(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
