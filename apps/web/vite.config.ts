@@ -6,11 +6,16 @@ const backend = process.env.POLYFORGE_BACKEND_URL ?? "http://localhost:8080";
 
 export default defineConfig({
   plugins: [react()],
-  // The lockfile hoists React 18 to the root node_modules for a dependency's sake, and React 19 (ours)
-  // sits in apps/web/node_modules: libraries at the root (Mantine, TanStack, testing-library) would
-  // otherwise import the other copy. Every import of React resolves from this app.
+  // One React: the root package.json's overrides keep a single React 19 although Ketcher's miew-react
+  // asks for 18; should a dependency still bring another copy, every import resolves from this app.
   resolve: { dedupe: ["react", "react-dom"] },
-  build: { outDir: "dist", emptyOutDir: true },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // ketcher-core's ES build loads Raphael with a bare require() (guarded by a window check); the
+    // CommonJS plugin turns such calls in ES modules into imports, or the editor fails to load.
+    commonjsOptions: { transformMixedEsModules: true },
+  },
   server: {
     proxy: {
       "/api": { target: backend, ws: true, changeOrigin: false },

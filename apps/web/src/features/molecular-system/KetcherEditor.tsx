@@ -1,3 +1,4 @@
+import "./ketcherGlobals";
 import "ketcher-react/dist/index.css";
 import type { Ketcher } from "ketcher-core";
 import { Editor } from "ketcher-react";
