@@ -452,3 +452,12 @@ def test_block_reader_matches_line_reader_across_block_boundaries(name: str, mon
     monkeypatch.setattr(readers._GroReader, "read_atoms", lambda self, lines, rows: False)
     by_lines = _decoded(read_structure(DATA / name))
     assert by_blocks == by_lines
+
+
+def test_serials_that_wrap_join_the_nearest_copies(tmp_path: Path) -> None:
+    # GROMACS writes serials modulo 100,000, and hexadecimal from A0000 runs out after FFFFF: the
+    # same serial then names several atoms; CONECT records follow the atoms' order.
+    path = _water_pdb(tmp_path / "wrapped-serials.pdb", 200, lambda n: f"{n % 97:5d}")
+    summary = validate_structure(path)
+    assert summary["atoms"] == 600
+    assert kinds(summary) == {"HOH": (200, 3, "H2O", 0)}

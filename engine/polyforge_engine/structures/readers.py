@@ -323,7 +323,7 @@ class _PdbSerials:
             )
         known = ordered[ordered >= 0]
         if (known[1:] == known[:-1]).any():  # repeated serials (GROMACS wraps them at 100,000)
-            indices = _nearest_duplicates(serials, wanted, indices)
+            indices = _nearest_duplicates(order, ordered, wanted, indices)
         bonds = indices.reshape(-1, 2)
         bonds = bonds[bonds[:, 0] != bonds[:, 1]]
         mentioned = np.zeros(count, dtype=bool)
@@ -406,16 +406,27 @@ def _decode_serials(fields: np.ndarray, hybrid36: bool) -> np.ndarray:
     return result
 
 
-def _nearest_duplicates(serials: np.ndarray, wanted: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Serials that repeat (GROMACS wraps them at 100,000): a bond joins the copy nearest in the
-    file to its other atom."""
-    indices = indices.copy()
-    for position in range(len(wanted)):
-        other = indices[position ^ 1]
-        candidates = np.flatnonzero(serials == wanted[position])
-        if len(candidates) > 1:
-            indices[position] = candidates[np.argmin(np.abs(candidates - other))]
-    return indices
+def _nearest_duplicates(order: np.ndarray, ordered: np.ndarray, wanted: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Serials that repeat (GROMACS wraps them at 100,000; hexadecimal from A0000 wraps after
+    FFFFF): CONECT records follow the atoms' order, so a record's first atom is the copy nearest
+    the previous record's, and each partner the copy nearest its record's first atom."""
+    left = np.searchsorted(ordered, wanted, side="left")
+    right = np.searchsorted(ordered, wanted, side="right")
+    ambiguous = (right - left > 1).tolist()
+    if not any(ambiguous):
+        return indices
+    chosen = indices.tolist()
+    order_list, left_list, right_list = order.tolist(), left.tolist(), right.tolist()
+    reference = 0
+    for position in range(len(chosen)):
+        if position % 2 == 1:
+            reference = chosen[position - 1]
+        if ambiguous[position]:
+            candidates = order_list[left_list[position] : right_list[position]]
+            chosen[position] = min(candidates, key=lambda index: abs(index - reference))
+        if position % 2 == 0:
+            reference = chosen[position]
+    return np.array(chosen, dtype=np.int64)
 
 
 def read_pdb(path: Path) -> StructureAtoms:
