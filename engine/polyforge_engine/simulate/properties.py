@@ -23,6 +23,8 @@ from polyforge_engine.simulate.references import Reference
 # final NPT stage.
 LAST_PART = 1 / 3
 MAX_PLOT_POINTS = 60
+# Below this many backbone bonds C(m) has not levelled off anywhere a fit could read C∞ from.
+MIN_BONDS_FOR_C_INFINITY = 40
 
 
 @dataclass(frozen=True)
@@ -103,10 +105,10 @@ def internal_distances(bond_vectors: list[np.ndarray]) -> tuple[np.ndarray, np.n
 
 def c_infinity(m: np.ndarray, ratios: np.ndarray) -> float | None:
     """C∞ from C(m) ≈ C∞ − B/m, least squares over m from n/4 to n/2 of n bonds (longer sub-chains
-    are too few to average; at least 3 points)."""
-    upper = (m >= max(2, len(m) // 4)) & (m <= max(3, len(m) // 2 + 1))
-    if upper.sum() < 3:
+    are too few to average); None for chains shorter than MIN_BONDS_FOR_C_INFINITY."""
+    if len(m) < MIN_BONDS_FOR_C_INFINITY:
         return None
+    upper = (m >= len(m) // 4) & (m <= len(m) // 2)
     _slope, intercept = np.polyfit(1.0 / m[upper], ratios[upper], 1)
     return float(intercept)
 
@@ -187,13 +189,18 @@ def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray |
         result["backbone_bonds"] = int(len(backbone.path) - 1)
         m, ratios, mean_square_bond = internal_distances([np.diff(whole[backbone.path], axis=0) for whole in wholes])
         picked = _plot_points(len(m))
-        result["internal_distances"] = {
+        distances: dict[str, object] = {
             "m": m[picked].tolist(),
             "c_m": [round(float(value), 4) for value in ratios[picked]],
             "mean_square_bond_length_a2": mean_square_bond,
             "c_infinity": c_infinity(m, ratios),
             "c_n": float(ratios[-1]),
         }
+        if len(m) < MIN_BONDS_FOR_C_INFINITY:
+            distances["c_infinity_note"] = (
+                f"Chains of fewer than {MIN_BONDS_FOR_C_INFINITY} backbone bonds are too short to estimate C∞."
+            )
+        result["internal_distances"] = distances
         result["torsions"] = _torsions(backbone, wholes)
         if len(backbone.stereocentres):
             signs = [handedness(whole[backbone.stereocentres]) for whole in wholes]

@@ -30,11 +30,13 @@ export function Plot({
   values,
   xLabel,
   yLabel,
+  testId = "energy-plot",
 }: {
   time: number[];
   values: number[];
   xLabel: string;
   yLabel: string;
+  testId?: string;
 }) {
   const container = useRef<HTMLDivElement>(null);
 
@@ -68,7 +70,7 @@ export function Plot({
       <Text size="sm" fw={600}>
         {yLabel}
       </Text>
-      <div ref={container} role="img" aria-label={yLabel} data-testid="energy-plot" />
+      <div ref={container} role="img" aria-label={yLabel} data-testid={testId} />
     </Stack>
   );
 }

@@ -53,14 +53,16 @@ export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> 
   const fieldTable = (fields: readonly string[]) => (
     <Table withRowBorders={false} verticalSpacing={4}>
       <Table.Tbody>
-        {fields.map((field) => (
-          <Table.Tr key={field}>
-            <Table.Td c="dimmed" w="55%">
-              {t(`detail.fields.${field}`)}
-            </Table.Td>
-            <Table.Td>{show(systemData[field])}</Table.Td>
-          </Table.Tr>
-        ))}
+        {fields
+          .filter((field) => field !== "pressure" || systemData.ensemble === "NPT")
+          .map((field) => (
+            <Table.Tr key={field}>
+              <Table.Td c="dimmed" w="55%">
+                {t(`detail.fields.${field}`)}
+              </Table.Td>
+              <Table.Td>{show(systemData[field])}</Table.Td>
+            </Table.Tr>
+          ))}
       </Table.Tbody>
     </Table>
   );

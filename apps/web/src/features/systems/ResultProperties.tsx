@@ -98,6 +98,7 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
                   values={chain.internal_distances!.c_m}
                   xLabel={t("detail.m")}
                   yLabel={t("detail.cm")}
+                  testId="internal-distance-plot"
                 />
               </Stack>
             </Suspense>
@@ -141,7 +142,7 @@ function ChainRows({ chain }: { chain: ChainProperties }) {
       {chain.internal_distances
         ? row(
             t("detail.cInfinity"),
-            fixed(chain.internal_distances.c_infinity),
+            chain.internal_distances.c_infinity_note ?? fixed(chain.internal_distances.c_infinity),
             chain.reference ? t("detail.referenceRange", chain.reference.c_infinity) : "—",
           )
         : null}

@@ -20,7 +20,13 @@ export const chainProperties = z.object({
   end_to_end_distance_a: stats.extend({ root_mean_square: z.number() }).optional(),
   backbone_bonds: z.number().optional(),
   internal_distances: z
-    .object({ m: z.array(z.number()), c_m: z.array(z.number()), c_infinity: z.number().nullable(), c_n: z.number() })
+    .object({
+      m: z.array(z.number()),
+      c_m: z.array(z.number()),
+      c_infinity: z.number().nullable(),
+      c_infinity_note: z.string().optional(),
+      c_n: z.number(),
+    })
     .optional(),
   torsions: z
     .object({

@@ -226,11 +226,7 @@ export function ProtocolSummary({ protocol }: { protocol: SimulationProtocolResp
           <Text size="sm">
             {t("protocol.dynamicsSteps")}: {protocol.dynamics_steps}
             {protocol.dynamics_steps !== null &&
-              ` (${t("protocol.simulatedTime", {
-                steps: protocol.dynamics_steps,
-                fs: TIMESTEP_FS,
-                ps: simulatedTimePs(protocol.dynamics_steps),
-              })})`}
+              ` (${t("protocol.simulatedTimeShort", { ps: simulatedTimePs(protocol.dynamics_steps) })})`}
           </Text>
           <Text size="sm">
             {t("protocol.temperature")}: {protocol.temperature}
