@@ -90,6 +90,28 @@ describe("system detail", () => {
     expect(screen.getByText("Processing ended with an error (DENSITY_TOO_HIGH)")).toBeInTheDocument();
     expect(screen.getByText("The molecules do not fit at 0.8 g/cm3.")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Start processing PE melt" })).toBeInTheDocument();
+    expect(screen.queryByTestId("execution-stage")).not.toBeInTheDocument(); // a finished run has no stage
+  });
+
+  it("shows the stage a running job is in (the melt equilibration's stages)", async () => {
+    const running: SystemWithExecutions = {
+      ...failedSystem,
+      system_executions: [
+        {
+          ...failedSystem.system_executions[0]!,
+          status: "running",
+          progress: 45,
+          stage: "equilibration stage 9 of 21: NPT at 300 K, 50000 bar",
+          error_code: null,
+          error_message: null,
+        },
+      ],
+    };
+    fetchMock.mockImplementation(async () => json(200, running));
+    renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByTestId("execution-stage")).toHaveTextContent(
+      "Stage: equilibration stage 9 of 21: NPT at 300 K, 50000 bar",
+    );
   });
 
   it("shows why the cluster keeps a waiting job waiting (Slurm's reason)", async () => {

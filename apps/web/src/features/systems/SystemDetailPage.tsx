@@ -59,7 +59,9 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras 
               {t("detail.schedulerReason", { reason: latest.scheduler_reason })}
             </Text>
           ) : null}
-          {data.origin === "polymer_builder" && latest?.stage && !latest.finished_at ? (
+          {data.origin === "polymer_builder" &&
+          latest?.stage &&
+          (latest.status === "processing" || latest.status === "running") ? (
             <Text size="sm" c="dimmed" data-testid="execution-stage">
               {t("detail.stage", { stage: latest.stage })}
             </Text>
