@@ -44,30 +44,52 @@ class KindBackbone:
     stereocentres: np.ndarray  # (centres, 4): previous, centre, next, side atom along the path
 
 
-def unwrap_molecule(positions: np.ndarray, bonds: np.ndarray, box: np.ndarray | None) -> np.ndarray:
-    """The molecule made whole: every atom at the minimum image of the atom it was reached from."""
-    if box is None or len(positions) == 0:
-        return positions.copy()
-    neighbours: list[list[int]] = [[] for _ in range(len(positions))]
+def bond_tree_layers(atom_count: int, bonds: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Breadth-first layers of the bond graph from each fragment's first atom: (atoms, the atom each
+    was reached from), layer by layer after the roots."""
+    neighbours: list[list[int]] = [[] for _ in range(atom_count)]
     for a, b in bonds.tolist():
         neighbours[a].append(b)
         neighbours[b].append(a)
-    whole = positions.copy()
-    seen = np.zeros(len(positions), dtype=bool)
-    for root in range(len(positions)):
+    seen = np.zeros(atom_count, dtype=bool)
+    layers: list[tuple[list[int], list[int]]] = []
+    for root in range(atom_count):
         if seen[root]:
             continue
         seen[root] = True
-        queue = deque([root])
-        while queue:
-            atom = queue.popleft()
-            for other in neighbours[atom]:
-                if not seen[other]:
-                    delta = whole[other] - whole[atom]
-                    whole[other] = whole[atom] + delta - box * np.round(delta / box)
-                    seen[other] = True
-                    queue.append(other)
+        frontier, depth = [root], 0
+        while frontier:
+            following: list[int] = []
+            for atom in frontier:
+                for other in neighbours[atom]:
+                    if not seen[other]:
+                        seen[other] = True
+                        following.append(other)
+                        if depth >= len(layers):
+                            layers.append(([], []))
+                        layers[depth][0].append(other)
+                        layers[depth][1].append(atom)
+            frontier, depth = following, depth + 1
+    return [(np.array(atoms), np.array(parents)) for atoms, parents in layers]
+
+
+def unwrap_copies(
+    positions: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], box: np.ndarray | None
+) -> np.ndarray:
+    """Copies of one molecule (copies, atoms, 3) made whole: every atom at the minimum image of the
+    atom it was reached from, a whole layer of all copies at a time."""
+    if box is None:
+        return positions.copy()
+    whole = positions.copy()
+    for atoms, parents in layers:
+        delta = positions[:, atoms] - whole[:, parents]
+        whole[:, atoms] = whole[:, parents] + delta - box * np.round(delta / box)
     return whole
+
+
+def unwrap_molecule(positions: np.ndarray, bonds: np.ndarray, box: np.ndarray | None) -> np.ndarray:
+    """One molecule made whole (see unwrap_copies)."""
+    return unwrap_copies(positions[None], bond_tree_layers(len(positions), bonds), box)[0]
 
 
 def radius_of_gyration(positions: np.ndarray, masses: np.ndarray) -> float:
@@ -175,7 +197,8 @@ def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray |
     """Properties of one chain kind from the positions (Å) of each of its copies."""
     masses = np.array([atom.GetMass() for atom in kind.mol.GetAtoms()])
     bonds = np.array([(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in kind.mol.GetBonds()], dtype=np.int64)
-    wholes = [unwrap_molecule(positions, bonds.reshape(-1, 2), box) for positions in molecules]
+    layers = bond_tree_layers(len(masses), bonds.reshape(-1, 2))
+    wholes = list(unwrap_copies(np.stack(molecules), layers, box))
     gyration = np.array([radius_of_gyration(whole, masses) for whole in wholes])
     result: dict[str, object] = {
         "name": kind.label,
