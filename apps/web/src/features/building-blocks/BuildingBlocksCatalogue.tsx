@@ -103,9 +103,11 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between">
+      {/* Create block sits beside the title, not at the top right where toasts appear (SPEC §2) and
+          would cover it. */}
+      <Group gap="lg">
         <Title order={2}>{t("catalogue.title")}</Title>
-        <Menu position="bottom-end">
+        <Menu position="bottom-start">
           <Menu.Target>
             <Button rightSection={<IconChevronDown size={16} />}>{t("catalogue.createBlock")}</Button>
           </Menu.Target>

@@ -91,7 +91,7 @@ describe("projects summary (modeling compute)", () => {
     serve([melts]);
     renderApp("/modeling-compute", { flagsOn: [FLAGS.MODELING_COMPUTE] });
     const user = userEvent.setup();
-    await user.click(await screen.findByRole("button", { name: "Edit Melts" }));
+    await user.click(await screen.findByRole("button", { name: "Edit Melts" }, { timeout: 20_000 }));
     const dialog = await screen.findByRole("dialog", { name: "Update Project" });
     const name = within(dialog).getByLabelText(/Name/);
     expect(name).toHaveValue("Melts");

@@ -29,15 +29,16 @@ export function ProjectsPage({ renderSystems }: ProjectsPageProps) {
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between">
-        <Stack gap={4}>
+      {/* The button sits beside the title, not at the top right where toasts would cover it. */}
+      <Stack gap={4}>
+        <Group gap="lg">
           <Title order={2}>{t("title")}</Title>
-          <Text c="dimmed">{t("description")}</Text>
-        </Stack>
-        <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing({ kind: "create" })}>
-          {t("add")}
-        </Button>
-      </Group>
+          <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing({ kind: "create" })}>
+            {t("add")}
+          </Button>
+        </Group>
+        <Text c="dimmed">{t("description")}</Text>
+      </Stack>
       <CatalogueTable
         columns={[
           t("columns.name"),

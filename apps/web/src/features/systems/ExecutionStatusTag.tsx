@@ -12,6 +12,8 @@ const COLORS: Record<DisplayGroup, string> = {
   cancelled: "orange",
 };
 
+const UNCUT = { root: { maxWidth: "none", flexShrink: 0, overflow: "visible" }, label: { overflow: "visible" } };
+
 export interface ExecutionStatusTagProps {
   status: string | undefined;
   progress?: number;
@@ -28,7 +30,8 @@ export function ExecutionStatusTag({ status, progress, error }: ExecutionStatusT
       ? t("status.runningProgress", { progress: Math.round(progress) })
       : t(`status.${group}`);
   const tag = (
-    <Badge color={COLORS[group]} variant="light" data-status={group}>
+    // Never cut ('WAITING FOR RES…'): the tag keeps its whole label and the column makes room.
+    <Badge color={COLORS[group]} variant="light" data-status={group} styles={UNCUT}>
       {label}
     </Badge>
   );

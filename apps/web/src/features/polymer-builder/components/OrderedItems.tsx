@@ -34,7 +34,8 @@ export function OrderedItems(props: OrderedItemsProps) {
     <Stack gap="xs">
       {props.items.map((item, index) => (
         <Group key={item.key} wrap="nowrap" align="flex-start">
-          <Text w={180} pt={6} truncate>
+          {/* The whole name, wrapped if long: a cut name cannot tell two polymers apart. */}
+          <Text miw={180} maw={420} pt={6} style={{ overflowWrap: "anywhere" }}>
             {index + 1}. {item.name}
           </Text>
           <TextInput

@@ -9,7 +9,7 @@ import { toast } from "sonner";
 import { useIdentity } from "../../../lib/auth/useIdentity";
 import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { StepLayout } from "../components/StepLayout";
-import { fieldErrors, moveItem } from "../ordering";
+import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
 import { useDraftPolymers, useDraftSegments } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
@@ -23,7 +23,13 @@ function LinearPolymerForm() {
   const [name, setName] = useState("");
   const [forceField, setForceField] = useState<string | null>(null);
   const [items, setItems] = useState<OrderedItem[]>([]);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const parse = () =>
+    linearPolymerForm.safeParse({
+      name,
+      force_field: forceField ?? "",
+      segments: items.map((i) => ({ segment_id: i.id, occurrence: i.value })),
+    });
+  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, forceField, items]);
   const available = segments.data?.data ?? [];
   const create = useMutation({
     mutationFn: createPolymer,
@@ -38,12 +44,8 @@ function LinearPolymerForm() {
   });
 
   function submit() {
-    const parsed = linearPolymerForm.safeParse({
-      name,
-      force_field: forceField ?? "",
-      segments: items.map((i) => ({ segment_id: i.id, occurrence: i.value })),
-    });
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    const parsed = parse();
+    setErrors(errorsOf(parsed));
     if (!parsed.success) return;
     create.mutate({
       name: name.trim(),

@@ -22,7 +22,7 @@ import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
-import { fieldErrors, moveItem } from "../ordering";
+import { errorsOf, fieldErrors, moveItem, useRevalidatedErrors } from "../ordering";
 import { createSegment, fetchAminoacids, fetchDraftBlocksPage, queryKeys } from "../polymerBuilderApi";
 
 /** Creates a segment; on failure the form keeps what the user typed. */
@@ -71,18 +71,20 @@ export function LinearBlockSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
   const [name, setName] = useState("");
   const [items, setItems] = useState<OrderedItem[]>([]);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const parse = () =>
+    linearBlockSegmentForm.safeParse({
+      name,
+      blocks: items.map((i) => ({ building_block_id: i.id, occurrence: i.value })),
+    });
+  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, items]);
   const create = useCreateSegment(() => {
     setName("");
     setItems([]);
   });
 
   function submit() {
-    const parsed = linearBlockSegmentForm.safeParse({
-      name,
-      blocks: items.map((i) => ({ building_block_id: i.id, occurrence: i.value })),
-    });
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    const parsed = parse();
+    setErrors(errorsOf(parsed));
     if (!parsed.success || items.length === 0) return;
     create.mutate({
       name: name.trim(),
@@ -129,7 +131,13 @@ export function LinearRandomSegmentForm() {
   const [name, setName] = useState("");
   const [multiplier, setMultiplier] = useState(String(DEFAULT_MULTIPLIER));
   const [items, setItems] = useState<OrderedItem[]>([]);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const parse = () =>
+    linearRandomSegmentForm.safeParse({
+      name,
+      multiplier,
+      blocks: items.map((i) => ({ building_block_id: i.id, ratio: i.value })),
+    });
+  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, multiplier, items]);
   const create = useCreateSegment(() => {
     setName("");
     setMultiplier(String(DEFAULT_MULTIPLIER));
@@ -139,12 +147,8 @@ export function LinearRandomSegmentForm() {
   const percentages = ratioPercentages(ratios);
 
   function submit() {
-    const parsed = linearRandomSegmentForm.safeParse({
-      name,
-      multiplier,
-      blocks: items.map((i) => ({ building_block_id: i.id, ratio: i.value })),
-    });
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    const parsed = parse();
+    setErrors(errorsOf(parsed));
     if (!parsed.success || items.length === 0) return;
     create.mutate({
       name: name.trim(),
