@@ -27,8 +27,8 @@ const execFileAsync = promisify(execFile);
 
 /**
  * The Slurm executor (ISSUE 26) against a real one-node Slurm cluster, which `make test` starts
- * (deploy/slurm/one-node-cluster.sh). The node has the machine's CPUs; a build-system job asks for
- * two, so a second job waits for resources while the first runs.
+ * (deploy/slurm/one-node-cluster.sh). The node has the machine's CPUs: jobs here ask for one, and
+ * the first test's for all of them, so a second job waits for resources while the first runs.
  */
 const hasSlurm = (() => {
   try {
@@ -47,6 +47,11 @@ if (!hasSlurm) {
 const CLUSTER_SCRIPT = join(REPO_ROOT, "deploy/slurm/one-node-cluster.sh");
 const REST_URL = `http://127.0.0.1:${process.env.SLURMRESTD_PORT ?? "6820"}`;
 
+/** The CPUs of the cluster's (one) node. */
+function nodeCpus(): number {
+  return Number(execFileSync("sinfo", ["--noheader", "--Node", "--format=%c"], { encoding: "utf8" }).split("\n")[0]);
+}
+
 /** Slurm's own word on a job: squeue while it knows it, else the job-completion log. */
 async function slurmState(id: string): Promise<string> {
   const { stdout } = await execFileAsync("squeue", ["-h", "-t", "all", `-j${id}`, "-o", "%T"]).catch(() => ({
@@ -60,9 +65,8 @@ async function slurmState(id: string): Promise<string> {
 /** Every status an execution passes through, sampled every 50 ms until it ends. */
 function recordStatuses(db: Db, id: string) {
   const seen: Array<{ status: string; reason: string | null; progress: number }> = [];
-  let stopped = false;
   const done = (async () => {
-    while (!stopped) {
+    for (;;) {
       const row = await executionRow(db, id);
       const last = seen.at(-1);
       if (!last || last.status !== row.status || last.reason !== row.schedulerReason) {
@@ -72,13 +76,8 @@ function recordStatuses(db: Db, id: string) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   })();
-  return {
-    seen,
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-  };
+  // Called once the execution has ended: the sampler sees that end within one sample.
+  return { seen, ended: () => done };
 }
 
 describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) => {
@@ -96,6 +95,8 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
         POLYFORGE_EXECUTOR: "slurm",
         POLYFORGE_SLURM_SHARED_DIR: mkdtempSync(join(tmpdir(), "polyforge-slurm-shared-")),
         POLYFORGE_SLURM_POLL_MS: "300",
+        // Small requests that any test machine's node can grant (no cgroups: not enforced).
+        POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-system": { cpus: 1, memory: "1024M" } }),
       },
       { runJobs: false },
     );
@@ -142,9 +143,9 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
       const first = await queuedSystem();
       const second = await queuedSystem();
       const statuses = [recordStatuses(db, first.executionId), recordStatuses(db, second.executionId)];
-      startRunner();
+      startRunner({ perKind: { "build-system": { cpus: nodeCpus(), memory: "1024M" } } });
 
-      // Two jobs of two CPUs on a node of two: one runs, the other waits with Slurm's reason.
+      // Two jobs that each take the whole node: one runs, the other waits with Slurm's reason.
       const ids = await Promise.all([submitted(first.executionId), submitted(second.executionId)]);
       expect(new Set(ids).size).toBe(2);
       const waiting = await waitFor("a job waiting for resources with Slurm's reason", async () => {
@@ -164,7 +165,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
       const done = await Promise.all(
         [first, second].map((job) => waitForStatus(db, job.executionId, ["completed", "error", "cancelled"], 240_000)),
       );
-      await Promise.all(statuses.map((s) => s.stop()));
+      await Promise.all(statuses.map((s) => s.ended()));
       for (const [index, row] of done.entries()) {
         expect(row.errorMessage).toBeNull();
         expect(row.status).toBe("completed");
@@ -224,7 +225,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
         .where(eq(systems.id, bad.systemId));
       // A long simulation with a one-minute limit.
       const slow = await queuedSystem({ dynamicsSteps: 5_000_000 });
-      startRunner({ perKind: { "build-system": { time: "1", cpus: 1 } } });
+      startRunner({ perKind: { "build-system": { time: "1", cpus: 1, memory: "1024M" } } });
 
       const failed = await waitForStatus(db, bad.executionId, ["completed", "error", "cancelled"], 120_000);
       expect(failed.status).toBe("error");
