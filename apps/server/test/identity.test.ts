@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PASSWORD_RULES, passwordProblems } from "@polyforge/contracts/users";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -12,8 +12,10 @@ import { type App, buildApp } from "../src/app";
 import { users } from "../src/modules/users/schema";
 import { loadConfig } from "../src/platform/config";
 import { type DatabaseTarget, openDatabase } from "../src/platform/db/database";
+import { tokenHash } from "../src/platform/identity/adapter";
 import { createEmbeddedIdentity } from "../src/platform/identity/embedded";
 import { verifyPassword } from "../src/platform/identity/passwords";
+import { oidcPayloads } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
 
 // The embedded OpenID provider driven over real HTTP, as a browser running keycloak-js would:
@@ -53,6 +55,8 @@ async function startServer(database: DatabaseTarget, port?: number, env: Record<
     POLYFORGE_DATA_DIR: mkdtempSync(join(tmpdir(), "polyforge-identity-")),
     WEB_DIST_DIR: join(tmpdir(), "polyforge-identity-no-web"),
     POLYFORGE_DEMO_PASSWORD: DEMO_PASSWORD,
+    // The suites open many accounts from 127.0.0.1; the sign-up throttle has its own test.
+    POLYFORGE_SIGN_UPS_PER_ADDRESS: "1000",
     ...env,
   });
   const app = await buildApp({ config, database });
@@ -586,6 +590,68 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
       await database.drop();
     }
   });
+
+  it("stores refresh tokens by their hash only, as migration 0008 converts older rows (issue 23)", async () => {
+    const { tokens } = await signInForTokens(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD);
+    const db = server.app.database.db;
+    const rows = await db.select().from(oidcPayloads).where(eq(oidcPayloads.model, "RefreshToken"));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(tokens.refresh_token);
+    expect(rows.map((row) => row.id)).toContain(tokenHash(tokens.refresh_token));
+    // The stored token still refreshes (the value is looked up by its hash).
+    const refreshed = await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token });
+    expect(refreshed.status).toBe(200);
+    // The migration's SQL computes the same hash.
+    const value = "eyJhbGciOiJIUzI1NiJ9.eyJ0eXAiOiJSZWZyZXNoIn0.c2lnbmF0dXJl/+?";
+    const migrated = await db.execute(
+      sql`SELECT rtrim(translate(encode(sha256(convert_to(${value}, 'UTF8')), 'base64'), '+/', '-_'), '=') AS id`,
+    );
+    const first = (migrated as unknown as { rows: Array<{ id: string }> }).rows[0];
+    expect(first?.id).toBe(tokenHash(value));
+  });
+
+  it("limits failed sign-ins per address whatever the emails, and sign-ups per address (issue 23)", async () => {
+    const database = await createTestDatabase(kind);
+    const proxied = await startServer(database.target, undefined, {
+      TRUST_PROXY: "loopback",
+      POLYFORGE_SIGN_UPS_PER_ADDRESS: "3",
+      POLYFORGE_SIGN_IN_FAILURES_PER_ADDRESS: "12",
+    });
+    try {
+      // One password tried on many emails from one address.
+      const sprayer = "198.51.100.30";
+      for (let i = 0; i < 12; i++) {
+        const attempt = await signInAttempt(proxied, `victim-${i}@example.org`, "Spring-2026!", sprayer);
+        expect(attempt.status).toBe(401);
+      }
+      const limited = await signInAttempt(proxied, "victim-12@example.org", "Spring-2026!", sprayer);
+      expect(limited.status).toBe(429);
+      // Another address signs in.
+      const other = await signInAttempt(proxied, "demo@polyforge.local", DEMO_PASSWORD, "198.51.100.31");
+      expect(other.status).toBeGreaterThanOrEqual(300);
+      expect(other.status).toBeLessThan(400);
+
+      // Sign-ups: three accounts from one address, then the fourth waits.
+      const signUpFrom = async (address: string, email: string) => {
+        const browser = new Browser();
+        const form = formOf(await openSignUp(browser, proxied));
+        return browser.request(new URL(form.action, proxied.base).toString(), {
+          method: "POST",
+          headers: { "x-forwarded-for": address },
+          body: new URLSearchParams({ csrf: form.csrf, ...SIGN_UP_DEFAULTS, email }),
+        });
+      };
+      const farm = "198.51.100.40";
+      for (let i = 0; i < 3; i++) expect((await signUpFrom(farm, `farm-${i}@example.org`)).status).toBe(303);
+      const throttled = await signUpFrom(farm, "farm-3@example.org");
+      expect(throttled.status).toBe(429);
+      expect(await throttled.text()).toContain("Too many accounts were opened from your address");
+      expect((await signUpFrom("198.51.100.41", "elsewhere@example.org")).status).toBe(303);
+    } finally {
+      await proxied.close();
+      await database.drop();
+    }
+  }, 180_000);
 
   it("signs in with the new password after a change through the API, not with the old one", async () => {
     const email = `changer-${randomUUID().slice(0, 8)}@example.org`;

@@ -74,6 +74,10 @@ const environmentSchema = z.object({
   /** Hours an engine process may run, and megabytes it may hold, before the job ends as error. */
   POLYFORGE_JOB_TIME_LIMIT_HOURS: z.coerce.number().positive().default(48),
   POLYFORGE_JOB_MEMORY_LIMIT_MB: z.coerce.number().int().min(64).default(16_384),
+  /** Accounts the embedded provider opens from one address within 15 minutes. */
+  POLYFORGE_SIGN_UPS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins accepted from one address, whatever the emails, within 15 minutes. */
+  POLYFORGE_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
@@ -114,6 +118,10 @@ export interface Config {
   jobLimits: JobLimits;
   /** Each engine process's wall-clock and memory limits. */
   engineLimits: { wallClockMs: number; memoryBytes: number };
+  /** Sign-ups the embedded provider accepts from one address within 15 minutes. */
+  signUpsPerAddress: number;
+  /** Failed sign-ins the embedded provider accepts from one address within 15 minutes. */
+  signInFailuresPerAddress: number;
   /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
   executor: "local" | "slurm";
   /** The Slurm executor's settings when `executor` is slurm. */
@@ -177,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wallClockMs: e.POLYFORGE_JOB_TIME_LIMIT_HOURS * 3_600_000,
       memoryBytes: e.POLYFORGE_JOB_MEMORY_LIMIT_MB * 1024 * 1024,
     },
+    signUpsPerAddress: e.POLYFORGE_SIGN_UPS_PER_ADDRESS,
+    signInFailuresPerAddress: e.POLYFORGE_SIGN_IN_FAILURES_PER_ADDRESS,
     executor: e.POLYFORGE_EXECUTOR,
     slurm,
     logLevel: e.LOG_LEVEL,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Db } from "../db/database";
@@ -9,15 +10,35 @@ export function databaseAdapterFactory(db: Db): (model: string) => Adapter {
   return (model) => new DatabaseAdapter(db, model);
 }
 
+/** Models whose id is the bearer secret itself: stored and looked up by its hash only (issue 23),
+ * so the table's rows cannot be replayed as tokens. */
+const HASHED_MODELS = new Set(["RefreshToken", "AuthorizationCode"]);
+
+/** SHA-256 of a token value, base64url (migration 0008 hashes the rows stored before the same way). */
+export function tokenHash(value: string): string {
+  return createHash("sha256").update(value).digest("base64url");
+}
+
 class DatabaseAdapter implements Adapter {
+  private readonly hashed: boolean;
+
   constructor(
     private readonly db: Db,
     private readonly model: string,
-  ) {}
+  ) {
+    this.hashed = HASHED_MODELS.has(model);
+  }
+
+  /** The stored key of an id: its hash for secret-bearing models. */
+  private key(id: string): string {
+    return this.hashed ? tokenHash(id) : id;
+  }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    // The payload repeats the id as jti: a hashed model keeps it out of the row.
+    const { jti: _jti, ...withoutId } = payload;
     const row = {
-      payload: payload as Record<string, unknown>,
+      payload: (this.hashed ? withoutId : payload) as Record<string, unknown>,
       grantId: payload.grantId ?? null,
       userCode: payload.userCode ?? null,
       uid: payload.uid ?? null,
@@ -26,12 +47,13 @@ class DatabaseAdapter implements Adapter {
     };
     await this.db
       .insert(oidcPayloads)
-      .values({ model: this.model, id, ...row })
+      .values({ model: this.model, id: this.key(id), ...row })
       .onConflictDoUpdate({ target: [oidcPayloads.model, oidcPayloads.id], set: row });
   }
 
-  find(id: string): Promise<AdapterPayload | undefined> {
-    return this.findWhere(eq(oidcPayloads.id, id));
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = await this.findWhere(eq(oidcPayloads.id, this.key(id)));
+    return payload && this.hashed ? { ...payload, jti: id } : payload;
   }
 
   findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -46,11 +68,13 @@ class DatabaseAdapter implements Adapter {
     await this.db
       .update(oidcPayloads)
       .set({ consumedAt: sql`now()` })
-      .where(and(eq(oidcPayloads.model, this.model), eq(oidcPayloads.id, id)));
+      .where(and(eq(oidcPayloads.model, this.model), eq(oidcPayloads.id, this.key(id))));
   }
 
   async destroy(id: string): Promise<void> {
-    await this.db.delete(oidcPayloads).where(and(eq(oidcPayloads.model, this.model), eq(oidcPayloads.id, id)));
+    await this.db
+      .delete(oidcPayloads)
+      .where(and(eq(oidcPayloads.model, this.model), eq(oidcPayloads.id, this.key(id))));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

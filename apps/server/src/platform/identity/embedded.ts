@@ -25,7 +25,8 @@ export interface EmbeddedIdentity {
 
 export interface EmbeddedIdentityOptions {
   db: Db;
-  config: Pick<Config, "publicUrl" | "demoPassword">;
+  config: Pick<Config, "publicUrl" | "demoPassword"> &
+    Partial<Pick<Config, "signUpsPerAddress" | "signInFailuresPerAddress">>;
   logger: FastifyBaseLogger;
 }
 
@@ -45,7 +46,10 @@ export async function createEmbeddedIdentity({
   if (demoPassword) process.stdout.write(`Demo account: ${DEMO_EMAIL} / ${demoPassword}\n`);
 
   const provider = createProvider({ issuer, appOrigin: publicUrl.origin, db, keys, logger });
-  const limiter = new SignInLimiter(db);
+  const limiter = new SignInLimiter(db, {
+    signUpsPerAddress: config.signUpsPerAddress,
+    failuresPerAddress: config.signInFailuresPerAddress,
+  });
   const callback = provider.callback();
 
   /** Hands the raw request to oidc-provider (a Koa app) as if it were mounted at `mountPath`, with

@@ -265,8 +265,17 @@ export function registerInteractionRoutes(app: FastifyInstance, o: InteractionOp
     if (password !== (body.confirm_password ?? "")) errors.confirm_password = ["Passwords do not match"];
     if (!parsed.success || Object.keys(errors).length) return page(400, errors);
 
+    // Accounts opened from one address are throttled (issue 23: 10 accounts in 3 s).
+    const retryAfterMs = await o.limiter.signUpRetryAfterMs(request.ip);
+    if (retryAfterMs > 0) {
+      reply.header("Retry-After", Math.ceil(retryAfterMs / 1000));
+      const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
+      const message = `Too many accounts were opened from your address. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}.`;
+      return page(429, { email: [message] });
+    }
     const user = await createUser(o.db, parsed.data);
     if (!user) return page(409, { email: [EMAIL_TAKEN] });
+    await o.limiter.recordSignUp(request.ip);
     request.log.info({ userId: user.id }, "new account signed up");
     return finishWithLogin(request, reply, user.id);
   });

@@ -3,29 +3,59 @@ import { and, count, eq, gt, lte, min } from "drizzle-orm";
 import type { Db } from "../db/database";
 import { signInFailures } from "./schema";
 
-/** At most this many failed sign-ins per client address and email within the window. */
+/** At most this many failed sign-ins per client address and email within the window… */
 const MAX_FAILED_SIGN_INS = 10;
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/** Keys of the per-address counts; a NUL cannot be part of an email, so they never meet one. */
+const ANY_EMAIL = "\u0000any-email";
+const SIGN_UP = "\u0000sign-up";
 
-/** Failed sign-ins are counted in the database, so the limit holds across restarts and across
- * several API instances. Only failures count; a successful sign-in clears the count. */
+/** Failed sign-ins (and sign-ups) are counted in the database, so the limits hold across restarts
+ * and across several API instances. A successful sign-in clears its email's count, not its
+ * address's. Per address whatever the emails (issue 23: 40 emails × one password from one address
+ * were never limited), `failuresPerAddress` failures are accepted within the window, and
+ * `signUpsPerAddress` accounts may be opened. */
 export class SignInLimiter {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly limits: { signUpsPerAddress?: number; failuresPerAddress?: number } = {},
+  ) {}
 
   /** Milliseconds until this client may try again for this email, or 0 when it may now. */
   async retryAfterMs(ip: string, email: string): Promise<number> {
+    const [pair, address] = await Promise.all([
+      this.retryAfter(attemptKey(ip, email), MAX_FAILED_SIGN_INS),
+      this.retryAfter(attemptKey(ip, ANY_EMAIL), this.limits.failuresPerAddress ?? 50),
+    ]);
+    return Math.max(pair, address);
+  }
+
+  /** Milliseconds until this client may open another account, or 0 when it may now. */
+  signUpRetryAfterMs(ip: string): Promise<number> {
+    return this.retryAfter(attemptKey(ip, SIGN_UP), this.limits.signUpsPerAddress ?? 5);
+  }
+
+  async recordSignUp(ip: string): Promise<void> {
+    await this.db.insert(signInFailures).values({ attemptKey: attemptKey(ip, SIGN_UP), failedAt: new Date() });
+  }
+
+  private async retryAfter(key: string, limit: number): Promise<number> {
     const since = new Date(Date.now() - SIGN_IN_WINDOW_MS);
     const [row] = await this.db
       .select({ failures: count(), oldest: min(signInFailures.failedAt) })
       .from(signInFailures)
-      .where(and(eq(signInFailures.attemptKey, attemptKey(ip, email)), gt(signInFailures.failedAt, since)));
-    if (!row || row.failures < MAX_FAILED_SIGN_INS || !row.oldest) return 0;
-    // The oldest failure in the window has to age out before the count drops below the limit.
+      .where(and(eq(signInFailures.attemptKey, key), gt(signInFailures.failedAt, since)));
+    if (!row || row.failures < limit || !row.oldest) return 0;
+    // The oldest entry in the window has to age out before the count drops below the limit.
     return Math.max(1, new Date(row.oldest).getTime() + SIGN_IN_WINDOW_MS - Date.now());
   }
 
   async recordFailure(ip: string, email: string): Promise<void> {
-    await this.db.insert(signInFailures).values({ attemptKey: attemptKey(ip, email), failedAt: new Date() });
+    const failedAt = new Date();
+    await this.db.insert(signInFailures).values([
+      { attemptKey: attemptKey(ip, email), failedAt },
+      { attemptKey: attemptKey(ip, ANY_EMAIL), failedAt },
+    ]);
   }
 
   async clear(ip: string, email: string): Promise<void> {
