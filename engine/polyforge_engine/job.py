@@ -111,11 +111,17 @@ class PolymerSegment(_Model):
     order: Index
 
 
+class Tacticity(_Model):
+    kind: Literal["atactic", "isotactic", "syndiotactic", "as_drawn"]
+    meso_fraction: Annotated[float, Field(ge=0, le=1)] = 0.5  # atactic: meso dyads, Bernoullian
+
+
 class Polymer(_Model):
     id: Id
     name: Name
     force_field: ForceField
     segments: Annotated[list[PolymerSegment], Field(min_length=1)]
+    tacticity: Tacticity | None = None  # absent in jobs frozen before it existed: atactic, meso 0.5
 
 
 class SetupPolymer(_Model):

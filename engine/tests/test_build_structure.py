@@ -132,8 +132,10 @@ def test_homopolymer_50_systems(name: str, density: float, tmp_path: Path) -> No
     # Junction torsions come out mostly staggered (drawn uniformly, a third would be eclipsed), also
     # where a dense cell was relaxed or compressed (the minimiser's threefold torsion term).
     # At 0.8 g/cm³ (PS compressed, PE and PEO relaxed) without that term: PS -0.09, PEO -0.49, PE -0.50;
-    # with it -0.58, -0.83, -0.69.
-    assert junction_staggering(result) < -0.5
+    # with it -0.58, -0.83, -0.69. Since junction torsions are drawn from Boltzmann weights at 400 K
+    # over states every 30° (chain_statistics.py), states 30° off staggered (cos 3φ = 0) take their
+    # thermal share where the barrier is low: dilute PEO -0.48.
+    assert junction_staggering(result) < -0.45
 
 
 def test_dilute_chains_grow_in_their_own_cell(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ POLISH_ROUNDS = 40  # at most; stops as soon as every pair keeps its limit
 # two atoms together moved this far) costs about ten energy evaluations for dense PEO; at 0.5 Å the
 # relaxation rebuilt it twice as often and took ~30 % longer.
 SKIN = 1.0
+PUSH_OFF_STAGES = (0.2, 0.4, 0.6, 0.8)  # fractions of the limits overlaps are pushed off to before the full ones
 
 
 def held_pairs(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
@@ -166,13 +167,25 @@ def compress(
     tolerances: Tolerances,
     on_progress: Callable[[float], None],
     limits_kept: Callable[[np.ndarray], bool],
+    push_off: bool = False,
 ) -> np.ndarray:
     """Positions (Å) squeezed from `grown_box` into `target_box`, polished until `limits_kept` says
     every pair keeps its limit (or POLISH_ROUNDS run out). `limits_kept` saw the returned positions last.
     With `grown_box` equal to `target_box` (grown there with softer limits) this only relaxes."""
     walls_at = (tolerances.wall + PUSH_BEYOND, target_box[2] - tolerances.wall - PUSH_BEYOND) if walls else None
     current = np.array(positions, dtype=float)  # minimised in place
-    energy = relaxer(current, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at)
+    if push_off:
+        # Chains placed without seeing one another overlap everywhere: their overlaps are pushed off
+        # slowly, the limits raised in PUSH_OFF_STAGES (Auhl et al. 2003), each stage's minimisation
+        # moving atoms only as far as that stage needs, so chains keep their shape on every scale.
+        for stage, scale in enumerate(PUSH_OFF_STAGES):
+            staged = Tolerances(inter=tolerances.inter * scale, intra=tolerances.intra * scale, margin=0.0, wall=tolerances.wall)
+            # Held lengths as grown (`positions`), not as the previous stage left them.
+            relaxer(positions, kinds, molecule_kinds, molecule_offsets, staged, walls_at).minimize(
+                current, tuple(float(side) for side in target_box), 1.0, STEP_TOLERANCE, STEP_ITERATIONS
+            )
+            on_progress((stage + 1) / (len(PUSH_OFF_STAGES) + 1))
+    energy = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at)  # lengths as grown
 
     def minimize(box: np.ndarray, stagger: float, tolerance: float, iterations: int) -> None:
         energy.minimize(current, tuple(float(side) for side in box), stagger, tolerance, iterations)

@@ -29,7 +29,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 from rdkit.ForceField.rdForceField import MMFFMolProperties
 
@@ -37,6 +36,7 @@ from polyforge_engine.build import _growth
 from polyforge_engine.build.arrays import sorted_unique
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
+from polyforge_engine.build.chain_statistics import KindStatistics, assign_hands, frames_along, kind_statistics
 from polyforge_engine.build.templates import UnitTemplate
 from polyforge_engine.protocol import EngineError
 
@@ -51,18 +51,14 @@ class Tolerances:
 
 TORSIONS = 12  # torsion angles tried per unit, evenly spaced (every 30°: staggered and planar included)
 TORSION_JITTER = np.radians(10.0)  # spread of the tried torsions about that grid (thermal libration)
-CONFORMERS_TRIED = 3  # of a unit's distinct conformers, drawn afresh for every step
+# A unit's state (conformer and torsion about its junction) is drawn from its Boltzmann weights
+# (chain_statistics.py) by the Gumbel-top-k trick: the STATES_TRIED first states of one draw are
+# checked for clashes and the first that fits is taken, which samples the weights restricted to the
+# states that fit (exactly, as long as one of the first few fits; a stuck chain then looks at all).
+STATES_TRIED = 8
 ROOT_TRIES = 400
 ROOT_CHOICES = 8  # acceptable root placements compared before taking the least crowded
-CROWDING_SCALE = 1.5  # atoms: how strongly growth steers towards empty space
-# Junction torsions are drawn with Boltzmann weights of MMFF's torsion energy about the new bond at
-# room temperature (RT at 298 K), so sp3-sp3 junctions come out staggered and amides near planar.
-ROOM_RT = 0.5925  # kcal/mol
-UNLIKELY_TORSION = 6.0  # RT above the best torsion tried: not taken (a cis peptide bond, say)
-# MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten: the 1-4
-# contacts that make it trans are non-bonded terms. A peptide bond is built trans, as peptide
-# builders do, by this extra V1 on the O=C-N-H dihedral (cis then ~1 in 10^4).
-AMIDE_TRANS_V1 = 4.0  # kcal/mol
+CROWDING_SCALE = 1.5  # atoms: how strongly a stuck chain's second look steers towards empty space
 FAILURES_PER_START = 24  # back-offs without getting further than before, then the molecule starts elsewhere
 # Units taken back per back-off: one or two (and at least back to the parent). When no candidate
 # fits, the dead end mostly lies in the last unit or two (a chain folding back onto itself); trying
@@ -123,22 +119,7 @@ def _random_rotations(rng: np.random.Generator, count: int) -> np.ndarray:
     )
 
 
-def _frames_along(directions: np.ndarray, phases: np.ndarray) -> np.ndarray:
-    """(g, 3, 3) rotations that turn about z by `phases` and then take z onto the unit `directions`
-    (the shortest rotation, in closed form; a half turn about x for -z)."""
-    dx, dy, dz = directions.T
-    k = 1.0 / np.maximum(1.0 + dz, 1e-12)
-    align = np.empty((len(directions), 3, 3))
-    align[:, 0, 0], align[:, 0, 1], align[:, 0, 2] = 1 - k * dx * dx, -k * dx * dy, dx
-    align[:, 1, 0], align[:, 1, 1], align[:, 1, 2] = -k * dx * dy, 1 - k * dy * dy, dy
-    align[:, 2, 0], align[:, 2, 1], align[:, 2, 2] = -dx, -dy, 1 - k * (dx * dx + dy * dy)
-    align[dz < -1 + 1e-9] = np.diag([1.0, -1.0, -1.0])
-    # align @ (spin about z): the third column stays, the first two turn by the phase.
-    cos, sin = np.cos(phases)[:, None], np.sin(phases)[:, None]
-    frames = align.copy()
-    frames[:, :, 0] = align[:, :, 0] * cos + align[:, :, 1] * sin
-    frames[:, :, 1] = align[:, :, 1] * cos - align[:, :, 0] * sin
-    return frames
+_frames_along = frames_along
 
 
 @dataclass(frozen=True)
@@ -162,10 +143,6 @@ class _UnitGeometry:
     # (spun tables) then lies at dihedral 0, 30, 60, ... degrees from it, which includes every
     # staggered and every planar arrangement.
     phase_partner: int
-    # The dihedrals about that bond that growth sees, with their MMFF terms (_junction_torsions).
-    torsion_partners: np.ndarray  # (p,) placed atoms bonded to the parent's anchor (molecule-local)
-    torsion_ends: np.ndarray  # (e,) points of this unit (atoms or look-ahead) bonded to its own anchor
-    torsion_terms: np.ndarray  # (p, e, 3) V1, V2, V3 in kcal/mol of each dihedral (0 without terms)
     extent: float  # largest distance of an atom (or look-ahead point) from the anchor
     # Look-ahead: the proxy of each site that gets a child stands for that child's anchor atom
     # (its index in the molecule), so a unit is not placed where its children could never go.
@@ -229,51 +206,6 @@ def _placed_partners(kind: AssembledPolymer, templates: dict[str, UnitTemplate],
     return [i for i in (atom.GetIdx() for atom in kind.mol.GetAtomWithIdx(j).GetNeighbors()) if i != k and i < offset]
 
 
-def _is_amide_o_h(mol: Chem.Mol, i: int, j: int, k: int, m: int) -> bool:
-    """Whether i-j-k-m is O=C-N-H (either way round) of a secondary amide."""
-    atoms = [mol.GetAtomWithIdx(index) for index in (i, j, k, m)]
-    if atoms[0].GetSymbol() == "H":
-        atoms.reverse()
-    o, c, n, h = atoms
-    return (
-        (o.GetSymbol(), c.GetSymbol(), n.GetSymbol(), h.GetSymbol()) == ("O", "C", "N", "H")
-        and mol.GetBondBetweenAtoms(o.GetIdx(), c.GetIdx()).GetBondType() == Chem.BondType.DOUBLE
-        and n.GetTotalNumHs(includeNeighbors=True) == 1
-    )
-
-
-def _junction_torsions(
-    kind: AssembledPolymer,
-    templates: dict[str, UnitTemplate],
-    properties: MMFFMolProperties | None,
-    index: int,
-    ahead_atoms: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """MMFF's torsion terms about unit `index`'s bond to its parent, for each dihedral i-j-k-m growth
-    can see when it places the unit: j and k the junction's anchors, i an atom already in place
-    (_placed_partners), m one of the unit's own atoms or look-ahead points. Returns (partners: the
-    i, molecule-local; ends: the m, as points of the unit; terms (i, m, 3): V1, V2, V3 kcal/mol).
-    Empty for the root, and where MMFF has no types (such junctions turn freely)."""
-    unit = kind.plan.units[index]
-    partners = _placed_partners(kind, templates, index) if properties is not None else []
-    if not partners:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, 0, 3))
-    j, k = _anchor_atom(kind, templates, unit.parent, unit.parent_site), _anchor_atom(kind, templates, index, unit.own_site)
-    offset, size = int(kind.unit_offsets[index]), templates[unit.smiles].atom_count
-    point_of = {atom: atom - offset for atom in range(offset, offset + size)}
-    point_of.update({int(atom): size + n for n, atom in enumerate(ahead_atoms)})
-    ends = [atom.GetIdx() for atom in kind.mol.GetAtomWithIdx(k).GetNeighbors() if atom.GetIdx() in point_of]
-    terms = np.zeros((len(partners), len(ends), 3))
-    for row, i in enumerate(partners):
-        for column, m in enumerate(ends):
-            params = properties.GetMMFFTorsionParams(kind.mol, i, j, k, m)
-            if params:  # (torsion type, V1, V2, V3)
-                terms[row, column] = params[1:]
-            if _is_amide_o_h(kind.mol, i, j, k, m):
-                terms[row, column, 0] += AMIDE_TRANS_V1
-    return np.array(partners, dtype=np.int64), np.array([point_of[m] for m in ends], dtype=np.int64), terms
-
-
 def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate]) -> list[_UnitGeometry]:
     children: dict[int, list[tuple[int, int]]] = {}  # unit -> [(site, child's anchor atom)]
     for index, unit in enumerate(kind.plan.units):
@@ -318,7 +250,6 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 spun_by_shape[shape] = (np.zeros((0, reach.shape[1], 3)), np.zeros((0, 3, 3)), np.zeros(0, dtype=np.int64))
         spun_points, spun_rotations, spun_conformers = spun_by_shape[shape]
         ahead_atoms = np.array([atom for _, atom in ahead], dtype=np.int64)
-        torsion_partners, torsion_ends, torsion_terms = _junction_torsions(kind, templates, properties, index, ahead_atoms)
         geometries.append(
             _UnitGeometry(
                 template=template,
@@ -332,9 +263,6 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 centred_proxies=centred_proxies,
                 bond_length=float(junction_lengths[index]),
                 phase_partner=next(iter(_placed_partners(kind, templates, index)), -1),
-                torsion_partners=torsion_partners,
-                torsion_ends=torsion_ends,
-                torsion_terms=torsion_terms,
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,
                 ahead_atoms=ahead_atoms,
@@ -356,10 +284,6 @@ class _KindTables:
     parent_anchors: np.ndarray  # the parent's atom it bonds to (molecule-local)
     ahead_atoms: np.ndarray  # (units, most look-ahead points) children's anchor atoms, padded
     phase_partners: np.ndarray  # as in _UnitGeometry
-    # (units, most junction dihedrals) as in _UnitGeometry, padded with zero terms.
-    torsion_partners: np.ndarray
-    torsion_ends: np.ndarray
-    torsion_terms: np.ndarray  # (units, most partners, most ends, 3)
     # Units extended in one step: same kind, same shape, and parents of one shape joined at one
     # site (so one parent's frame serves the whole step). -1 for the root.
     batch: np.ndarray
@@ -367,17 +291,10 @@ class _KindTables:
 
 def _kind_tables(units: list[_UnitGeometry]) -> _KindTables:
     ahead = np.zeros((len(units), max(len(unit.ahead_atoms) for unit in units)), dtype=np.int64)
-    most_partners = max(len(unit.torsion_partners) for unit in units)
-    most_ends = max(len(unit.torsion_ends) for unit in units)
-    partners = np.zeros((len(units), most_partners), dtype=np.int64)
-    ends = np.zeros((len(units), most_ends), dtype=np.int64)
-    terms = np.zeros((len(units), most_partners, most_ends, 3))
     batch_ids: dict[tuple, int] = {}
     batch = np.full(len(units), -1, dtype=np.int64)
     for index, unit in enumerate(units):
         ahead[index, : len(unit.ahead_atoms)] = unit.ahead_atoms
-        p, e = unit.torsion_terms.shape[:2]
-        partners[index, :p], ends[index, :e], terms[index, :p, :e] = unit.torsion_partners, unit.torsion_ends, unit.torsion_terms
         if unit.parent >= 0:
             key = (unit.shape, units[unit.parent].shape, unit.parent_site)
             batch[index] = batch_ids.setdefault(key, len(batch_ids))
@@ -390,9 +307,6 @@ def _kind_tables(units: list[_UnitGeometry]) -> _KindTables:
         ),
         ahead_atoms=ahead,
         phase_partners=np.array([unit.phase_partner for unit in units], dtype=np.int64),
-        torsion_partners=partners,
-        torsion_ends=ends,
-        torsion_terms=terms,
         batch=batch,
     )
 
@@ -412,20 +326,25 @@ class SystemGrower:
         starts: int,
         limit_scale: float = 1.0,
         backoffs_per_unit: float | None = None,
+        phantom: bool = False,
+        statistics: list[KindStatistics] | None = None,
     ):
         """`starts`: how many times a stuck molecule starts again elsewhere before the build fails.
         `limit_scale` < 1 grows with the inter- and intramolecular limits scaled down (for a cell that
         is relaxed to the full limits afterwards); `backoffs_per_unit` fails the build once the
-        back-offs exceed that many per unit of the system (a cell that is not worth finishing)."""
+        back-offs exceed that many per unit of the system (a cell that is not worth finishing).
+        `phantom`: molecules do not see one another (only each its own atoms), as ideal chains placed
+        in a melt before their overlaps are pushed off (structure.py)."""
         self.kinds = kinds
         self.geometries = [_unit_geometries(kind, templates) for kind in kinds]
         self.tables = [_kind_tables(units) for units in self.geometries]
+        self.statistics = statistics or [kind_statistics(kind, templates, units) for kind, units in zip(kinds, self.geometries, strict=True)]
         self.box = np.asarray(box, dtype=float)
         self.walls = walls
         self.rng = rng
         self.tol = tolerances
         self.starts = starts
-        self.inter = tolerances.inter * limit_scale + tolerances.margin
+        self.inter = 0.0 if phantom else tolerances.inter * limit_scale + tolerances.margin
         self.intra = tolerances.intra * limit_scale + tolerances.margin
         # Second looks (see _grow_step) only at the full limits: with softer ones, dense polystyrene's
         # try in the cell itself, which jams anyway, took three to four times as long with them.
@@ -465,31 +384,21 @@ class SystemGrower:
         )
         return acceptable, crowding
 
-    def _junction_energy(
-        self, tables: _KindTables, index: np.ndarray, chains: np.ndarray, anchor: np.ndarray, direction: np.ndarray,
-        joint: np.ndarray, candidates: np.ndarray,
-    ) -> np.ndarray:
-        """MMFF torsion energy (kcal/mol) about the junction of every candidate (g, m): the parent's
-        anchor at `anchor`, the unit's at `joint` along the unit vector `direction` (g, 3), candidates
-        (g, m, points, 3)."""
-        if tables.torsion_terms.shape[1] == 0 or tables.torsion_terms.shape[2] == 0:
-            return np.zeros(candidates.shape[:2])
-        energy = np.empty(candidates.shape[:2])
-        _growth.junction_energy(
-            energy, np.ascontiguousarray(candidates, dtype=float), np.ascontiguousarray(tables.torsion_ends[index]),
-            np.ascontiguousarray(self.positions[self._base[chains][:, None] + tables.torsion_partners[index]]),
-            np.ascontiguousarray(anchor, dtype=float), np.ascontiguousarray(joint, dtype=float),
-            np.ascontiguousarray(direction, dtype=float), np.ascontiguousarray(tables.torsion_terms[index]),
-        )
-        return energy
-
-    def _choose(self, acceptable: np.ndarray, crowding: np.ndarray, energy: np.ndarray) -> np.ndarray:
-        """Per row, a random acceptable candidate favouring emptier surroundings and low junction
-        torsion energy (Boltzmann-like weights, drawn with the Gumbel-max trick); -1 where none is acceptable."""
-        least = np.where(acceptable, crowding, np.inf).min(axis=1, keepdims=True)
-        score = -(crowding - least) / CROWDING_SCALE - energy / ROOM_RT + self.rng.gumbel(size=crowding.shape)
-        chosen = np.where(acceptable, score, -np.inf).argmax(axis=1)
-        return np.where(acceptable.any(axis=1), chosen, -1)
+    def _state_scores(self, kind_index: int, chains: np.ndarray, unit: int) -> np.ndarray:
+        """(g, states) log Boltzmann weight of each state of unit `unit` for each chain: its transfer
+        table at the parent's state, the weight of what follows it, -inf for the wrong hand."""
+        statistics = self.statistics[kind_index]
+        table = statistics.tables[unit]
+        parent = int(statistics.parents[unit])
+        score = table[self._rows[self._unit_base[chains] + parent]] if parent >= 0 else np.broadcast_to(table[0], (len(chains), table.shape[1]))
+        members = self._member[chains]
+        score = score + self._forward[kind_index][unit][members if self._forward[kind_index][unit].shape[0] > 1 else 0]
+        hands = statistics.state_hands[unit]
+        column = self._hand_column[kind_index].get(unit)
+        if hands is not None and column is not None:
+            wanted = self._hands[kind_index][members, column]
+            score = np.where(hands[None, :] == wanted[:, None], score, -np.inf)
+        return score
 
     # -- placing units --------------------------------------------------------------------------
     def _place_root(self, molecule: int) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -500,10 +409,13 @@ class SystemGrower:
         lower, upper = np.array([0.0, 0.0, wall]), self.box - np.array([0.0, 0.0, wall])
         checked = np.broadcast_to(unit.checked_atoms, (ROOT_BATCH, len(unit.checked_atoms)))
         found: list[tuple[float, tuple[np.ndarray, np.ndarray, int]]] = []
+        score = self._state_scores(kind_index, np.array([molecule]), 0)[0]
+        weights = np.exp(score - score.max())
+        weights /= weights.sum()
         for _ in range(ROOT_TRIES // ROOT_BATCH):
             centres = self.rng.uniform(lower, upper, size=(ROOT_BATCH, 3))
             rotations = _random_rotations(self.rng, ROOT_BATCH)
-            conformers = self.rng.integers(len(unit.centred), size=ROOT_BATCH)
+            conformers = self.rng.choice(len(unit.centred), size=ROOT_BATCH, p=weights)
             xyz = np.einsum("gpj,gij->gpi", unit.points(conformers), rotations) + centres[:, None, :]
             molecules = np.full(ROOT_BATCH, molecule)
             acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent, unit.template.atom_count)
@@ -517,10 +429,11 @@ class SystemGrower:
 
     def _place_children(
         self, kind_index: int, chains: np.ndarray, every_conformer: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The next unit of each chain (molecule indices; one kind, next units of one batch):
-        whether it found a place, and the rotations, anchor positions and conformers of those that did.
-        Tries CONFORMERS_TRIED of the unit's conformers, or `every_conformer`."""
+        whether it found a place, and the rotations, anchor positions, conformers and states of those
+        that did. Checks the STATES_TRIED first states of a Gumbel-top-k draw, or with
+        `every_conformer` every state the weights allow."""
         kind, units, tables = self.kinds[kind_index], self.geometries[kind_index], self.tables[kind_index]
         index = self._placed[chains]
         unit = units[int(index[0])]  # what the batch shares: template, spun tables, extent, junction length, parent template
@@ -541,34 +454,40 @@ class SystemGrower:
             azimuths = np.arctan2(np.einsum("gi,gi->g", seen, axes[:, :, 1]), np.einsum("gi,gi->g", seen, axes[:, :, 0]))
             phases[has_partner] = azimuths + self.rng.normal(0.0, TORSION_JITTER, size=len(azimuths))
         frames = _frames_along(direction, phases)
-        rows = np.arange(len(unit.spun_conformers))  # conformer * torsions + j
-        conformers = len(unit.centred)
-        if conformers > CONFORMERS_TRIED and not every_conformer:
-            drawn = self.rng.choice(conformers, CONFORMERS_TRIED, replace=False)
-            rows = (drawn[:, None] * unit.torsions + np.arange(unit.torsions)).ravel()
-        conformer = unit.spun_conformers[rows]
+        score = self._state_scores(kind_index, chains, int(index[0])) + self.rng.gumbel(size=(len(chains), len(unit.spun_conformers)))
+        tried = score.shape[1] if every_conformer else min(STATES_TRIED, score.shape[1])
+        rows = np.argsort(-score, axis=1)[:, :tried]  # (g, k) states in the order drawn
+        possible = np.isfinite(np.take_along_axis(score, rows, axis=1))
         joint = anchor + direction * unit.bond_length
-        spun = unit.spun_points[rows]  # (r, p, 3)
-        candidates = (spun.reshape(1, -1, 3) @ frames.transpose(0, 2, 1)).reshape(len(chains), *spun.shape) + joint[:, None, None, :]
+        candidates = np.einsum("gij,gkpj->gkpi", frames, unit.spun_points[rows]) + joint[:, None, None, :]
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
         acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5, unit.template.atom_count)
-        energy = self._junction_energy(tables, index, chains, anchor, direction, joint, candidates)
-        # A torsion with a Boltzmann weight under e^-6 of the best one tried is as unlikely as a clash.
-        acceptable &= energy <= energy.min(axis=1, keepdims=True) + UNLIKELY_TORSION * ROOM_RT
-        chosen = self._choose(acceptable, crowding, energy)
-        placed = chosen >= 0
-        pick = chosen[placed]
-        rotations = frames[placed] @ unit.spun_rotations[rows[pick]]
-        return placed, rotations, joint[placed], conformer[pick]
+        acceptable &= possible
+        placed = acceptable.any(axis=1)
+        if every_conformer:
+            # A stuck chain's second look also steers towards empty space, as growth did before
+            # (a second-generation dendrimer at 0.3 g/cm³ could not be placed otherwise): a small bias
+            # on the few placements that need it.
+            least = np.where(acceptable, crowding, np.inf).min(axis=1, keepdims=True)
+            least = np.where(np.isfinite(least), least, 0.0)  # rows with nothing acceptable stay unplaced
+            steered = np.take_along_axis(score, rows, axis=1) - (crowding - least) / CROWDING_SCALE
+            acceptable = acceptable & (steered == np.where(acceptable, steered, -np.inf).max(axis=1, keepdims=True))
+        first = acceptable.argmax(axis=1)[placed]
+        state = rows[placed, first]
+        rotations = frames[placed] @ unit.spun_rotations[state]
+        return placed, rotations, joint[placed], unit.spun_conformers[state], state
 
-    def _commit(self, kind_index: int, chains: np.ndarray, rotations: np.ndarray, translations: np.ndarray, conformers: np.ndarray) -> np.ndarray:
+    def _commit(
+        self, kind_index: int, chains: np.ndarray, rotations: np.ndarray, translations: np.ndarray, conformers: np.ndarray, states: np.ndarray
+    ) -> np.ndarray:
         """Put the next unit of each chain (one kind, next units of one shape) in place; returns their atoms (g, a)."""
         index = self._placed[chains]
         unit = self.geometries[kind_index][int(index[0])]
         rows = self._unit_base[chains] + index
         self._rotations[rows], self._translations[rows], self._conformers[rows] = rotations, translations, conformers
+        self._rows[rows] = states
         self._placed[chains] += 1
         atoms = (self._base[chains] + self.tables[kind_index].offsets[index])[:, None] + np.arange(unit.template.atom_count)
         xyz = np.einsum("gaj,gij->gai", unit.centred[conformers], rotations) + translations[:, None, :]
@@ -598,20 +517,22 @@ class SystemGrower:
     def _grow_step(self, kind_index: int, chains: np.ndarray) -> None:
         """One more unit for chains (one kind, next units of one batch); chains that cannot take it
         back off (or start again, or make the build fail)."""
-        stuck = self._place_next(kind_index, chains, every_conformer=False)
+        # Branched molecules (dendrimers) crowd themselves: every state is looked at, steered towards
+        # empty space, from the first look (they have no chain statistics to keep).
+        stuck = self._place_next(kind_index, chains, every_conformer=not self.kinds[kind_index].plan.is_linear)
         # A stuck chain takes a second look with every conformer of the unit before it backs off:
         # crowded units (methyl methacrylate) otherwise meet dead ends faster than backing off gets
         # them out (5 × PMMA-50 could not be built even at 0.05 g/cm³). Only chains that fail pay for it.
-        if self.second_looks and len(stuck) and len(self.geometries[kind_index][int(self._placed[stuck[0]])].centred) > CONFORMERS_TRIED:
+        if self.second_looks and len(stuck) and len(self.geometries[kind_index][int(self._placed[stuck[0]])].spun_conformers) > STATES_TRIED:
             stuck = self._place_next(kind_index, stuck, every_conformer=True)
         for molecule in stuck.tolist():
             self._back_off(molecule)
 
     def _place_next(self, kind_index: int, chains: np.ndarray, every_conformer: bool) -> np.ndarray:
         """Place and commit the next unit of the chains that find room; returns the chains that found none."""
-        placed, rotations, translations, conformers = self._place_children(kind_index, chains, every_conformer)
+        placed, rotations, translations, conformers, states = self._place_children(kind_index, chains, every_conformer)
         if placed.any():
-            atoms = self._commit(kind_index, chains[placed], rotations, translations, conformers)
+            atoms = self._commit(kind_index, chains[placed], rotations, translations, conformers, states)
             for molecule in chains[placed][self._clashing_newcomers(atoms)].tolist():
                 self._take_back(molecule, 1)  # tries again next round; not a back-off
         return chains[~placed]
@@ -694,13 +615,17 @@ class SystemGrower:
         self._rotations = np.zeros((total_units, 3, 3))
         self._translations = np.zeros((total_units, 3))
         self._conformers = np.zeros(total_units, dtype=np.int64)
+        self._rows = np.zeros(total_units, dtype=np.int64)  # each placed unit's state (chain_statistics)
+        self._assign_states(order)
         reported = 0.0
         while (growing := np.flatnonzero(self._placed < self._units)).size:
             for molecule in growing[self._placed[growing] == 0].tolist():
                 while (root := self._place_root(molecule)) is None:
                     self._restart(molecule)  # counts a start; raises when they are used up
                 rotation, translation, conformer = root
-                self._commit(int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]))
+                self._commit(
+                    int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]), np.array([conformer])
+                )
             for kind_index in sorted_unique(self._kind[growing]).tolist():
                 chains = growing[self._kind[growing] == kind_index]
                 batch = self.tables[kind_index].batch[self._placed[chains]]  # every chain has its root
@@ -715,6 +640,25 @@ class SystemGrower:
         on_progress(1.0)
         self.centre_molecules()
         return self.positions
+
+    def _assign_states(self, order: list[int]) -> None:
+        """Hands of the controlled units of every molecule (its polymer's tacticity), and the forward
+        weights the states of each molecule's units are drawn with."""
+        kinds = np.array(order, dtype=np.int64)
+        self._member = np.zeros(len(order), dtype=np.int64)  # a molecule's index among its kind's
+        self._hands, self._hand_column, self._forward = [], [], []
+        for kind_index, (kind, statistics) in enumerate(zip(self.kinds, self.statistics, strict=True)):
+            molecules = np.flatnonzero(kinds == kind_index)
+            self._member[molecules] = np.arange(len(molecules))
+            tacticity, meso = kind.plan.tacticity, kind.plan.meso_fraction
+            controlled = [] if tacticity == "as_drawn" else statistics.controlled.tolist()
+            hands = assign_hands(len(controlled), tacticity, meso, len(molecules), self.rng)
+            self._hands.append(hands)
+            self._hand_column.append({unit: column for column, unit in enumerate(controlled)})
+            masks: list[np.ndarray | None] = [None] * len(statistics.tables)
+            for column, unit in enumerate(controlled):
+                masks[unit] = statistics.state_hands[unit][None, :] == hands[:, column][:, None]
+            self._forward.append(statistics.log_forward(masks, max(len(molecules), 1)))
 
     def centre_molecules(self) -> None:
         """Shift each (whole) molecule by cell vectors so its centre lies inside the cell."""

@@ -68,6 +68,44 @@ def shape_measures(positions: np.ndarray, kind: AssembledPolymer) -> tuple[float
     return radius, end_to_end
 
 
+def stereo_centres(kind: AssembledPolymer, templates: dict) -> np.ndarray:
+    """(centres, 4) molecule atoms of every prochiral backbone centre of a kind in chain order: the
+    centre, its head-side and tail-side backbone neighbours and its heavier side substituent."""
+    rows = []
+    unit_of_atom = np.searchsorted(kind.unit_offsets, np.arange(kind.atom_count), side="right") - 1
+    for index, unit in enumerate(kind.plan.units):
+        template = templates.get(unit.smiles)
+        if template is None or unit.is_cap:
+            continue
+        offset = int(kind.unit_offsets[index])
+        for centre in template.stereo_centres:
+            atoms = []
+            for ref in centre:
+                if ref >= 0:
+                    atoms.append(offset + ref)
+                    continue
+                anchor = offset + template.sites[-ref - 1].anchor
+                # A chain end's cap (a hydrogen) makes no stereocentre: such a centre is left out.
+                outside = [
+                    n.GetIdx() for n in kind.mol.GetAtomWithIdx(anchor).GetNeighbors() if unit_of_atom[n.GetIdx()] != index and n.GetAtomicNum() > 1
+                ]
+                atoms.append(outside[0] if outside else -1)
+            if min(atoms) >= 0:
+                rows.append(atoms)
+    return np.array(rows, dtype=np.int64).reshape(-1, 4)
+
+
+def meso_fraction(positions: np.ndarray, kind: AssembledPolymer, molecule_starts: list[int], templates: dict) -> float | None:
+    """Share of meso dyads (consecutive centres of the same hand) over the molecules of one kind."""
+    centres = stereo_centres(kind, templates)
+    if len(centres) < 2 or not molecule_starts:
+        return None
+    xyz = positions[np.array(molecule_starts)[:, None, None] + centres[None]]  # (molecules, centres, 4, 3)
+    c = xyz[:, :, 0]
+    hands = np.sign(np.einsum("mci,mci->mc", np.cross(xyz[:, :, 1] - c, xyz[:, :, 2] - c), xyz[:, :, 3] - c))
+    return float((hands[:, 1:] == hands[:, :-1]).mean())
+
+
 def build_report(
     *,
     kinds: list[AssembledPolymer],
@@ -81,6 +119,7 @@ def build_report(
     grown_in_cell: list[float],
     grown_with_limits: list[float],
     contacts: tuple[float | None, float | None, float] | None = None,
+    templates: dict | None = None,
 ) -> dict[str, Any]:
     """`contacts`: what `measure_contacts` gave for exactly these positions, when the caller has it."""
     total_mass = sum(kinds[k].masses.sum() for k in molecule_kinds)
@@ -112,6 +151,11 @@ def build_report(
                 "net_charge": kind.net_charge,
                 "radius_of_gyration": {"mean": float(np.mean(radii)), "per_copy": radii},
                 "end_to_end_distance": {"mean": float(np.mean(ends)), "per_copy": ends} if ends else None,
+                # measured from the coordinates; None without two prochiral backbone centres
+                "tacticity": kind.plan.tacticity,
+                "meso_fraction": meso_fraction(
+                    positions, kind, [int(molecule_offsets[m]) for m, k in enumerate(molecule_kinds) if k == index], templates or {}
+                ),
             }
         )
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,6 +45,10 @@ class PolymerPlan:
     units: tuple[PlannedUnit, ...]
     sequence: tuple[str, ...]  # residue names of the units, caps excluded, in order
     is_linear: bool
+    # Configuration of prochiral backbone centres (chain_statistics.py): "atactic" (each dyad meso with
+    # probability meso_fraction), "isotactic", "syndiotactic", or "as_drawn" (as the templates have it).
+    tacticity: str = "atactic"
+    meso_fraction: float = 0.5
 
 
 def residue_names(job: BuildJob) -> dict[tuple[str, str], str]:
@@ -245,6 +249,12 @@ def _plan_dendrimer(polymer: Polymer, segment: Segment, block: DendrimerBlock, n
     return PolymerPlan(polymer.id, polymer.name, polymer.force_field, tuple(builder.units), sequence, is_linear=False)
 
 
+def _with_tacticity(plan: PolymerPlan, polymer: Polymer) -> PolymerPlan:
+    if polymer.tacticity is None:
+        return plan
+    return replace(plan, tacticity=polymer.tacticity.kind, meso_fraction=polymer.tacticity.meso_fraction)
+
+
 def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Generator) -> dict[str, PolymerPlan]:
     """A plan for every polymer the system setup uses, keyed by polymer id."""
     blocks = {block.id: block for block in job.blocks}
@@ -276,7 +286,7 @@ def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Gener
             block = blocks.get(segment.blocks[0].building_block_id)
             if len(segment.blocks) != 1 or not isinstance(block, DendrimerBlock):
                 raise EngineError("INVALID_INPUT", f"Dendrimer segment '{segment.name}' must use exactly one dendrimer building block.")
-            plans[polymer.id] = _plan_dendrimer(polymer, segment, block, names, templates)
+            plans[polymer.id] = _with_tacticity(_plan_dendrimer(polymer, segment, block, names, templates), polymer)
             continue
         entries: list[LinearEntry] = []
         for segment, occurrence in used:
@@ -285,5 +295,5 @@ def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Gener
             if not expanded[segment.id]:
                 raise EngineError("EMPTY_SEGMENT", f"Segment '{segment.name}' has no building blocks, so there is nothing to build.")
             entries += expanded[segment.id] * occurrence
-        plans[polymer.id] = _plan_linear(polymer, entries, names, templates)
+        plans[polymer.id] = _with_tacticity(_plan_linear(polymer, entries, names, templates), polymer)
     return plans

@@ -10,6 +10,7 @@ instead of a guess.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,13 @@ CONFORMER_SEED = 0x5EED
 EMBEDDED_CONFORMERS = 24  # embedded for a unit with rotatable bonds, then minimised and de-duplicated
 MAX_CONFORMERS = 9  # distinct conformers kept (e.g. trans, gauche+, gauche- per backbone bond)
 DISTINCT_TORSION = 20.0  # degrees
+# Backbone bonds inside a unit are set, on the unit's lowest-energy conformer, to each of their
+# rotational states: the local minima of a 30° scan of the unit's MMFF energy (staggered states of an
+# sp3-sp3 bond), at most STATES_PER_BOND of them within STATE_WINDOW of the lowest. Which state a unit
+# takes in a chain is drawn by growth with Boltzmann weights (chain_statistics.py), not here.
+STATES_PER_BOND = 3
+STATE_WINDOW = 8.0  # kcal/mol
+MAX_BACKBONE_CONFORMERS = 27
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,13 @@ class UnitTemplate:
     proxy_shares: np.ndarray  # (sites,) Å: the covalent radius of each proxy's atom, its share of the bond
     masses: np.ndarray  # (atoms,) amu
     elements: tuple[str, ...]
+    # Prochiral backbone centres (atom index; its head-side and tail-side backbone neighbours and its
+    # heavier side substituent, a neighbour given as -(site + 1) where it is a marker's partner atom).
+    # A conformer's hand at a centre is the sign of (head - c) x (tail - c) . (side - c): two
+    # consecutive centres of the same hand form a meso dyad.
+    stereo_centres: tuple[tuple[int, int, int, int], ...] = ()
+    hands: np.ndarray | None = None  # (conformers, centres) +1 / -1
+    stereo_drawn: bool = False  # the SMILES fixes a prochiral centre's configuration
 
     @property
     def atom_count(self) -> int:
@@ -93,11 +108,13 @@ def _embed(mol: Chem.Mol, where: str, smiles: str, rotatable: int, unit_atoms: i
         conformer_ids = list(rdDistGeom.EmbedMultipleConfs(mol, numConfs=count, params=params))
     if not conformer_ids:
         raise EngineError("INVALID_SMILES", f"No 3D structure could be generated for the {where} '{smiles}'.")
+    energies = [0.0] * len(conformer_ids)
     if rdForceFieldHelpers.MMFFHasAllMoleculeParams(mol):
-        rdForceFieldHelpers.MMFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)
+        energies = [e for _, e in rdForceFieldHelpers.MMFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)]
     elif rdForceFieldHelpers.UFFHasAllMoleculeParams(mol):
-        rdForceFieldHelpers.UFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)
-    return _distinct_conformers(mol, conformer_ids, unit_atoms)
+        energies = [e for _, e in rdForceFieldHelpers.UFFOptimizeMoleculeConfs(mol, numThreads=0, maxIters=1000)]
+    distinct = _distinct_conformers(mol, conformer_ids, unit_atoms)
+    return sorted(distinct, key=lambda cid: energies[conformer_ids.index(cid)])  # lowest energy first
 
 
 def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int], unit_atoms: int) -> list[int]:
@@ -195,6 +212,92 @@ def _proxy_molecule(unit: Chem.Mol, dummies: list[int], stand_ins: bool) -> tupl
     return Chem.AddHs(proxy, onlyOnAtoms=tuple(completed)), elements
 
 
+def _backbone_path(mol: Chem.Mol, dummies: list[int]) -> list[int]:
+    """Atoms from the first [*:1] marker to the first [*:2] marker (both included), or [] without both."""
+    heads = [d for d in dummies if mol.GetAtomWithIdx(d).GetAtomMapNum() == 1]
+    tails = [d for d in dummies if mol.GetAtomWithIdx(d).GetAtomMapNum() == 2]
+    if not heads or not tails:
+        return []
+    return list(Chem.GetShortestPath(mol, heads[0], tails[0]))
+
+
+def _backbone_dihedrals(mol: Chem.Mol, path: list[int]) -> list[tuple[int, int, int, int]]:
+    """Heavy-atom dihedrals about the unit's own rotatable backbone bonds (not its junctions)."""
+    dihedrals = []
+    for k in range(1, len(path) - 2):
+        bond = mol.GetBondBetweenAtoms(path[k], path[k + 1])
+        if bond.GetBondType() == Chem.BondType.SINGLE and not bond.IsInRing():
+            dihedrals.append((path[k - 1], path[k], path[k + 1], path[k + 2]))
+    return dihedrals
+
+
+def _bond_states(mol: Chem.Mol, conformer_id: int, dihedral: tuple[int, int, int, int]) -> list[float]:
+    """Rotational states (degrees) of one bond: staggered between two sp3 atoms, otherwise the local
+    minima of the unit's energy over a 30° scan (held rigid, so stand-ins' clashes count as well:
+    that is why sp3-sp3 bonds, whose rigid scans miss states next to bulky groups, are not scanned)."""
+    sp3 = Chem.HybridizationType.SP3
+    if all(mol.GetAtomWithIdx(index).GetHybridization() == sp3 for index in dihedral[1:3]):
+        return [180.0, 60.0, 300.0]
+    grid = np.arange(0.0, 360.0, 30.0)
+    properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(mol)
+    field = (
+        rdForceFieldHelpers.MMFFGetMoleculeForceField(mol, properties, confId=conformer_id)
+        if properties is not None
+        else rdForceFieldHelpers.UFFGetMoleculeForceField(mol, confId=conformer_id)
+        if rdForceFieldHelpers.UFFHasAllMoleculeParams(mol)
+        else None
+    )
+    if field is None:
+        return [60.0, 180.0, 300.0]
+    conformer = Chem.Conformer(mol.GetConformer(conformer_id))
+    energies = []
+    for angle in grid:
+        rdMolTransforms.SetDihedralDeg(conformer, *dihedral, float(angle))
+        energies.append(field.CalcEnergy(conformer.GetPositions().ravel().tolist()))
+    energies = np.array(energies)
+    minima = (energies <= np.roll(energies, 1)) & (energies <= np.roll(energies, -1)) & (energies <= energies.min() + STATE_WINDOW)
+    kept = np.flatnonzero(minima)
+    return grid[kept[np.argsort(energies[kept])][:STATES_PER_BOND]].tolist()
+
+
+def _backbone_conformers(mol: Chem.Mol, conformer_id: int, dihedrals: list[tuple[int, int, int, int]]) -> np.ndarray:
+    """(n, atoms, 3): the conformer with its backbone bonds set to every combination of their states."""
+    states = [_bond_states(mol, conformer_id, dihedral) for dihedral in dihedrals]
+    out = []
+    for combination in itertools.islice(itertools.product(*states), MAX_BACKBONE_CONFORMERS):
+        conformer = Chem.Conformer(mol.GetConformer(conformer_id))
+        for dihedral, angle in zip(dihedrals, combination, strict=True):
+            rdMolTransforms.SetDihedralDeg(conformer, *dihedral, float(angle))
+        out.append(conformer.GetPositions())
+    return np.array(out)
+
+
+def _prochiral_centres(mol: Chem.Mol, path: list[int]) -> list[tuple[int, int, int, int, bool]]:
+    """Backbone atoms with two different side substituents: (centre, head-side and tail-side backbone
+    neighbours, heavier side substituent, whether the SMILES fixes its configuration)."""
+    ranks = list(Chem.CanonicalRankAtoms(mol, breakTies=False))
+    centres = []
+    for k in range(1, len(path) - 1):
+        atom = mol.GetAtomWithIdx(path[k])
+        side = [n.GetIdx() for n in atom.GetNeighbors() if n.GetIdx() not in (path[k - 1], path[k + 1])]
+        if atom.GetDegree() != 4 or len(side) != 2 or ranks[side[0]] == ranks[side[1]]:
+            continue
+        heavier = max(side, key=lambda index: ranks[index])
+        drawn = atom.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED
+        centres.append((path[k], path[k - 1], path[k + 1], heavier, drawn))
+    return centres
+
+
+def _hands(positions: np.ndarray, centres: list[tuple[int, int, int, int, bool]]) -> np.ndarray:
+    """(conformers, centres) sign of (head - c) x (tail - c) . (side - c) per centre."""
+    out = np.zeros((len(positions), len(centres)), dtype=np.int8)
+    for column, (centre, head, tail, side, _) in enumerate(centres):
+        c = positions[:, centre]
+        volume = np.einsum("ni,ni->n", np.cross(positions[:, head] - c, positions[:, tail] - c), positions[:, side] - c)
+        out[:, column] = np.where(volume >= 0, 1, -1)
+    return out
+
+
 def build_template(smiles: str, where: str) -> UnitTemplate:
     """Parse, check and embed one unit; `where` names it in error messages ("repeating unit of block X")."""
     mol = _parse(smiles, where)
@@ -213,7 +316,21 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
             raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' is not a valid structure ({exc}).") from exc
     # Rotatable bonds of the unit itself: a marker counts as an end atom, as a methyl would.
     conformer_ids = _embed(proxy_h, where, smiles, rdMolDescriptors.CalcNumRotatableBonds(with_h), with_h.GetNumAtoms())
-    all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])
+    path = _backbone_path(with_h, dummies)
+    dihedrals = _backbone_dihedrals(proxy_h, path)
+    if dihedrals:  # every rotational state of the unit's backbone, on its lowest-energy conformer
+        all_positions = _backbone_conformers(proxy_h, conformer_ids[0], dihedrals)
+    else:
+        all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])
+    centres = _prochiral_centres(with_h, path)
+    hands = _hands(all_positions, centres)
+    stereo_drawn = any(drawn for *_, drawn in centres)
+    if centres and not stereo_drawn:
+        # Both configurations of every prochiral centre, as mirror images, so tacticity can be chosen
+        # per unit: the conformers of the lowest-energy one's hand, then their mirror images.
+        same = (hands == hands[0]).all(axis=1)
+        all_positions = np.concatenate([all_positions[same], all_positions[same] * np.array([-1.0, 1.0, 1.0])])
+        hands = _hands(all_positions, centres)
 
     kept = [atom.GetIdx() for atom in with_h.GetAtoms() if atom.GetAtomicNum() != 0]
     new_index = {old: new for new, old in enumerate(kept)}
@@ -224,6 +341,9 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         if anchor.GetAtomicNum() == 0:
             raise EngineError("INVALID_SMILES", f"The {where} '{smiles}' joins two connection points directly.")
         sites.append(Site(label=dummy.GetAtomMapNum(), anchor=new_index[anchor.GetIdx()]))
+
+    def _unit_ref(index: int) -> int:
+        return -(dummies.index(index) + 1) if index in dummies else new_index[index]
 
     unit = Chem.RWMol(with_h)
     for atom in unit.GetAtoms():
@@ -241,4 +361,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         proxy_shares=np.array([_PERIODIC_TABLE.GetRcovalent(element) for element in proxy_elements]),
         masses=np.array([atom.GetMass() for atom in unit_mol.GetAtoms()]),
         elements=tuple(atom.GetSymbol() for atom in unit_mol.GetAtoms()),
+        stereo_centres=tuple(tuple(_unit_ref(index) for index in centre[:4]) for centre in centres),
+        hands=hands,
+        stereo_drawn=stereo_drawn,
     )

@@ -65,11 +65,21 @@ export const engineJobSegmentSchema = z.object({
   ),
 });
 
+/** How the engine sets the configuration of prochiral backbone centres (a vinyl unit's CHX). */
+export const TACTICITIES = ["atactic", "isotactic", "syndiotactic", "as_drawn"] as const;
+export const engineJobTacticitySchema = z.object({
+  kind: z.enum(TACTICITIES),
+  /** atactic only: probability that two consecutive centres form a meso dyad (Bernoullian); 0.5 by default */
+  meso_fraction: z.number().min(0).max(1).optional(),
+});
+
 export const engineJobPolymerSchema = z.object({
   id,
   name: z.string().min(1),
   force_field: z.enum(FORCE_FIELDS),
   segments: z.array(z.object({ segment_id: id, occurrence: count, order: z.int().min(0) })).min(1),
+  /** Absent in jobs frozen before tacticity could be chosen: atactic, meso fraction 0.5. */
+  tacticity: engineJobTacticitySchema.optional(),
 });
 
 const systemSetupBase = {

@@ -1,0 +1,364 @@
+"""Boltzmann statistics of chain conformations, in the rotational-isomeric-state (RIS) manner.
+
+Every unit a chain grows by takes one of a discrete set of states: a row of its candidate table in
+growth (one of its conformers, whose backbone bonds sit in their rotational states, turned about its
+bond to the parent to one of TORSIONS angles). The energy of placing a unit in a state, given the
+state of the unit it hangs from, is computed once per environment from the force field (MMFF94, as
+the unit templates): the torsion terms and the non-bonded terms (buffered 14-7 van der Waals and
+Coulomb, 1-4 pairs scaled as MMFF does) of every dihedral and every pair of atoms three or four bonds
+apart that the unit's placement completes. Pairs four bonds apart are what correlates neighbouring
+torsions (polyethylene's g+g- "pentane effect"); farther pairs are left out, as in an unperturbed
+chain, whose long-range interactions a melt screens.
+
+So the chain is a Markov chain on unit states with transfer matrices exp(-E(parent state, state)/RT)
+at BUILD_TEMPERATURE. The states are drawn exactly from its Boltzmann distribution: a backward pass
+over the molecule (a tree: messages from the last unit to the root) gives each state its weight for
+what comes after it (`log_forward`), and growth then draws each unit's state with probability
+proportional to exp(-E(parent, state)/RT) x forward(state), only among placements that clash with
+nothing (excluded volume is the one thing added to the local statistics).
+
+Tacticity: a unit with one prochiral backbone centre has conformers of both hands (templates.py);
+`assign_hands` gives every such unit of a molecule a hand (isotactic, syndiotactic, or atactic with a
+meso fraction, Bernoullian) and growth only draws states of that hand.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+from rdkit import Chem
+from rdkit.Chem import rdForceFieldHelpers
+
+from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.build.templates import UnitTemplate
+
+GAS_CONSTANT = 1.987204e-3  # kcal/mol/K
+# The temperature whose Boltzmann weights chains are built with: a melt temperature, at which the
+# unperturbed dimensions chains are compared against are measured (polyethylene at 413 K, polystyrene
+# and PMMA near 400 K). Chains are then simulated at the job's temperature.
+BUILD_TEMPERATURE = 400.0  # K
+BUILD_RT = GAS_CONSTANT * BUILD_TEMPERATURE
+NONBONDED_REACH = 4  # bonds: pairs 3 and 4 bonds apart (1-4, 1-5)
+MIN_PAIR_DISTANCE = 3
+ELECTROSTATIC_14 = 0.75  # MMFF scales 1-4 electrostatics by this
+COULOMB = 332.0716  # kcal Å / (mol e²), MMFF's constant
+ELECTROSTATIC_BUFFER = 0.05  # Å, MMFF's buffered Coulomb
+ANCESTORS = 4  # units back from a unit that its placement energy can reach
+# MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten; an extra V1
+# on the O=C-N-H dihedral keeps peptide bonds trans, as peptide builders do (cis then ~1 in 10^4).
+AMIDE_TRANS_V1 = 4.0  # kcal/mol
+
+TACTICITIES = ("atactic", "isotactic", "syndiotactic", "as_drawn")
+
+
+def frames_along(directions: np.ndarray, phases: np.ndarray) -> np.ndarray:
+    """(g, 3, 3) rotations that turn about z by `phases` and then take z onto the unit `directions`
+    (the shortest rotation, in closed form; a half turn about x for -z)."""
+    dx, dy, dz = directions.T
+    k = 1.0 / np.maximum(1.0 + dz, 1e-12)
+    align = np.empty((len(directions), 3, 3))
+    align[:, 0, 0], align[:, 0, 1], align[:, 0, 2] = 1 - k * dx * dx, -k * dx * dy, dx
+    align[:, 1, 0], align[:, 1, 1], align[:, 1, 2] = -k * dx * dy, 1 - k * dy * dy, dy
+    align[:, 2, 0], align[:, 2, 1], align[:, 2, 2] = -dx, -dy, 1 - k * (dx * dx + dy * dy)
+    align[dz < -1 + 1e-9] = np.diag([1.0, -1.0, -1.0])
+    # align @ (spin about z): the third column stays, the first two turn by the phase.
+    cos, sin = np.cos(phases)[:, None], np.sin(phases)[:, None]
+    frames = align.copy()
+    frames[:, :, 0] = align[:, :, 0] * cos + align[:, :, 1] * sin
+    frames[:, :, 1] = align[:, :, 1] * cos - align[:, :, 0] * sin
+    return frames
+
+
+def _is_amide_o_h(mol: Chem.Mol, quadruple: tuple[int, int, int, int]) -> bool:
+    """Whether i-j-k-m is O=C-N-H (either way round) of a secondary amide."""
+    atoms = [mol.GetAtomWithIdx(index) for index in quadruple]
+    if atoms[0].GetSymbol() == "H":
+        atoms.reverse()
+    o, c, n, h = atoms
+    if (o.GetSymbol(), c.GetSymbol(), n.GetSymbol(), h.GetSymbol()) != ("O", "C", "N", "H"):
+        return False
+    bond = mol.GetBondBetweenAtoms(o.GetIdx(), c.GetIdx())
+    return bond is not None and bond.GetBondType() == Chem.BondType.DOUBLE and n.GetTotalNumHs(includeNeighbors=True) == 1
+
+
+def torsion_energy(cos_phi: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """MMFF: 1/2 [V1 (1 + cos φ) + V2 (1 - cos 2φ) + V3 (1 + cos 3φ)], terms (..., 3)."""
+    c = cos_phi
+    return 0.5 * (terms[..., 0] * (1 + c) + terms[..., 1] * 2 * (1 - c * c) + terms[..., 2] * (1 + c * (4 * c * c - 3)))
+
+
+def vdw_energy(r: np.ndarray, r_star: np.ndarray, epsilon: np.ndarray) -> np.ndarray:
+    """MMFF's buffered 14-7 van der Waals energy."""
+    rho7 = (r / r_star) ** 7
+    return epsilon * (1.07 / (r / r_star + 0.07)) ** 7 * (1.12 / (rho7 + 0.12) - 2.0)
+
+
+def cos_dihedral(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    n1 = np.cross(b - a, c - b)
+    n2 = np.cross(c - b, d - c)
+    return np.einsum("...i,...i->...", n1, n2) / np.maximum(np.linalg.norm(n1, axis=-1) * np.linalg.norm(n2, axis=-1), 1e-12)
+
+
+@dataclass
+class KindStatistics:
+    """Transfer tables of one polymer kind: per unit, log weights (-E/RT) of its states given its
+    parent's state, (parent states, states); the root's are (1, states)."""
+
+    tables: list[np.ndarray]
+    parents: np.ndarray
+    state_hands: list[np.ndarray | None]  # per unit, (states,) hand of its controlled centre, or None
+    controlled: np.ndarray  # units whose hand tacticity sets, in chain order
+
+    def log_forward(self, masks: list[np.ndarray | None], molecules: int) -> list[np.ndarray]:
+        """Per unit, (molecules, states) log of the Boltzmann weight of everything after each state
+        (0 for units without children), for states allowed by `masks` (per unit (molecules, states)
+        booleans, or None for all); exact for the tree, by messages from the leaves to the root."""
+        forward = [np.zeros((1, table.shape[1])) for table in self.tables]
+        for unit in range(len(self.tables) - 1, 0, -1):
+            own = forward[unit]
+            if masks[unit] is not None:
+                own = np.where(masks[unit], own, -np.inf)
+            total = self.tables[unit][None, :, :] + own[:, None, :]  # (m, parent states, states)
+            peak = total.max(axis=2, keepdims=True)
+            peak = np.where(np.isfinite(peak), peak, 0.0)
+            message = np.log(np.exp(total - peak).sum(axis=2)) + peak[:, :, 0]
+            parent = int(self.parents[unit])
+            forward[parent] = forward[parent] + message
+            forward[parent] -= forward[parent].max(axis=1, keepdims=True).clip(min=-1e300)  # only ratios matter
+        return [np.broadcast_to(f, (molecules, f.shape[1])) if f.shape[0] == 1 else f for f in forward]
+
+
+def assign_hands(controlled: int, tacticity: str, meso_fraction: float, molecules: int, rng: np.random.Generator) -> np.ndarray:
+    """(molecules, controlled) hands +1/-1 of the controlled units of every molecule, in chain order."""
+    if controlled == 0:
+        return np.zeros((molecules, 0), dtype=np.int8)
+    first = rng.choice(np.array([-1, 1], dtype=np.int8), size=(molecules, 1))
+    if tacticity == "isotactic":
+        flips = np.zeros((molecules, controlled - 1), dtype=bool)
+    elif tacticity == "syndiotactic":
+        flips = np.ones((molecules, controlled - 1), dtype=bool)
+    else:  # atactic: every dyad meso with probability meso_fraction, independently (Bernoullian)
+        flips = rng.random((molecules, controlled - 1)) >= meso_fraction
+    signs = np.concatenate([np.ones((molecules, 1), dtype=np.int8), np.where(flips, -1, 1).astype(np.int8)], axis=1)
+    return (first * np.cumprod(signs, axis=1)).astype(np.int8)
+
+
+class _Terms:
+    """The force-field terms of one kind, and which unit's placement completes each."""
+
+    def __init__(self, kind: AssembledPolymer, geometries: list):
+        self.kind = kind
+        self.mol = kind.mol
+        self.properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(kind.mol)
+        self.neighbours = [[n.GetIdx() for n in atom.GetNeighbors()] for atom in kind.mol.GetAtoms()]
+        units = kind.plan.units
+        sizes = np.diff(np.append(kind.unit_offsets, kind.atom_count))
+        self.unit_of_atom = np.repeat(np.arange(len(units)), sizes)
+        # When an atom's position is fixed: a unit's anchor already when its parent is placed (as the
+        # parent's look-ahead point), every other atom with its own unit.
+        self.time = self.unit_of_atom.copy()
+        for geometry in geometries:
+            if geometry.parent >= 0:
+                self.time[geometry.offset + geometry.template.sites[geometry.own_site].anchor] = geometry.parent
+        if self.properties is not None:
+            self.charges = np.array([self.properties.GetMMFFPartialCharge(i) for i in range(kind.atom_count)])
+
+    def within(self, atom: int, reach: int) -> dict[int, int]:
+        """Atoms within `reach` bonds of `atom`, with their distance in bonds."""
+        seen = {atom: 0}
+        queue = deque([atom])
+        while queue:
+            current = queue.popleft()
+            if seen[current] == reach:
+                continue
+            for n in self.neighbours[current]:
+                if n not in seen:
+                    seen[n] = seen[current] + 1
+                    queue.append(n)
+        return seen
+
+    def completed_by(self, unit: int, known: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Dihedrals (n, 4) with their (n, 3) MMFF terms, and non-bonded pairs (p, 2) with their van der
+        Waals R*, epsilon and charge products (p, 3), whose last atom to be placed is placed with
+        `unit` (and all of whose atoms are in `known`)."""
+        new = [a for a in known if self.time[a] == unit]
+        quadruples: set[tuple[int, int, int, int]] = set()
+        pairs: dict[tuple[int, int], int] = {}
+        if self.properties is None:
+            return np.zeros((0, 4), int), np.zeros((0, 3)), np.zeros((0, 2), int), np.zeros((0, 3)), np.zeros(0)
+
+        def usable(atom: int) -> bool:
+            return atom in known and self.time[atom] <= unit
+
+        for a in new:
+            for other, distance in self.within(a, NONBONDED_REACH).items():
+                if distance >= MIN_PAIR_DISTANCE and usable(other) and (self.time[other] < unit or other > a):
+                    pairs[(min(a, other), max(a, other))] = distance
+            # Dihedrals through a: a at either end, or in the middle.
+            for j in self.neighbours[a]:
+                for k in self.neighbours[j]:
+                    if k == a:
+                        continue
+                    for m in self.neighbours[k]:
+                        if m not in (a, j):
+                            quadruples.add((a, j, k, m) if a < m else (m, k, j, a))
+                for i in self.neighbours[a]:  # a second: i-a-j-k
+                    if i == j:
+                        continue
+                    for k in self.neighbours[j]:
+                        if k not in (a, i):
+                            quadruples.add((i, a, j, k) if i < k else (k, j, a, i))
+        dihedrals, terms = [], []
+        for quadruple in sorted(quadruples):
+            if not all(usable(x) for x in quadruple):
+                continue
+            params = self.properties.GetMMFFTorsionParams(self.mol, *quadruple)
+            values = np.array(params[1:] if params else (0.0, 0.0, 0.0), dtype=float)
+            if _is_amide_o_h(self.mol, quadruple):
+                values[0] += AMIDE_TRANS_V1
+            if values.any():
+                dihedrals.append(quadruple)
+                terms.append(values)
+        pair_list = sorted(pairs)
+        vdw = np.zeros((len(pair_list), 3))
+        for row, (a, b) in enumerate(pair_list):
+            params = self.properties.GetMMFFVdWParams(a, b)
+            scale = ELECTROSTATIC_14 if pairs[(a, b)] == 3 else 1.0
+            vdw[row] = (params[2], params[3], scale * self.charges[a] * self.charges[b])
+        return (
+            np.array(dihedrals, dtype=np.int64).reshape(-1, 4),
+            np.array(terms).reshape(-1, 3),
+            np.array(pair_list, dtype=np.int64).reshape(-1, 2),
+            vdw,
+            np.zeros(0),
+        )
+
+
+def _members(units, unit: int) -> list[int]:
+    """Units placed before `unit` whose atoms its placement can see: its ancestors up to ANCESTORS
+    back and the ancestors' children placed before it."""
+    ancestors = []
+    current = units[unit].parent
+    while current >= 0 and len(ancestors) < ANCESTORS:
+        ancestors.append(current)
+        current = units[current].parent
+    chosen = set(ancestors)
+    for index in range(unit):
+        if units[index].parent in ancestors:
+            chosen.add(index)
+    return sorted(chosen)
+
+
+def kind_statistics(kind: AssembledPolymer, templates: dict[str, UnitTemplate], geometries: list) -> KindStatistics:
+    """Transfer tables of every unit of `kind` (geometries: growth's _UnitGeometry per unit)."""
+    units = kind.plan.units
+    terms = _Terms(kind, geometries)
+    cache: dict[tuple, np.ndarray] = {}
+    tables: list[np.ndarray] = []
+    reference: list[int] = []  # most likely state of each unit, for units held fixed in a probe
+    for unit in range(len(units)):
+        members = _members(units, unit)
+        key = (
+            *((member - unit, geometries[member].shape, units[member].parent_site, units[member].parent - unit, reference[member]) for member in members),
+            (0, geometries[unit].shape, units[unit].parent_site),
+        )
+        if key not in cache:
+            cache[key] = _table(terms, geometries, members, unit, reference) if kind.plan.is_linear else _flat(geometries, unit)
+        table = cache[key]
+        tables.append(table)
+        marginal = table.max(axis=0)
+        reference.append(int(np.argmax(marginal)))
+    state_hands: list[np.ndarray | None] = []
+    controlled = []
+    for unit, geometry in enumerate(geometries):
+        template = geometry.template
+        hands = template.hands
+        if units[unit].is_cap or hands is None or hands.shape[1] == 0 or template.stereo_drawn:
+            state_hands.append(None)
+            continue
+        conformers = geometry.spun_conformers if geometry.parent >= 0 else np.arange(len(geometry.centred))
+        state_hands.append(hands[conformers, 0])
+        controlled.append(unit)
+    return KindStatistics(
+        tables=tables,
+        parents=np.array([u.parent for u in units], dtype=np.int64),
+        state_hands=state_hands,
+        controlled=np.array(controlled, dtype=np.int64),
+    )
+
+
+def _flat(geometries: list, unit: int) -> np.ndarray:
+    """Equal weights: branched molecules (dendrimers) crowd themselves, and their growth steers every
+    unit towards empty space instead (growth.py); with Boltzmann weights the first copies of a
+    second-generation dendrimer grew so open that the third found no room at 0.3 g/cm³."""
+    parent = geometries[unit].parent
+    return np.zeros((_states(geometries[parent]) if parent >= 0 else 1, _states(geometries[unit])))
+
+
+def _states(geometry) -> int:
+    return len(geometry.spun_conformers) if geometry.parent >= 0 else len(geometry.centred)
+
+
+def _table(terms: _Terms, geometries: list, members: list[int], unit: int, reference: list[int]) -> np.ndarray:
+    """Log weights (parent states, states) of `unit`, from its energy in a probe: its members placed
+    in their reference states, its parent in each of its states, the unit in each of its own."""
+    geometry = geometries[unit]
+    own_states = _states(geometry)
+    parent = geometry.parent
+    parent_states = _states(geometries[parent]) if parent >= 0 else 1
+    batch = parent_states * own_states
+    positions: dict[int, np.ndarray] = {}  # atom -> (batch, 3)
+    frames: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # member -> rotations, translations, conformers
+    for member in [*members, unit]:
+        g = geometries[member]
+        if member == unit:
+            rows = np.tile(np.arange(own_states), parent_states)
+        elif member == parent:
+            rows = np.repeat(np.arange(parent_states), own_states)
+        else:
+            rows = np.full(batch, reference[member])
+        if g.parent < 0 or g.parent not in frames:  # the first member: held in its own frame
+            conformers = rows if g.parent < 0 else g.spun_conformers[rows]
+            rotations = np.broadcast_to(np.eye(3), (batch, 3, 3))
+            translations = np.zeros((batch, 3))
+            points = g.points(conformers)
+        else:
+            p = geometries[g.parent]
+            parent_rotations, parent_translations, parent_conformers = frames[g.parent]
+            anchor = positions[p.offset + p.template.sites[g.parent_site].anchor]
+            proxy = p.centred_proxies[parent_conformers, g.parent_site]
+            bond = np.einsum("gij,gj->gi", parent_rotations, proxy) + parent_translations - anchor
+            direction = bond / np.linalg.norm(bond, axis=1)[:, None]
+            phases = np.zeros(batch)
+            if g.phase_partner >= 0 and g.phase_partner in positions:
+                axes = frames_along(direction, np.zeros(batch))
+                seen = positions[g.phase_partner] - anchor
+                phases = np.arctan2(np.einsum("gi,gi->g", seen, axes[:, :, 1]), np.einsum("gi,gi->g", seen, axes[:, :, 0]))
+            spun_frames = frames_along(direction, phases)
+            translations = anchor + direction * g.bond_length
+            rotations = spun_frames @ g.spun_rotations[rows]
+            conformers = g.spun_conformers[rows]
+            points = np.einsum("gij,gpj->gpi", spun_frames, g.spun_points[rows]) + translations[:, None, :]
+        frames[member] = (rotations, translations, conformers)
+        count = g.template.atom_count
+        for local in range(count):
+            positions[g.offset + local] = points[:, local]
+        if member == unit:
+            for n, atom in enumerate(g.ahead_atoms.tolist()):
+                positions[int(atom)] = points[:, count + n]
+    dihedrals, torsion_terms, pairs, pair_terms, _ = terms.completed_by(unit, set(positions))
+    local = {atom: column for column, atom in enumerate(positions)}
+    xyz = np.stack(list(positions.values()), axis=1)  # (batch, atoms, 3)
+    energy = np.zeros(batch)
+    if len(dihedrals):
+        columns = np.vectorize(local.__getitem__, otypes=[np.int64])(dihedrals)
+        energy += torsion_energy(cos_dihedral(*(xyz[:, columns[:, c]] for c in range(4))), torsion_terms[None]).sum(axis=1)
+    if len(pairs):
+        columns = np.vectorize(local.__getitem__, otypes=[np.int64])(pairs)
+        r = np.linalg.norm(xyz[:, columns[:, 0]] - xyz[:, columns[:, 1]], axis=2)
+        energy += vdw_energy(r, pair_terms[None, :, 0], pair_terms[None, :, 1]).sum(axis=1)
+        energy += (COULOMB * pair_terms[None, :, 2] / (r + ELECTROSTATIC_BUFFER)).sum(axis=1)
+    log_weights = -(energy - energy.min()) / BUILD_RT
+    return log_weights.reshape(parent_states, own_states)
