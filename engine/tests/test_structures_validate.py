@@ -121,7 +121,7 @@ def test_gromacs_spc216_water_box() -> None:
 # --- defects found on real files (issue 20), each reproduced ------------------------------------
 
 
-def _water_pdb(path: Path, molecules: int, serial: Any, conect: bool = True) -> Path:
+def _water_pdb(path: Path, molecules: int, serial: Any, conect: bool = True, first: int = 1) -> Path:
     """Waters on a grid, serials past 99,999 written by `serial`, CONECT for every bond."""
     lines = ["CRYST1  200.000  200.000  200.000  90.00  90.00  90.00 P 1           1\n"]
     offsets = np.array([[0, 0, 0], [0.9572, 0, 0], [-0.24, 0.927, 0]])
@@ -130,11 +130,11 @@ def _water_pdb(path: Path, molecules: int, serial: Any, conect: bool = True) -> 
         origin = 3.1 * np.array([molecule % side, (molecule // side) % side, molecule // side**2])
         for k, (name, offset) in enumerate(zip(("OW", "HW1", "HW2"), offsets, strict=True)):
             x, y, z = origin + offset
-            number = 3 * molecule + k + 1
+            number = 3 * molecule + k + first
             lines.append(f"ATOM  {serial(number)} {name:<4} HOH A{molecule % 10000:4d}    {x:8.3f}{y:8.3f}{z:8.3f}  1.00  0.00\n")
     if conect:
         for molecule in range(molecules):
-            o = 3 * molecule + 1
+            o = 3 * molecule + first
             lines.append(f"CONECT{serial(o)}{serial(o + 1)}{serial(o + 2)}\n")
     lines.append("END\n")
     path.write_text("".join(lines))
@@ -461,3 +461,13 @@ def test_serials_that_wrap_join_the_nearest_copies(tmp_path: Path) -> None:
     summary = validate_structure(path)
     assert summary["atoms"] == 600
     assert kinds(summary) == {"HOH": (200, 3, "H2O", 0)}
+
+
+def test_the_engines_hexadecimal_serials_past_fffff(tmp_path: Path) -> None:
+    # After FFFFF (493,215 atoms) the engine's serials wrap to 00000, 00001, ..., 0000A: read as
+    # hexadecimal and matched to the nearest atoms, not taken for VMD's plain hexadecimal.
+    path = _water_pdb(tmp_path / "past-fffff.pdb", 40, lambda n: _pdb_index(n, 5), first=493_150)
+    text = path.read_text()
+    assert "FFFFF\n" in text and "CONECT    9    A    B" in text and "   10" in text
+    summary = validate_structure(path)
+    assert kinds(summary) == {"HOH": (40, 3, "H2O", 0)}

@@ -297,33 +297,30 @@ class _PdbSerials:
         pairs = np.frombuffer(bytes(self.conect_fields), dtype=np.uint8).reshape(-1, 5)
         upper = _has_hybrid36_letters(atoms) or _has_hybrid36_letters(pairs)
         serials = _decode_serials(atoms, upper)
-        plain_hex = _plain_hexadecimal(atoms)
-        if len(plain_hex):  # VMD: decimal up to 99,999, then hexadecimal, digits-only ones too
-            after = np.arange(count) >= plain_hex[0]
-            digits_only = (atoms <= ord("9")).all(axis=1) & after
+        hex_from = _hexadecimal_from(atoms, upper)
+        if hex_from is not None:  # digits-only serials from there on are hexadecimal too
+            digits_only = (atoms <= ord("9")).all(axis=1) & (np.arange(count) >= hex_from)
             serials[digits_only] = _hexadecimal(atoms[digits_only])
         order = np.argsort(serials, kind="stable")
         ordered = serials[order]
-
-        def lookup(values: np.ndarray) -> np.ndarray:
-            where = np.minimum(np.searchsorted(ordered, values), len(ordered) - 1)
-            return np.where((ordered[where] == values) & (values >= 0), order[where], -1)
-
         wanted = _decode_serials(pairs, upper)
-        indices = lookup(wanted)
-        if len(plain_hex):  # a digits-only CONECT field may be either: the bond joins the nearest pair
-            alternative = np.where((pairs <= ord("9")).all(axis=1), _hexadecimal(pairs), -1)
-            indices = _nearest_pairs(indices, lookup(alternative))
-        if (indices < 0).any():
-            missing = int(np.flatnonzero(indices < 0)[0])
+        # a digits-only CONECT field of such a file may be read either way
+        alternative = np.where((pairs <= ord("9")).all(axis=1), _hexadecimal(pairs), -1) if hex_from is not None else np.full(len(pairs), -1)
+        left, right = np.searchsorted(ordered, wanted, side="left"), np.searchsorted(ordered, wanted, side="right")
+        left2, right2 = np.searchsorted(ordered, alternative, side="left"), np.searchsorted(ordered, alternative, side="right")
+        right = np.where(wanted >= 0, right, left)
+        right2 = np.where((alternative >= 0) & (alternative != wanted), right2, left2)
+        candidates = (right - left) + (right2 - left2)
+        if (candidates == 0).any():
+            missing = int(np.flatnonzero(candidates == 0)[0])
             text = bytes(pairs[missing]).decode("latin-1").strip()
             raise _line_error(
                 f"CONECT names atom {text}, which the file does not have: the file may be truncated, or its atom serials do not match its CONECT records.",
                 int(self.conect_lines[missing // 2]),
             )
-        known = ordered[ordered >= 0]
-        if (known[1:] == known[:-1]).any():  # repeated serials (GROMACS wraps them at 100,000)
-            indices = _nearest_duplicates(order, ordered, wanted, indices)
+        indices = np.where(right > left, order[np.minimum(left, len(order) - 1)], order[np.minimum(left2, len(order) - 1)])
+        if (candidates > 1).any():  # repeated serials, or fields read two ways
+            indices = _nearest_in_order(order, indices, candidates > 1, (left, right), (left2, right2))
         bonds = indices.reshape(-1, 2)
         bonds = bonds[bonds[:, 0] != bonds[:, 1]]
         mentioned = np.zeros(count, dtype=bool)
@@ -340,30 +337,6 @@ def _plain_hexadecimal(fields: np.ndarray) -> np.ndarray:
 def _hexadecimal(fields: np.ndarray) -> np.ndarray:
     text = np.where(fields == ord(" "), ord("0"), fields)
     return _DIGIT_VALUES[text] @ (16 ** np.arange(4, -1, -1))
-
-
-def _nearest_pairs(first_choice: np.ndarray, second_choice: np.ndarray) -> np.ndarray:
-    """Per bond (two fields), of the candidate atoms for each end, the pair nearest in the file;
-    a tie (`18700 18701` read both ways) goes to the pair nearest the last bond whose first atom
-    had one reading (CONECT records follow the atoms' order)."""
-    a = np.stack([first_choice[0::2], second_choice[0::2]], axis=1)
-    b = np.stack([first_choice[1::2], second_choice[1::2]], axis=1)
-    single = (a >= 0).sum(axis=1) == 1
-    known = np.where(single, a.max(axis=1), -1)
-    last = np.maximum.accumulate(np.where(known >= 0, np.arange(len(a)), -1))
-    reference = np.where(last >= 0, known[np.maximum(last, 0)], 0)
-    best = np.stack([first_choice[0::2], first_choice[1::2]], axis=1)
-    score = np.full(len(a), np.iinfo(np.int64).max)
-    huge = np.int64(2**40)
-    for i in range(2):
-        for j in range(2):
-            usable = (a[:, i] >= 0) & (b[:, j] >= 0)
-            value = np.abs(a[:, i] - b[:, j]) * huge + np.abs(a[:, i] - reference)
-            value = np.where(usable, value, np.iinfo(np.int64).max)
-            better = value < score
-            best[better] = np.stack([a[better, i], b[better, j]], axis=1)
-            score = np.minimum(score, value)
-    return best.reshape(-1)
 
 
 def _has_hybrid36_letters(fields: np.ndarray) -> bool:
@@ -406,24 +379,38 @@ def _decode_serials(fields: np.ndarray, hybrid36: bool) -> np.ndarray:
     return result
 
 
-def _nearest_duplicates(order: np.ndarray, ordered: np.ndarray, wanted: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Serials that repeat (GROMACS wraps them at 100,000; hexadecimal from A0000 wraps after
-    FFFFF): CONECT records follow the atoms' order, so a record's first atom is the copy nearest
-    the previous record's, and each partner the copy nearest its record's first atom."""
-    left = np.searchsorted(ordered, wanted, side="left")
-    right = np.searchsorted(ordered, wanted, side="right")
-    ambiguous = (right - left > 1).tolist()
-    if not any(ambiguous):
-        return indices
+def _hexadecimal_from(fields: np.ndarray, hybrid36: bool) -> int | None:
+    """The first atom from which serials without letters are hexadecimal: after FFFFF in a file
+    continuing from A0000 (the engine's and OpenMM's writers wrap there, right-aligned: `    0`,
+    `    A`, `   10`), or from the first plain hexadecimal serial (VMD: `186a0`); None otherwise."""
+    if hybrid36:
+        return None
+    if ((fields[:, 0] >= ord("A")) & (fields[:, 0] <= ord("F"))).any():
+        wrapped = np.flatnonzero((fields == np.frombuffer(b"FFFFF", dtype=np.uint8)).all(axis=1))
+        return int(wrapped[0]) + 1 if len(wrapped) else None
+    plain = _plain_hexadecimal(fields)
+    return int(plain[0]) if len(plain) else None
+
+
+def _nearest_in_order(
+    order: np.ndarray, indices: np.ndarray, ambiguous: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
+    or a digits-only field that reads as decimal and as hexadecimal). CONECT records follow the
+    atoms' order: a record's first atom is the candidate nearest the previous record's, and each
+    partner the candidate nearest its record's first atom."""
     chosen = indices.tolist()
-    order_list, left_list, right_list = order.tolist(), left.tolist(), right.tolist()
+    flags = ambiguous.tolist()
+    order_list = order.tolist()
+    ranges = [(a.tolist(), b.tolist()) for a, b in (first, second)]
     reference = 0
     for position in range(len(chosen)):
         if position % 2 == 1:
             reference = chosen[position - 1]
-        if ambiguous[position]:
-            candidates = order_list[left_list[position] : right_list[position]]
-            chosen[position] = min(candidates, key=lambda index: abs(index - reference))
+        if flags[position]:
+            options = [index for lows, highs in ranges for index in order_list[lows[position] : highs[position]]]
+            # on a tie the later atom: records, and the atoms each lists, go forward through the file
+            chosen[position] = min(options, key=lambda index: (abs(index - reference), index < reference))
         if position % 2 == 0:
             reference = chosen[position]
     return np.array(chosen, dtype=np.int64)
