@@ -108,3 +108,77 @@ test("a user adds a system from a .pdb file and one from a typed structure, sees
   await expect(page.getByText("System deleted")).toBeVisible();
   await expect(page.getByRole("row", { name: new RegExp(waterName) })).toHaveCount(0);
 });
+
+/** The water box after enough REMARK lines to make the file 11 MB: three 5 MB parts. */
+function threePartPdb(): Buffer {
+  const remark = `${"REMARK   1 padding so that the file is sent in several parts".padEnd(80, " ")}\n`;
+  const lines = Math.ceil((11 * 1024 * 1024) / remark.length);
+  return Buffer.concat([Buffer.from(remark.repeat(lines)), Buffer.from(WATER_PDB)]);
+}
+
+const PART_URL = /\/api\/v2\/uploads\/[^/]+\/parts\/(\d+)\?/;
+
+test("an upload interrupted by a reload goes on from the parts already stored when the same file is chosen", async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  await signUp(page);
+  const name = `Resumed box ${randomUUID().slice(0, 6)}`;
+  const file = { name: "big-water.pdb", mimeType: "chemical/x-pdb", buffer: threePartPdb() };
+  await startSystem(page, name, "From file");
+
+  // Part 1 reaches the store; parts 2 and 3 are held, as on a link that drops mid-upload.
+  await page.route(PART_URL, async (route) => {
+    const part = Number(PART_URL.exec(route.request().url())?.[1]);
+    if (part === 1) await route.continue();
+  });
+  const firstPartStored = page.waitForResponse((response) => PART_URL.exec(response.url())?.[1] === "1");
+  await page.locator('input[type="file"]').setInputFiles(file);
+  expect((await firstPartStored).status()).toBe(200);
+  await expect(page.getByText(/^Uploading file \d+%$/)).toBeVisible();
+  await page.screenshot({ path: artifact("molecular-system-uploading") });
+
+  // Reload: the page offers to continue with the same file.
+  // The held parts die with the page; only then are the parts let through again.
+  await page.reload();
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await expect(page.getByText(/An upload of big-water.pdb \(11 MB\) was interrupted/)).toBeVisible();
+  const sentParts: number[] = [];
+  page.on("request", (request) => {
+    const match = PART_URL.exec(request.url());
+    if (match && request.method() === "PUT") sentParts.push(Number(match[1]));
+  });
+  const listed = page.waitForRequest((request) => request.url().includes("/upload/parts?upload_id="));
+  await page.locator('input[type="file"]').setInputFiles(file);
+  await listed;
+  await expect(page.getByText("File validated")).toBeVisible({ timeout: 90_000 });
+  expect(sentParts.sort()).toEqual([2, 3]);
+  await expect(
+    page.getByRole("table", { name: "What was found" }).getByRole("row", { name: /HOH 3 3 H2O/ }),
+  ).toBeVisible();
+});
+
+test("a canceled upload says so and can be retried", async ({ page }) => {
+  test.setTimeout(240_000);
+  await signUp(page);
+  await startSystem(page, `Canceled box ${randomUUID().slice(0, 6)}`, "From file");
+  await page.route(PART_URL, async (route) => {
+    if (PART_URL.exec(route.request().url())?.[1] === "1") await route.continue();
+  });
+  const firstPartStored = page.waitForResponse((response) => PART_URL.exec(response.url())?.[1] === "1");
+  await page.locator('input[type="file"]').setInputFiles({
+    name: "big-water.pdb",
+    mimeType: "chemical/x-pdb",
+    buffer: threePartPdb(),
+  });
+  await firstPartStored;
+  const canceled = page.waitForResponse((response) => response.url().endsWith("/upload/cancel"));
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByText("Upload canceled")).toBeVisible();
+  expect((await canceled).status()).toBeLessThan(300);
+
+  // Retry starts a new upload, which goes through.
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByText("File validated")).toBeVisible({ timeout: 90_000 });
+});
