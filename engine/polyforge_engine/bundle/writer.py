@@ -14,7 +14,7 @@ import numpy as np
 import parmed
 
 from polyforge_engine.simulate.equilibration import Stage, dynamics_stages
-from polyforge_engine.simulate.md import BAROSTAT_INTERVAL, CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol
+from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, barostat_interval
 
 # OpenMM's PME default: Ewald error tolerance δ gives α = sqrt(-ln 2δ)/rc; GROMACS sets β from
 # erfc(β rc) = ewald-rtol, so the same splitting needs ewald-rtol = erfc(sqrt(-ln 2δ)).
@@ -225,7 +225,7 @@ def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cel
         f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={stage.temperature_k:g}," if stage.ensemble != "NVE" else "ntt=0,"
     )
     pressure = (
-        f"ntb=2, ntp=1, barostat=2, mcbarint={BAROSTAT_INTERVAL}, pres0={stage.pressure_bar:g},"
+        f"ntb=2, ntp=1, barostat=2, mcbarint={barostat_interval(protocol)}, pres0={stage.pressure_bar:g},"
         if stage.ensemble == "NPT"
         else "ntb=1, ntp=0,"
     )
@@ -277,7 +277,7 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
         integrator = {
             "NVE": "Verlet, velocities drawn at the temperature",
             "NVT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps",
-            "NPT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps, Monte Carlo barostat every {BAROSTAT_INTERVAL} steps",
+            "NPT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps, Monte Carlo barostat every {barostat_interval(protocol)} steps",
         }[stage.ensemble]
         dynamics = f"Dynamics: {stage.steps} steps, {stage.describe()} ({integrator})."
     else:
@@ -288,7 +288,8 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
         dynamics = (
             f"Dynamics: the 21-stage melt equilibration (Larsen et al., Macromolecules 2011, 44, 6944, as pysimm and "
             f"RadonPy run it; each stage keeps its share of the original 1.56 ns within {protocol.dynamics_steps} steps), "
-            f"Langevin middle integrator (friction {FRICTION_PER_PS}/ps) and a Monte Carlo barostat in the NPT stages:\n\n"
+            f"Langevin middle integrator (friction {FRICTION_PER_PS}/ps) and a Monte Carlo barostat "
+            f"(a volume move every {barostat_interval(protocol)} steps) in the NPT stages:\n\n"
             "| stage | ensemble | T (K) | P (bar) | steps |\n|---|---|---|---|---|\n" + table + "\n"
         )
     return (

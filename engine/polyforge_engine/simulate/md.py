@@ -37,6 +37,9 @@ VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff o
 STEPS_BETWEEN_CANCEL_CHECKS = 10
 TARGET_FRAMES = 100
 BAROSTAT_INTERVAL = 25  # steps between Monte Carlo volume moves (OpenMM's default)
+# The melt equilibration's compression stages are a few percent of the steps each: volume moves
+# every 5 steps let the box follow 50 kbar within them (each move changes the volume by ~1 %).
+EQUILIBRATION_BAROSTAT_INTERVAL = 5
 _MOLAR_GAS_CONSTANT = 0.00831446261815324  # kJ/(mol K)
 _AMU_PER_A3_TO_G_PER_CM3 = 1.66053906660
 
@@ -339,12 +342,14 @@ def _dynamics(
         temperatures.append(_record(simulation, 0, dof, cell, 1, energies, None))
         done = 0
         for number, stage in enumerate(stages, start=1):
-            _enter_stage(simulation, stage, barostat)
+            _enter_stage(simulation, stage, barostat, barostat_interval(protocol))
             if len(stages) > 1:
                 log.write(f"stage {number}/{len(stages)}: {stage.describe()}, {stage.steps} steps\n")
             stage_end = done + stage.steps
             while done < stage_end:
-                chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, stage_end - done)
+                # Chunks stop at every multiple of the interval, so records fall on them whatever
+                # the stages' lengths.
+                chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, stage_end - done, interval - done % interval)
                 _step(simulation, chunk, done)
                 done += chunk
                 raise_if_cancelled()
@@ -362,13 +367,20 @@ def _stage_label(stages: list[Stage], number: int) -> str:
     return f"equilibration stage {number} of {len(stages)}: {stages[number - 1].describe()}"
 
 
-def _enter_stage(simulation: app.Simulation, stage: Stage, barostat: openmm.MonteCarloBarostat | None) -> None:
+def barostat_interval(protocol: Protocol) -> int:
+    """Steps between Monte Carlo volume moves in the NPT stages of this protocol."""
+    return EQUILIBRATION_BAROSTAT_INTERVAL if protocol.equilibration != "none" else BAROSTAT_INTERVAL
+
+
+def _enter_stage(
+    simulation: app.Simulation, stage: Stage, barostat: openmm.MonteCarloBarostat | None, interval: int
+) -> None:
     integrator = simulation.integrator
     if isinstance(integrator, openmm.LangevinMiddleIntegrator):
         integrator.setTemperature(stage.temperature_k * unit.kelvin)
     if barostat is None:
         return
-    frequency = BAROSTAT_INTERVAL if stage.ensemble == "NPT" else 0  # 0 switches the barostat off
+    frequency = interval if stage.ensemble == "NPT" else 0  # 0 switches the barostat off
     if barostat.getFrequency() != frequency:
         barostat.setFrequency(frequency)
         simulation.context.reinitialize(preserveState=True)
