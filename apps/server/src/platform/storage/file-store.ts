@@ -1,8 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { once } from "node:events";
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
-import { type Readable, Transform } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   AbortMultipartUploadCommand,
@@ -198,19 +199,16 @@ export class LocalFileStore implements FileStore {
     const temporary = join(dir, `.${number}.${randomBytes(6).toString("hex")}.tmp`);
     const md5 = createHash("md5");
     let received = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        received += chunk.length;
-        if (received > maxPartBytes) {
-          callback(new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`));
-          return;
-        }
-        md5.update(chunk);
-        callback(null, chunk);
-      },
+    // Counted and hashed beside the copy to disk (a second consumer of the same chunks, no extra
+    // stream stage in the way).
+    body.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxPartBytes)
+        body.destroy(new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`));
+      else md5.update(chunk);
     });
     try {
-      await pipeline(body, meter, createWriteStream(temporary));
+      await pipeline(body, createWriteStream(temporary));
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
@@ -259,16 +257,19 @@ export class LocalFileStore implements FileStore {
     const target = this.pathOf(key);
     await mkdir(dirname(target), { recursive: true });
     const partial = `${target}.partial`;
-    // The parts stream one after another into the file; none is read whole.
     const out = createWriteStream(partial);
     try {
+      // One part after another through one write stream, at the pace the disk takes them.
       for (const part of ordered) {
         const name = `${String(part.part_number).padStart(5, "0")}.${part.etag}`;
-        await pipeline(createReadStream(join(dir, name)), out, { end: false });
+        for await (const chunk of createReadStream(join(dir, name), { highWaterMark: 1024 * 1024 })) {
+          if (!out.write(chunk)) await once(out, "drain");
+        }
       }
-      await new Promise<void>((resolvePromise, reject) =>
-        out.end((error?: Error | null) => (error ? reject(error) : resolvePromise())),
-      );
+      await new Promise<void>((resolvePromise, reject) => {
+        out.once("error", reject);
+        out.end(() => resolvePromise());
+      });
     } catch (error) {
       out.destroy();
       await rm(partial, { force: true });
