@@ -1,0 +1,397 @@
+/**
+ * Upload and conversion benchmark (issue 20), against the real API server on loopback:
+ *
+ * 1. A file of --size-mb MB uploaded by the S3 multipart protocol as the web client does it (5 MB
+ *    parts, 4 in flight: upload_url → PUT → ETag, then complete), to the embedded store and to a
+ *    real S3-protocol server (moto). Throughput, and the server's resident memory sampled every
+ *    50 ms against its idle size; beside them the same parts PUT to a bare Node HTTP server that
+ *    streams each to a file (bare_server.mjs), the floor of a part upload on this machine.
+ * 2. Save structure → converted through the API for aspirin and a 199-heavy-atom molecule
+ *    (HO-(CH2CH2O)66-H), beside the engine's own convert-smiles run on the same SMILES.
+ *
+ * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--runs 3]
+ * Ports 18812 (server), 18813 (moto), 18814 (the bare peer). Raw figures: bench/uploads/out/results.json.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const OUT = join(ROOT, "bench/uploads/out");
+const PYTHON = join(ROOT, ".venv/bin/python");
+const MB = 1024 * 1024;
+const PART = 5 * MB;
+const IN_FLIGHT = 4;
+const SERVER_PORT = 18812;
+const MOTO_PORT = 18813;
+const BARE_PORT = 18814;
+const ISSUER = "https://bench.invalid";
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: string) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? (args[at + 1] ?? fallback) : fallback;
+};
+const sizeMb = Number(flag("--size-mb", "2000"));
+const runs = Number(flag("--runs", "3"));
+const skipS3 = args.includes("--skip-s3");
+
+const work = mkdtempSync(join(tmpdir(), "h1-bench-uploads-"));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Resident memory of a process in MB (VmRSS). */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** A PDB-like text file of the given size, written in 1 MB blocks. */
+async function makeFile(path: string, megabytes: number) {
+  const line = "ATOM      1  C   PEO A   1      12.345  23.456  34.567  1.00  0.00           C\n";
+  const block = Buffer.from(line.repeat(Math.ceil(MB / line.length)).slice(0, MB));
+  const out = createWriteStream(path);
+  for (let i = 0; i < megabytes; i++) {
+    if (!out.write(block)) await new Promise((r) => out.once("drain", r));
+  }
+  await new Promise<void>((r, j) => {
+    out.once("error", j);
+    out.end(() => r());
+  });
+}
+
+async function signer() {
+  const { publicKey, privateKey } = await generateKeyPair("RS256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "RS256", use: "sig" };
+  const jwksFile = join(work, "jwks.json");
+  writeFileSync(jwksFile, JSON.stringify({ keys: [jwk] }));
+  const sub = crypto.randomUUID();
+  const token = await new SignJWT({
+    sub,
+    email: `bench-${sub.slice(0, 8)}@example.org`,
+    given_name: "Bench",
+    family_name: "Mark",
+    name: "Bench Mark",
+    organization: "other",
+    realm_access: { roles: ["user"] },
+    allow_impersonation: false,
+  })
+    .setProtectedHeader({ alg: "RS256", kid: "bench" })
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(privateKey);
+  return { jwksFile, token };
+}
+
+interface Server {
+  child: ChildProcess;
+  origin: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(env: NodeJS.ProcessEnv, jwksFile: string): Promise<Server> {
+  const origin = `http://127.0.0.1:${SERVER_PORT}`;
+  const child = spawn("node", ["--import", "tsx", join(ROOT, "bench/uploads/server.ts")], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: {
+      ...process.env,
+      PORT: String(SERVER_PORT),
+      PUBLIC_URL: origin,
+      LOG_LEVEL: "warn",
+      POLYFORGE_DATA_DIR: join(work, `data-${Date.now()}`),
+      BENCH_JWKS_FILE: jwksFile,
+      BENCH_ISSUER: ISSUER,
+      ...env,
+    },
+  });
+  for (let i = 0; i < 600; i++) {
+    const up = await fetch(`${origin}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null) throw new Error("the server exited");
+    await sleep(100);
+  }
+  return {
+    child,
+    origin,
+    stop: async () => {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+function api(origin: string, token: string) {
+  return async (method: string, path: string, body?: object) => {
+    const response = await fetch(`${origin}/api/v2${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+}
+
+/** One upload as the web client makes it; the server's RSS sampled throughout. */
+async function uploadRun(server: Server, token: string, file: string, size: number) {
+  const call = api(server.origin, token);
+  const pid = server.child.pid!;
+  const idleSamples: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    idleSamples.push(rssMb(pid));
+    await sleep(50);
+  }
+  const idle = median(idleSamples);
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 50);
+
+  const { id } = await call("POST", "/systems", { name: "Bench upload", description: "", origin: "upload" });
+  const { upload_id } = await call("POST", `/systems/${id}/upload/begin`, { file: "bench.pdb", file_size: size });
+  const parts = Math.ceil(size / PART);
+  const etags: Array<{ part_number: number; etag: string }> = [];
+  const handle = await open(file, "r");
+  const started = performance.now();
+  let next = 1;
+  let urlMs = 0;
+  let putMs = 0;
+  const worker = async () => {
+    const buffer = Buffer.allocUnsafe(PART);
+    while (next <= parts) {
+      const partNumber = next++;
+      const start = (partNumber - 1) * PART;
+      const length = Math.min(PART, size - start);
+      await handle.read(buffer, 0, length, start);
+      const t0 = performance.now();
+      const { url } = await call(
+        "GET",
+        `/systems/${id}/upload/upload_url?upload_id=${encodeURIComponent(upload_id)}&part_number=${partNumber}`,
+      );
+      const t1 = performance.now();
+      const response = await fetch(url, { method: "PUT", body: buffer.subarray(0, length) });
+      urlMs += t1 - t0;
+      putMs += performance.now() - t1;
+      if (!response.ok) throw new Error(`part ${partNumber}: ${response.status} ${await response.text()}`);
+      etags.push({ part_number: partNumber, etag: response.headers.get("etag") ?? "" });
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const uploaded = performance.now();
+  await call("POST", `/systems/${id}/upload/complete`, { upload_id, parts: etags });
+  const completed = performance.now();
+  clearInterval(sampler);
+  await handle.close();
+  const sizeMbExact = size / MB;
+  return {
+    size_mb: Math.round(sizeMbExact),
+    parts,
+    upload_s: (uploaded - started) / 1000,
+    // Summed over the parts (4 run at once): where a part's time goes.
+    upload_url_ms_per_part: urlMs / parts,
+    put_ms_per_part: putMs / parts,
+    complete_s: (completed - uploaded) / 1000,
+    upload_mb_s: sizeMbExact / ((uploaded - started) / 1000),
+    total_mb_s: sizeMbExact / ((completed - started) / 1000),
+    idle_rss_mb: idle,
+    peak_rss_mb: peak,
+    rss_over_idle_mb: peak - idle,
+  };
+}
+
+/** The same parts, 4 in flight, PUT to the bare server (no upload_url call, no complete). */
+async function bareRun(file: string, size: number) {
+  const origin = `http://127.0.0.1:${BARE_PORT}`;
+  const child = spawn("node", [join(ROOT, "bench/uploads/bare_server.mjs"), join(work, "bare"), String(BARE_PORT)], {
+    stdio: "ignore",
+  });
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(origin).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await sleep(100);
+  }
+  const parts = Math.ceil(size / PART);
+  const handle = await open(file, "r");
+  let next = 1;
+  const started = performance.now();
+  const worker = async () => {
+    const buffer = Buffer.allocUnsafe(PART);
+    while (next <= parts) {
+      const partNumber = next++;
+      const start = (partNumber - 1) * PART;
+      const length = Math.min(PART, size - start);
+      await handle.read(buffer, 0, length, start);
+      const response = await fetch(`${origin}/part/${partNumber}`, { method: "PUT", body: buffer.subarray(0, length) });
+      if (!response.ok || !response.headers.get("etag")) throw new Error(`bare part ${partNumber}: ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await handle.close();
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+  await rm(join(work, "bare"), { recursive: true, force: true });
+  return { upload_s: seconds, upload_mb_s: size / MB / seconds };
+}
+
+async function startMoto() {
+  const endpoint = `http://127.0.0.1:${MOTO_PORT}`;
+  const child = spawn(join(ROOT, ".venv/bin/moto_server"), ["-H", "127.0.0.1", "-p", String(MOTO_PORT)], {
+    stdio: "ignore",
+    // Parts and objects spill to disk past 1 MB instead of living in moto's memory.
+    env: { ...process.env, MOTO_S3_DEFAULT_KEY_BUFFER_SIZE: String(MB) },
+  });
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(`${endpoint}/`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await sleep(200);
+  }
+  const client = new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: "bench", secretAccessKey: "bench" },
+  });
+  await client.send(new CreateBucketCommand({ Bucket: "bench" }));
+  client.destroy();
+  return {
+    env: {
+      S3_ENDPOINT: endpoint,
+      S3_BUCKET: "bench",
+      S3_REGION: "us-east-1",
+      S3_ACCESS_KEY_ID: "bench",
+      S3_SECRET_ACCESS_KEY: "bench",
+    },
+    pid: child.pid!,
+    stop: async () => {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** Save structure → converted, through the API (polling the system every 50 ms). */
+async function conversionRun(server: Server, token: string, smiles: string) {
+  const call = api(server.origin, token);
+  const { id } = await call("POST", "/systems", { name: "Bench SMILES", description: "", origin: "smiles" });
+  const started = performance.now();
+  await call("POST", `/systems/${id}/smiles`, { smiles });
+  for (;;) {
+    const system = await call("GET", `/systems/${id}`);
+    const status = system.system_data.status;
+    if (status === "converted")
+      return { seconds: (performance.now() - started) / 1000, atoms: system.system_data.structure.atoms };
+    if (status === "failed" || status === "error") throw new Error(JSON.stringify(system.system_data.problem));
+    await sleep(50);
+  }
+}
+
+/** The engine alone on the same SMILES (a process per job, as the runner starts it). */
+function engineRun(smiles: string): number {
+  const dir = mkdtempSync(join(work, "engine-"));
+  writeFileSync(join(dir, "job.json"), JSON.stringify({ smiles }));
+  const started = performance.now();
+  const result = spawnSync(PYTHON, [
+    "-m",
+    "polyforge_engine",
+    "convert-smiles",
+    "--input",
+    join(dir, "job.json"),
+    "--workdir",
+    dir,
+  ]);
+  if (result.status !== 0) throw new Error(result.stderr.toString());
+  return (performance.now() - started) / 1000;
+}
+
+const MOLECULES = {
+  aspirin: "CC(=O)Oc1ccccc1C(=O)O",
+  "PEG-66 (199 heavy atoms)": `O${"CCO".repeat(66)}`,
+};
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const { jwksFile, token } = await signer();
+  const size = sizeMb * MB;
+  const file = join(work, "bench.pdb");
+  await makeFile(file, sizeMb);
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim(),
+    machine: `${spawnSync("uname", ["-sr"]).stdout.toString().trim()}, ${(await import("node:os")).cpus().length} cores`,
+  };
+
+  results.bare = await bareRun(file, size);
+  console.log("bare", results.bare);
+  const local = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile);
+  results.local = await uploadRun(local, token, file, size);
+  console.log("local", results.local);
+  await local.stop();
+
+  if (!skipS3) {
+    const moto = await startMoto();
+    const s3 = await startServer({ ...moto.env, BENCH_RUN_JOBS: "0" }, jwksFile);
+    results.s3 = { ...(await uploadRun(s3, token, file, size)), moto_rss_mb: rssMb(moto.pid) };
+    console.log("s3", results.s3);
+    await s3.stop();
+    await moto.stop();
+  }
+  await rm(file, { force: true });
+
+  const jobs = await startServer({}, jwksFile);
+  const conversions: Record<string, unknown> = {};
+  for (const [name, smiles] of Object.entries(MOLECULES)) {
+    const api: number[] = [];
+    const engine: number[] = [];
+    let atoms = 0;
+    // The large molecule's conformer search takes minutes: one run of each.
+    for (let i = 0; i < (name === "aspirin" ? runs : 1); i++) {
+      const run = await conversionRun(jobs, token, smiles);
+      api.push(run.seconds);
+      atoms = run.atoms;
+      engine.push(engineRun(smiles));
+    }
+    conversions[name] = {
+      atoms,
+      api_s: api,
+      engine_s: engine,
+      api_median_s: median(api),
+      engine_median_s: median(engine),
+    };
+    console.log(name, conversions[name]);
+  }
+  results.conversions = conversions;
+  await jobs.stop();
+  writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2));
+  await rm(work, { recursive: true, force: true });
+  if (existsSync(join(OUT, "results.json"))) console.log(`written ${join(OUT, "results.json")}`);
+}
+
+main().catch(async (err) => {
+  console.error(err);
+  await rm(work, { recursive: true, force: true });
+  process.exit(1);
+});
