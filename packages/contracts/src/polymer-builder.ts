@@ -2,6 +2,7 @@ import { z } from "zod";
 import { int32 } from "./bounds";
 import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS } from "./enums";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
+import { DEFAULT_JOB_LIMITS, MIN_CELL_SIDE } from "./job-limits";
 import { orderedItemsProblem } from "./polymers";
 import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
 import { REQUIRED_FIELD } from "./users";
@@ -78,6 +79,22 @@ export const systemSetupResponse = z.object({
 });
 export type SystemSetupResponse = z.infer<typeof systemSetupResponse>;
 
+/** Physical bounds shown at the fields (issue 24), from the job limits the server enforces by default
+ * (job-limits.ts; a deployment may set others, and the server's answer then says so). */
+const number = (n: number) => n.toLocaleString("en-US");
+export const CELL_SIDE_MESSAGE = `Each side must be between ${MIN_CELL_SIDE} and ${number(DEFAULT_JOB_LIMITS.maxCellSide)} Å (the simulation needs twice its 10 Å cutoff)`;
+export const DENSITY_MESSAGE = `Density must be between ${DEFAULT_JOB_LIMITS.minDensity} and ${DEFAULT_JOB_LIMITS.maxDensity} g/cm³`;
+export const TEMPERATURE_MESSAGE = `Temperature must be above 0 and at most ${number(DEFAULT_JOB_LIMITS.maxTemperature)} K`;
+export const MINIMIZATION_STEPS_MESSAGE = `Minimization can have at most ${number(DEFAULT_JOB_LIMITS.maxMinimizationSteps)} steps`;
+export const DYNAMICS_STEPS_MESSAGE = `Dynamics can have at most ${number(DEFAULT_JOB_LIMITS.maxDynamicsSteps)} steps`;
+
+/** A typed number outside [min, max]; text that is not a number is left to the other rules. */
+function outside(text: string, min: number, max: number, minExclusive = false): boolean {
+  const value = Number(text.trim());
+  if (!text.trim() || !Number.isFinite(value)) return false;
+  return (minExclusive ? value <= min : value < min) || value > max;
+}
+
 /** The form while typing; numbers are text. */
 export const systemSetupForm = z
   .object({
@@ -94,9 +111,18 @@ export const systemSetupForm = z
     if (form.cell_dimension_selector === "density" && !form.density.trim()) {
       ctx.addIssue({ code: "custom", path: ["density"], message: REQUIRED_FIELD });
     }
+    if (
+      form.cell_dimension_selector === "density" &&
+      outside(form.density, DEFAULT_JOB_LIMITS.minDensity, DEFAULT_JOB_LIMITS.maxDensity)
+    ) {
+      ctx.addIssue({ code: "custom", path: ["density"], message: DENSITY_MESSAGE });
+    }
     if (form.cell_dimension_selector === "cell_sides") {
       form.cell_sides.forEach((side, index) => {
         if (!side.trim()) ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: REQUIRED_FIELD });
+        else if (outside(side, MIN_CELL_SIDE, DEFAULT_JOB_LIMITS.maxCellSide)) {
+          ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: CELL_SIDE_MESSAGE });
+        }
       });
     }
   });
@@ -221,9 +247,18 @@ export const simulationProtocolForm = z
     const required = (field: keyof typeof form) =>
       String(form[field]).trim() || ctx.addIssue({ code: "custom", path: [field], message: REQUIRED_FIELD });
     if (form.minimization) required("minimization_steps");
+    if (form.minimization && outside(form.minimization_steps, 1, DEFAULT_JOB_LIMITS.maxMinimizationSteps)) {
+      ctx.addIssue({ code: "custom", path: ["minimization_steps"], message: MINIMIZATION_STEPS_MESSAGE });
+    }
     if (form.dynamics) {
       required("dynamics_steps");
       required("temperature");
+      if (outside(form.dynamics_steps, 1, DEFAULT_JOB_LIMITS.maxDynamicsSteps)) {
+        ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: DYNAMICS_STEPS_MESSAGE });
+      }
+      if (outside(form.temperature, 0, DEFAULT_JOB_LIMITS.maxTemperature, true)) {
+        ctx.addIssue({ code: "custom", path: ["temperature"], message: TEMPERATURE_MESSAGE });
+      }
       if (!(ENSEMBLES as readonly string[]).includes(form.ensemble)) {
         ctx.addIssue({ code: "custom", path: ["ensemble"], message: REQUIRED_FIELD });
       }

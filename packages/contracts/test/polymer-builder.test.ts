@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "../src/errors";
 import {
+  CELL_SIDE_MESSAGE,
   DEFAULT_SIMULATION_PROTOCOL,
+  DENSITY_MESSAGE,
+  DYNAMICS_STEPS_MESSAGE,
   densityFromText,
   EQUILIBRATION_NEEDS_NPT_MESSAGE,
   EQUILIBRATION_STEPS_MESSAGE,
   INPUT_PATTERNS,
+  MINIMIZATION_STEPS_MESSAGE,
   PRESSURE_MESSAGE,
   type SimulationProtocolBody,
   type SystemSetupBody,
@@ -15,6 +19,7 @@ import {
   simulationProtocolProblem,
   systemSetupForm,
   systemSetupProblem,
+  TEMPERATURE_MESSAGE,
 } from "../src/polymer-builder";
 
 const P1 = "11111111-1111-4111-8111-111111111111";
@@ -234,5 +239,68 @@ describe("input patterns", () => {
     expect(INPUT_PATTERNS.signedInteger.test("1.5")).toBe(false);
     expect(["", "0", "0.1", "12.", "3.25"].every((v) => INPUT_PATTERNS.decimal.test(v))).toBe(true);
     expect(["00.1", "01", "-1", ".5"].some((v) => INPUT_PATTERNS.decimal.test(v))).toBe(false);
+  });
+});
+
+describe("physical bounds at the fields (issue 24)", () => {
+  const setupForm = (overrides: object) => ({
+    cell_dimension_selector: "cell_sides" as const,
+    density: "0.1",
+    cell_sides: ["100", "100", "100"] as [string, string, string],
+    potential_wall_z: false,
+    construction_order: "random" as const,
+    polymers: [{ polymer_id: P1, occurrence: "1" }],
+    ...overrides,
+  });
+  const setupMessages = (overrides: object) =>
+    systemSetupForm.safeParse(setupForm(overrides)).error?.issues.map((i) => [i.path.join("."), i.message]) ?? [];
+  const protocolForm = (overrides: object) => ({
+    simulation: "MD" as const,
+    random_seed: "1",
+    minimization: true,
+    minimization_steps: "100",
+    dynamics: true,
+    dynamics_steps: "5000",
+    temperature: "300",
+    ensemble: "NVT",
+    pressure: "",
+    equilibration: "none" as const,
+    ...overrides,
+  });
+  const protocolMessages = (overrides: object) =>
+    simulationProtocolForm.safeParse(protocolForm(overrides)).error?.issues.map((i) => [i.path.join("."), i.message]) ??
+    [];
+
+  it("keeps each cell side between twice the cutoff (20 Å) and 2,000 Å", () => {
+    expect(setupMessages({ cell_sides: ["20", "2000", "100"] })).toEqual([]);
+    expect(setupMessages({ cell_sides: ["0", "1e11", "19.9"] })).toEqual([
+      ["cell_sides.0", CELL_SIDE_MESSAGE],
+      ["cell_sides.1", CELL_SIDE_MESSAGE],
+      ["cell_sides.2", CELL_SIDE_MESSAGE],
+    ]);
+    expect(CELL_SIDE_MESSAGE).toBe(
+      "Each side must be between 20 and 2,000 Å (the simulation needs twice its 10 Å cutoff)",
+    );
+  });
+
+  it("keeps the density positive and no denser than matter", () => {
+    const density = (value: string) => setupMessages({ cell_dimension_selector: "density", density: value });
+    expect(density("0.8")).toEqual([]);
+    expect(density("0")).toEqual([["density", DENSITY_MESSAGE]]);
+    expect(density("22")).toEqual([["density", DENSITY_MESSAGE]]);
+    // The sides are not checked while the density decides the cell.
+    expect(setupMessages({ cell_dimension_selector: "density", cell_sides: ["0", "0", "0"] })).toEqual([]);
+  });
+
+  it("keeps the temperature above 0 K and at most 5,000 K, and the steps within the job limits", () => {
+    expect(protocolMessages({})).toEqual([]);
+    expect(protocolMessages({ temperature: "0" })).toEqual([["temperature", TEMPERATURE_MESSAGE]]);
+    expect(protocolMessages({ temperature: "100000" })).toEqual([["temperature", TEMPERATURE_MESSAGE]]);
+    expect(protocolMessages({ dynamics_steps: "50000001" })).toEqual([["dynamics_steps", DYNAMICS_STEPS_MESSAGE]]);
+    expect(protocolMessages({ minimization_steps: "1000001" })).toEqual([
+      ["minimization_steps", MINIMIZATION_STEPS_MESSAGE],
+    ]);
+    // Behind a toggle that is off, nothing is checked.
+    expect(protocolMessages({ dynamics: false, temperature: "100000", dynamics_steps: "0" })).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { ProductError } from "../../lib/api/productError";
 import { BuilderStepper } from "./components/BuilderStepper";
 import { createDraft, deleteDraft, fetchDraft, queryKeys } from "./polymerBuilderApi";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
-import { CreateStep } from "./steps/CreateStep";
+import { CreateStep, type SystemFiling } from "./steps/CreateStep";
 import { PolymersStep } from "./steps/PolymersStep";
 import { SegmentsStep } from "./steps/SegmentsStep";
 import { SimulationProtocolStep } from "./steps/SimulationProtocolStep";
@@ -25,8 +25,9 @@ async function openDraft() {
   }
 }
 
-/** /polymer-builder: opens (or starts) the user's draft, then shows the wizard over it. */
-export function PolymerBuilderPage() {
+/** /polymer-builder: opens (or starts) the user's draft, then shows the wizard over it. `filing`
+ * (composed by the app from the projects feature) lets step 6 file the new system under a project. */
+export function PolymerBuilderPage({ filing }: { filing?: SystemFiling }) {
   const { t } = useTranslation("polymerBuilder");
   const draft = useQuery({
     queryKey: queryKeys.draft,
@@ -38,7 +39,7 @@ export function PolymerBuilderPage() {
   return (
     <Stack gap="lg">
       <Title order={2}>{t("title")}</Title>
-      {draft.isSuccess ? <Wizard draftId={draft.data.id} /> : <Loading />}
+      {draft.isSuccess ? <Wizard draftId={draft.data.id} filing={filing} /> : <Loading />}
     </Stack>
   );
 }
@@ -63,7 +64,7 @@ function useSendHomeOnFailure(failed: boolean) {
   }, [failed, navigate, t]);
 }
 
-function Wizard({ draftId }: { draftId: string }) {
+function Wizard({ draftId, filing }: { draftId: string; filing?: SystemFiling }) {
   const { t } = useTranslation("polymerBuilder");
   const queryClient = useQueryClient();
   const [step, setStep] = useState<Step>(1);
@@ -104,7 +105,7 @@ function Wizard({ draftId }: { draftId: string }) {
       {step === 3 && <PolymersStep />}
       {step === 4 && <SystemSetupStep />}
       {step === 5 && <SimulationProtocolStep />}
-      {step === 6 && <CreateStep draftId={draftId} completion={completion} />}
+      {step === 6 && <CreateStep draftId={draftId} completion={completion} filing={filing} />}
 
       <Group justify="space-between">
         {step > 1 ? (

@@ -3,7 +3,7 @@ import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { createSystemForm } from "@polyforge/contracts/systems";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { fieldErrors } from "../ordering";
@@ -18,18 +18,36 @@ import {
 import { ProtocolSummary, useProtocol } from "./SimulationProtocolStep";
 import { SetupSummary } from "./SystemSetupStep";
 
+/** Filing the new system under a project, composed by the app (features do not import each other). */
+export interface SystemFiling {
+  /** A field choosing where to file it (null: nowhere). */
+  field: (props: { value: string | null; onChange: (value: string | null) => void }) => ReactNode;
+  /** Files the created system; a failure is reported by it and does not undo the creation. */
+  file: (system: { id: string; name: string }, projectId: string) => Promise<void>;
+}
+
 /** Step 6: name the system and create it once every earlier step is complete. */
-export function CreateStep({ draftId, completion }: { draftId: string; completion: StepCompletion }) {
+export function CreateStep({
+  draftId,
+  completion,
+  filing,
+}: {
+  draftId: string;
+  completion: StepCompletion;
+  filing?: SystemFiling;
+}) {
   const { t } = useTranslation("polymerBuilder");
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const [error, setError] = useState<string>();
+  const [projectId, setProjectId] = useState<string | null>(null);
   const complete = allStepsComplete(completion);
   const create = useMutation({
     mutationFn: (systemName: string) => finishDraft(draftId, { name: systemName, is_draft: false }),
     onSuccess: async (system) => {
       queryClient.removeQueries({ queryKey: queryKeys.all });
+      if (filing && projectId) await filing.file(system, projectId);
       await queryClient.invalidateQueries({ queryKey: ["systems"] });
       toast.success(t("create.created"));
       await navigate({ to: "/systems", search: { type: system.type } });
@@ -40,7 +58,8 @@ export function CreateStep({ draftId, completion }: { draftId: string; completio
   function submit() {
     const parsed = createSystemForm.safeParse({ name });
     setError(parsed.success ? undefined : fieldErrors(parsed.error.issues).name);
-    if (parsed.success) create.mutate(parsed.data.name);
+    // A second click while the system is being created sends nothing.
+    if (parsed.success && !create.isPending) create.mutate(parsed.data.name);
   }
 
   return (
@@ -53,6 +72,7 @@ export function CreateStep({ draftId, completion }: { draftId: string; completio
         error={error}
         onChange={(e) => setName(e.currentTarget.value)}
       />
+      {filing?.field({ value: projectId, onChange: setProjectId })}
       <Button w="fit-content" disabled={!complete} loading={create.isPending} onClick={submit}>
         {t("create.button")}
       </Button>

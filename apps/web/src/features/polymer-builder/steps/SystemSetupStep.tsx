@@ -14,7 +14,7 @@ import { toast } from "sonner";
 import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
-import { fieldErrors, moveItem } from "../ordering";
+import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { fetchDraftPolymers, PAGE_SIZES, queryKeys, saveSetup } from "../polymerBuilderApi";
 import type { CellDimensionSelector, ConstructionOrder } from "../setupTypes";
 import { useDraftPolymers, useSetup } from "../useDraftProgress";
@@ -49,7 +49,17 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const [items, setItems] = useState<OrderedItem[]>(
     setup.polymers.map((p) => newItem(p.polymer_id, p.name, String(p.occurrence))),
   );
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const parse = () =>
+    systemSetupForm.safeParse({
+      cell_dimension_selector: selector,
+      density,
+      cell_sides: sides,
+      potential_wall_z: walls,
+      construction_order: order,
+      polymers: items.map((i) => ({ polymer_id: i.id, occurrence: i.value })),
+    });
+  // Checked at submit, then on every change: a message (e.g. a side out of bounds) goes once it is right.
+  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [selector, density, sides, items]);
   // A polymer deleted in step 3 (or another tab) leaves the list being edited.
   const draftPolymers = useDraftPolymers();
   useEffect(() => {
@@ -67,15 +77,8 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   });
 
   function submit() {
-    const parsed = systemSetupForm.safeParse({
-      cell_dimension_selector: selector,
-      density,
-      cell_sides: sides,
-      potential_wall_z: walls,
-      construction_order: order,
-      polymers: items.map((i) => ({ polymer_id: i.id, occurrence: i.value })),
-    });
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
+    const parsed = parse();
+    setErrors(errorsOf(parsed));
     if (!parsed.success) return;
     save.mutate({
       cell_dimension_selector: selector,
