@@ -98,6 +98,22 @@ describe("add molecular system: details", () => {
   });
 });
 
+describe("add molecular system: a second click", () => {
+  signedInWithFetch(fetchMock);
+
+  it("creates one system when Next is double-clicked", async () => {
+    const calls = serve(molecularSystem("upload", {}));
+    renderWithProviders(<MolecularSystemFlow onCreated={() => {}} onLoadFailed={() => {}} />);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText(/Name/), "Water");
+    await user.click(screen.getByLabelText("From file"));
+    await user.dblClick(screen.getByRole("button", { name: "Next" }));
+    await waitFor(() => expect(calls.filter((c) => c.path === "/systems")).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls.filter((c) => c.path === "/systems")).toHaveLength(1);
+  });
+});
+
 describe("add molecular system: from file", () => {
   signedInWithFetch(fetchMock);
 
@@ -247,6 +263,17 @@ describe("add molecular system: from structure", () => {
       expect(screen.getByRole("button", { name: "Save structure" })).not.toHaveAttribute("data-loading"),
     );
     expect(screen.getByRole("button", { name: "Save structure" })).toBeDisabled();
+  });
+
+  it("sends the structure once when Save is double-clicked", async () => {
+    const calls = await openStructureStep();
+    editor.smiles = "CCO";
+    await userEvent.dblClick(screen.getByRole("button", { name: "Save structure" }));
+    await waitFor(() => expect(screen.getByRole("button", { name: "Save structure" })).toBeDisabled());
+    await waitFor(() =>
+      expect(screen.getByRole("button", { name: "Save structure" })).not.toHaveAttribute("data-loading"),
+    );
+    expect(calls.filter((c) => c.path.endsWith("/smiles"))).toHaveLength(1);
   });
 
   it("shows 'Validating structure' and keeps Save disabled while converting", async () => {

@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Loader, Stack, Stepper, Text } from "@mantine/core";
 import { type MolecularSystemDetailsForm, potentialsStepEnabled } from "@polyforge/contracts/molecular-systems";
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
@@ -41,6 +41,8 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
     refetchInterval: useSystemsPollInterval(),
     retry: false,
   });
+  // One system per Next, however fast it is clicked (the pending state re-renders too late).
+  const creating = useRef(false);
   const create = useMutation({
     mutationFn: (values: MolecularSystemDetailsForm) => createMolecularSystem(values),
     onSuccess: ({ id }) => {
@@ -49,6 +51,16 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
     },
     onError: () => toast.error(t("createFailed")),
   });
+  // This flow creates one system; after that the page moves on to it (only a failure allows another try).
+  function submitDetails(values: MolecularSystemDetailsForm) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(values, {
+      onError: () => {
+        creating.current = false;
+      },
+    });
+  }
 
   useEffect(() => {
     if (systemId) setActive((step) => (step === DETAILS ? DEFINITION : step));
@@ -77,7 +89,7 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
           {data ? (
             <DetailsSummary system={data} />
           ) : (
-            <DetailsStep submitting={create.isPending} onSubmit={create.mutate} />
+            <DetailsStep submitting={create.isPending} onSubmit={submitDetails} />
           )}
         </Stepper.Step>
         <Stepper.Step

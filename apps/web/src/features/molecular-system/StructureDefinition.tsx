@@ -44,6 +44,8 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
   const { t } = useTranslation("molecularSystems");
   const queryClient = useQueryClient();
   const ketcherRef = useRef<Ketcher | null>(null);
+  // A double click must not send the structure twice: the state below re-renders too late for that.
+  const savingRef = useRef(false);
   const [rendererError, setRendererError] = useState<string | null>(null);
   const [dialogOpen, setDialogOpen] = useState(false);
   const [smilesDraft, setSmilesDraft] = useState("");
@@ -80,12 +82,14 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
   }
 
   async function save() {
+    if (savingRef.current) return;
     setWarning(null);
     // A SMILES typed in the dialog but not drawn is not what the editor holds.
     if (smilesDraft.trim()) {
       setWarning(FINISH_SMILES_EDIT_MESSAGE);
       return;
     }
+    savingRef.current = true;
     setSaving(true);
     try {
       const ketcher = await waitForRenderer(() => ketcherRef.current);
@@ -107,6 +111,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
     } catch {
       toast.error(t("structure.saveFailed"));
     } finally {
+      savingRef.current = false;
       setSaving(false);
     }
   }
