@@ -9,7 +9,7 @@ STAMP_VENV := $(VENV)/.stamp-engine
 WEB_DIST := apps/web/dist/index.html
 DOCS_DIST := docs/guide/.vitepress/dist/index.html
 
-.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e chromium gromacs slurm clean
+.PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e test-fuzz chromium gromacs slurm clean
 
 start: bootstrap web docs
 	node --import tsx apps/server/src/main.ts
@@ -80,7 +80,11 @@ test-engine: $(STAMP_VENV) gromacs
 test-e2e: bootstrap web docs chromium
 	npm run test -w e2e
 
-test: bootstrap lint typecheck test-unit test-engine test-e2e
+# A bounded schemathesis pass against the real server and its OpenAPI document (a few minutes).
+test-fuzz: bootstrap
+	apps/server/test/fuzz/run-schemathesis.sh
+
+test: bootstrap lint typecheck test-unit test-engine test-e2e test-fuzz
 
 clean:
 	rm -rf node_modules apps/*/node_modules packages/*/node_modules apps/web/dist $(VENV)

@@ -79,6 +79,41 @@ describe.each(databaseKinds())("HTTP hardening on %s", (kind) => {
     expect(api.statusCode).toBe(200);
   });
 
+  it("answers TRACE and QUERY with 405, naming the methods it answers", async () => {
+    for (const method of ["TRACE", "QUERY"]) {
+      const response = await t.app.inject({ method: method as "GET", url: "/api/v2/building_blocks" });
+      expect(response.statusCode, method).toBe(405);
+      expect(response.headers.allow).toContain("PATCH");
+    }
+  });
+
+  it("documents every API route as it answers (issue 23 finding 10)", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/docs/openapi.json" })).json();
+    const operations = Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThan(30);
+    // The provider's pages and mounts are not part of the API.
+    expect(operations.filter(({ path }) => !path.startsWith("/api/"))).toEqual([]);
+    for (const { path, method, operation } of operations) {
+      const responses = operation.responses as Record<string, { content?: unknown }>;
+      const open = Array.isArray(operation.security) && operation.security.length === 0;
+      for (const status of ["400", "404", "409", ...(open ? [] : ["401"])]) {
+        expect(responses[status], `${method} ${path} ${status}`).toBeDefined();
+      }
+      if (responses["204"]) expect(responses["204"].content, `${method} ${path} 204`).toBeUndefined();
+      const parameters = (operation.parameters ?? []) as Array<{
+        in: string;
+        name: string;
+        schema: { format?: string };
+      }>;
+      for (const parameter of parameters.filter((p) => p.in === "path" && /(^id$|Id$)/.test(p.name))) {
+        expect(parameter.schema.format, `${method} ${path} ${parameter.name}`).toBe("uuid");
+      }
+    }
+    expect(doc.paths["/api/health"].get.security).toEqual([]);
+  });
+
   it("marks authenticated answers no-store, and leaves the app's own caching alone", async () => {
     const token = await t.issuer.sign(userClaims());
     const list = await t.app.inject({

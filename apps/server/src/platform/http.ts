@@ -2,13 +2,18 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyHelmet from "@fastify/helmet";
-import type { FastifyInstance } from "fastify";
+import { CommonErrors } from "@polyforge/contracts/errors";
+import type { FastifyInstance, RouteOptions } from "fastify";
+import { z } from "zod";
 import type { Config } from "./config";
+import { errorBody } from "./errors";
 
 /** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching. */
 export async function installHttpHardening(app: FastifyInstance, config: Config): Promise<void> {
   acceptEmptyJsonBodies(app);
   redirectLoopbackAliases(app, config);
+  refuseUnknownMethods(app);
+  app.addHook("onRoute", documentRoute);
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityDirectives(config) },
     // Framing only by the app itself (keycloak-js's silent sign-in check runs in an iframe of ours).
@@ -67,6 +72,74 @@ function redirectLoopbackAliases(app: FastifyInstance, config: Config): void {
     if ((host.port || "80") !== publicPort) return;
     return reply.redirect(`${config.publicUrl}${request.url}`, 302);
   });
+}
+
+/** The methods the API and the app answer; anything else (TRACE, QUERY, …) is 405, not 404. */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+function refuseUnknownMethods(app: FastifyInstance): void {
+  app.addHook("onRequest", async (request, reply) => {
+    if (KNOWN_METHODS.has(request.method)) return;
+    return reply
+      .code(405)
+      .header("allow", [...KNOWN_METHODS].join(", "))
+      .send(errorBody(CommonErrors.VALIDATION_ERROR, { message: `Method ${request.method} is not allowed` }));
+  });
+}
+
+/** The error envelope (ARCHITECTURE §3) as the OpenAPI document shows it. */
+const apiErrorSchema = z.object({
+  errors: z.array(z.object({ error_code: z.string(), args: z.record(z.string(), z.unknown()).optional() })),
+});
+
+/** 204 has no body: zod's null would be documented as JSON (@fastify/swagger leaves the content
+ * out only for `type: "null"`). */
+const noContent = z.null().meta({ type: "null", description: "No content" } as Record<string, unknown>);
+
+/**
+ * Makes each route's OpenAPI entry say what the server does (issue 23), for every route whoever adds
+ * it: an API route documents the error envelope for 400 (validation), 401 (sign-in, unless the route
+ * needs none), 404 and 409 (a state conflict) unless it says otherwise, and 204 without a body; the
+ * provider's pages and mounts under /auth, and routes without a schema, are not part of the API.
+ */
+function documentRoute(route: RouteOptions): void {
+  const url = route.url ?? "";
+  if (!url.startsWith("/api/") || !route.schema || url.startsWith("/api/docs")) {
+    route.schema = { ...(route.schema ?? {}), hide: true };
+    return;
+  }
+  const schema = route.schema as {
+    response?: Record<string, unknown>;
+    security?: unknown[];
+    hide?: boolean;
+    params?: unknown;
+  };
+  if (schema.hide) return;
+  // Ids in paths are UUIDs: the services answer their own 400 code for anything else, so the
+  // format is documented without changing the validation.
+  if (schema.params instanceof z.ZodObject) {
+    const ids = Object.entries(schema.params.shape).filter(
+      ([name, value]) => /(^id$|Id$|_id$)/.test(name) && value instanceof z.ZodString && !value.format,
+    );
+    if (ids.length) {
+      schema.params = schema.params.extend(
+        Object.fromEntries(ids.map(([name]) => [name, z.string().meta({ format: "uuid" })])),
+      );
+    }
+  }
+  const response = { ...(schema.response ?? {}) };
+  const errors = [400, 404, 409, 429];
+  if (!(Array.isArray(schema.security) && schema.security.length === 0)) errors.push(401);
+  for (const status of errors) response[status] ??= apiErrorSchema;
+  // Node's HTTP parser answers these itself, without a body, before any route runs.
+  response[414] ??= z.null().meta({ type: "null", description: "URI too long" } as Record<string, unknown>);
+  response[431] ??= z
+    .null()
+    .meta({ type: "null", description: "Request headers too large" } as Record<string, unknown>);
+  if (response[204] instanceof z.ZodNull && !("type" in (z.globalRegistry.get(response[204]) ?? {}))) {
+    response[204] = noContent;
+  }
+  schema.response = response;
 }
 
 /** The origins the browser app talks to besides its own: the external identity provider, the
