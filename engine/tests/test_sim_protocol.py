@@ -1,9 +1,10 @@
 """NPT and the melt equilibration: the staged schedule against the published table, its stages as
 progress and in energies.csv, and NPT density against GROMACS on the same small fluid.
 
-The fluid is 256 Lennard-Jones argon atoms (σ 3.405 Å, ε/k 119.8 K) at 200 K and 500 bar, started
-from an expanded lattice at 0.8 g/cm³: OpenMM's Monte Carlo barostat must bring it to the density
-GROMACS's stochastic cell rescaling finds from the same start with the bundle's run parameters."""
+The fluid is 256 Lennard-Jones argon atoms (σ 3.405 Å, ε/k 119.8 K) at 300 K and 3000 bar (a dense
+fluid: small volume fluctuations), started from an expanded lattice at 1.0 g/cm³: OpenMM's Monte
+Carlo barostat must bring it to the density GROMACS's stochastic cell rescaling finds from the same
+start with the bundle's run parameters (both seeded: the comparison is reproducible)."""
 
 from __future__ import annotations
 
@@ -110,8 +111,8 @@ def test_equilibration_stages_show_as_progress_and_in_energies(tmp_path: Path) -
 def test_npt_density_converges_to_what_gromacs_finds(tmp_path: Path) -> None:
     gmx = shutil.which("gmx")
     assert gmx, "Debian's gromacs is needed (make gromacs)"
-    structure = argon_lattice(tmp_path, 0.8)
-    protocol = Protocol(0, 6000, 200.0, "NPT", 9, pressure_bar=500.0)
+    structure = argon_lattice(tmp_path, 1.0)
+    protocol = Protocol(0, 6000, 300.0, "NPT", 9, pressure_bar=3000.0)
     _, files = run_protocol(tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", protocol, tmp_path, lambda *_: None)
     openmm_density = np.loadtxt(files.energies_csv, delimiter=",", skiprows=1)[:, 5]
 
@@ -120,8 +121,8 @@ def test_npt_density_converges_to_what_gromacs_finds(tmp_path: Path) -> None:
     parmed.gromacs.GromacsTopologyFile.from_structure(structure).write(str(tmp_path / "argon.top"))
     parmed.gromacs.GromacsGroFile.write(structure, str(tmp_path / "argon.gro"))
     mdp = dynamics_mdp(protocol, dynamics_stages(protocol)[0])
-    assert "pcoupl          = C-rescale" in mdp and "ref-p           = 500" in mdp
-    mdp = mdp.replace("compressibility = 4.5e-05", "compressibility = 5e-4").replace(
+    assert "pcoupl          = C-rescale" in mdp and "ref-p           = 3000" in mdp and "ld-seed         = 9" in mdp
+    mdp = mdp.replace("compressibility = 4.5e-05", "compressibility = 1e-4").replace(
         "tau-p           = 2.0", "tau-p           = 1.0"
     )
     (tmp_path / "argon.mdp").write_text(mdp)
@@ -140,6 +141,7 @@ def test_npt_density_converges_to_what_gromacs_finds(tmp_path: Path) -> None:
 
     openmm_mean = openmm_density[len(openmm_density) // 2 :].mean()
     gromacs_mean = gromacs_density[len(gromacs_density) // 2 :].mean()
-    assert openmm_density[0] == pytest.approx(0.8, rel=1e-3)
-    assert openmm_mean > 0.9  # it moved: the barostat compressed the fluid
-    assert openmm_mean == pytest.approx(gromacs_mean, rel=0.03)
+    assert openmm_density[0] == pytest.approx(1.0, rel=1e-3)
+    assert openmm_mean > 1.2  # it moved: the barostat compressed the fluid by a third
+    # Seeds 1-3 gave 0.4-1.6 % apart (the means of 3,000 steps of a 256-atom fluid).
+    assert openmm_mean == pytest.approx(gromacs_mean, rel=0.025)

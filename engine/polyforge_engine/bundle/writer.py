@@ -186,6 +186,7 @@ def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) ->
         "tc-grps         = System\n"
         f"tau-t           = {1 / FRICTION_PER_PS}          ; inverse friction (ps)\n"
         f"ref-t           = {stage.temperature_k:g}\n"
+        f"ld-seed         = {protocol.seed}        ; the run's seed: the noise is reproducible\n"
         if thermostat
         else "integrator      = md           ; leap-frog, constant energy (NVE)\ntcoupl          = no\n"
     )
