@@ -1,4 +1,6 @@
 import { z } from "zod";
+// Readable default messages for every schema built on these bounds (issue 24).
+import "./zod-messages";
 
 /** Bounds every request field shares (issue 23): text never carries a NUL character (PostgreSQL
  * cannot store one), and an integer fits the 32-bit columns it is stored in. Request schemas build

@@ -44,10 +44,12 @@ const SETUP_FIELDS = [
 export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> }) {
   const { t } = useTranslation("systems");
   const systemData = data as PolymerBuilderData;
-  const show = (value: unknown): ReactNode => {
+  const show = (value: unknown, field: string): ReactNode => {
     if (value === null || value === undefined || value === "") return "—";
     if (typeof value === "boolean") return t(value ? "detail.yes" : "detail.no");
-    if (Array.isArray(value)) return value.join(", ");
+    if (Array.isArray(value)) return value.join(" × ");
+    // Enumerated values ('as_listed_in_components', 'cell_sides') read as words, not as codes.
+    if (typeof value === "string") return t(`detail.values.${field}.${value}`, { defaultValue: value });
     return String(value);
   };
   const fieldTable = (fields: readonly string[]) => (
@@ -60,7 +62,7 @@ export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> 
               <Table.Td c="dimmed" w="55%">
                 {t(`detail.fields.${field}`)}
               </Table.Td>
-              <Table.Td>{show(systemData[field])}</Table.Td>
+              <Table.Td>{show(systemData[field], field)}</Table.Td>
             </Table.Tr>
           ))}
       </Table.Tbody>

@@ -1,0 +1,35 @@
+import { screen } from "@testing-library/react";
+import { renderWithProviders } from "../../test/renderWithProviders";
+import { PolymerBuilderSummary } from "./PolymerBuilderSummary";
+
+/** Issue 24: codes such as 'as_listed_in_components' and 'cell_sides' never reach the user. */
+describe("polymer-builder summary", () => {
+  it("shows enumerated values as words from the locale files", () => {
+    renderWithProviders(
+      <PolymerBuilderSummary
+        data={{
+          simulation: "MD",
+          random_seed: 7,
+          minimization: true,
+          minimization_steps: 50,
+          dynamics: true,
+          dynamics_steps: 5000,
+          temperature: 300,
+          ensemble: "NVT",
+          equilibration: "none",
+          construction_order: "as_listed_in_components",
+          cell_dimension_selector: "cell_sides",
+          density: null,
+          cell_sides: [40, 50, 60],
+          potential_wall_z: false,
+          polymers: [],
+        }}
+      />,
+    );
+    expect(screen.getByText("As listed")).toBeInTheDocument();
+    expect(screen.getByText("Cell sides")).toBeInTheDocument();
+    expect(screen.getByText("NVT (Langevin thermostat)")).toBeInTheDocument();
+    expect(screen.getByText("40 × 50 × 60")).toBeInTheDocument();
+    expect(screen.queryByText(/as_listed_in_components|cell_sides/)).not.toBeInTheDocument();
+  });
+});
