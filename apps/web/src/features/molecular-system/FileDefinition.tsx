@@ -1,11 +1,6 @@
 import { Alert, Box, Button, FileButton, Group, Progress, Stack, Text } from "@mantine/core";
-import { fileBadge, UPLOADER_LOCKED_STATUSES } from "@polyforge/contracts/molecular-systems";
-import {
-  fileProblem,
-  STRUCTURE_FILE,
-  UPLOAD_CANCELED_MESSAGE,
-  UPLOAD_FAILED_MESSAGE,
-} from "@polyforge/contracts/uploads";
+import { UPLOADER_LOCKED_STATUSES } from "@polyforge/contracts/molecular-systems";
+import { fileProblem, STRUCTURE_FILE, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
 import { IconUpload } from "@tabler/icons-react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMachine } from "@xstate/react";
@@ -15,7 +10,7 @@ import { formatFileSize } from "../../lib/formatting/fileSize";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { shownProgress, type UploadMachineState, uploadMachine } from "../../lib/uploads/uploadMachine";
 import { type MolecularSystem, systemUploadTarget } from "./molecularSystemApi";
-import { StatusBadge } from "./StatusBadge";
+import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
 
 const ACCEPT = STRUCTURE_FILE.extensions.join(",");
 
@@ -32,6 +27,7 @@ function resumableUploadId(system: MolecularSystem, file: File): string | null {
  */
 export function FileDefinition({ system }: { system: MolecularSystem }) {
   const { t } = useTranslation("molecularSystems");
+  const badgeText = useStatusBadgeText();
   const queryClient = useQueryClient();
   const target = useMemo(() => systemUploadTarget(system.id), [system.id]);
   const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
@@ -53,9 +49,16 @@ export function FileDefinition({ system }: { system: MolecularSystem }) {
   function choose(file: File | null | undefined) {
     if (!file || locked) return;
     const reason = fileProblem(STRUCTURE_FILE, file.name, file.size);
-    setRefused(reason ?? null);
+    setRefused(reason ? refusal(reason) : null);
     if (reason) return;
     send({ type: "START", file, resumeUploadId: resumableUploadId(system, file) });
+  }
+
+  // SPEC §5 File input messages, in the locale's words.
+  function refusal(reason: string): string {
+    return reason === unsupportedFileTypeMessage(STRUCTURE_FILE.extensions)
+      ? t("messages.unsupportedFileType", { list: STRUCTURE_FILE.extensions.join(", ") })
+      : t("messages.fileTooLarge", { max: STRUCTURE_FILE.maxMegabytes });
   }
 
   function onDrop(event: DragEvent<HTMLDivElement>) {
@@ -131,18 +134,18 @@ export function FileDefinition({ system }: { system: MolecularSystem }) {
       {machine === "uploading" ? (
         <Stack gap="xs">
           <Group justify="space-between">
-            <StatusBadge status="uploading" label={fileBadge("uploading", percent) ?? ""} />
+            <StatusBadge status="uploading" label={badgeText("upload", "uploading", percent) ?? ""} />
             <Button variant="default" onClick={() => send({ type: "CANCEL" })}>
               {t("file.cancel")}
             </Button>
           </Group>
-          <Progress value={percent} aria-label={fileBadge("uploading", percent) ?? ""} />
+          <Progress value={percent} aria-label={badgeText("upload", "uploading", percent) ?? ""} />
         </Stack>
       ) : machine === "error" ? (
         <Stack gap="xs">
           <StatusBadge status="error" label={t("file.uploadFailed")} />
           <Alert color="red" role="alert">
-            {UPLOAD_FAILED_MESSAGE}
+            {t("messages.uploadFailed")}
           </Alert>
           <Group>
             <Button onClick={() => send({ type: "RETRY" })}>{t("file.retry")}</Button>
@@ -150,7 +153,7 @@ export function FileDefinition({ system }: { system: MolecularSystem }) {
         </Stack>
       ) : machine === "canceled" ? (
         <Group>
-          <Text role="status">{UPLOAD_CANCELED_MESSAGE}</Text>
+          <Text role="status">{t("messages.uploadCanceled")}</Text>
           <Button variant="light" onClick={() => send({ type: "RETRY" })}>
             {t("file.retry")}
           </Button>
@@ -173,7 +176,7 @@ export function FileDefinition({ system }: { system: MolecularSystem }) {
 
 function FileStatus({ status, problem }: { status: string; problem: MolecularSystem["system_data"]["problem"] }) {
   const { t } = useTranslation("molecularSystems");
-  const label = fileBadge(status, 0);
+  const label = useStatusBadgeText()("upload", status);
   if (!label || status === "uploading") return null;
   return (
     <Stack gap="xs">

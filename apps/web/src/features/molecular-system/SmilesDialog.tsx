@@ -1,7 +1,6 @@
 import { Button, Group, Modal, Stack, TextInput } from "@mantine/core";
-import { INVALID_SMILES_MESSAGE, SMILES_MAX_LENGTH } from "@polyforge/contracts/molecular-systems";
+import { SMILES_MAX_LENGTH } from "@polyforge/contracts/molecular-systems";
 import { isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
-import { REQUIRED_FIELD } from "@polyforge/contracts/users";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
@@ -25,11 +24,11 @@ export function SmilesDialog({ opened, value, onChange, onClose, onDraw }: Smile
   async function draw() {
     const smiles = value.trim();
     if (!smiles) {
-      setError(REQUIRED_FIELD);
+      setError(t("messages.required"));
       return;
     }
     if (!rdkit.data || !isParsableSmiles(rdkit.data, smiles)) {
-      setError(INVALID_SMILES_MESSAGE);
+      setError(t("messages.invalidSmiles"));
       return;
     }
     setError(null);

@@ -1,13 +1,19 @@
 import { Badge, Loader } from "@mantine/core";
 import { type ConversionStatus, fileBadge, STRUCTURE_BADGES } from "@polyforge/contracts/molecular-systems";
 import { displayGroup } from "@polyforge/contracts/system-executions";
+import { useTranslation } from "react-i18next";
 
 const COLORS = { running: "cyan", completed: "green", error: "red" } as Record<string, string>;
 
-/** The badge text of a status, SPEC §4: the structure badges for a SMILES, the file badges for a file. */
-export function statusBadgeText(origin: string, status: string, percent = 0): string | null {
-  if (origin === "smiles") return STRUCTURE_BADGES[status as ConversionStatus] ?? null;
-  return fileBadge(status, percent);
+/** The badge text of a status (SPEC §4): which statuses have one is the contracts' rule, the text
+ * is the locale's ('structureBadges' for a SMILES, 'badges' for a file). */
+export function useStatusBadgeText() {
+  const { t } = useTranslation("molecularSystems");
+  return (origin: string, status: string, percent = 0): string | null => {
+    if (origin === "smiles")
+      return STRUCTURE_BADGES[status as ConversionStatus] ? t(`structureBadges.${status}`) : null;
+    return fileBadge(status, percent) === null ? null : t(`badges.${status}`, { percent });
+  };
 }
 
 /** A status badge coloured by its display group; a running one spins. */

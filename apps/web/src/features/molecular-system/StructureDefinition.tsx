@@ -1,11 +1,5 @@
 import { Alert, Box, Button, Group, Loader, Stack, Text } from "@mantine/core";
-import {
-  type ConversionStatus,
-  canSaveStructure,
-  FINISH_SMILES_EDIT_MESSAGE,
-  PROVIDE_STRUCTURE_MESSAGE,
-  STRUCTURE_BADGES,
-} from "@polyforge/contracts/molecular-systems";
+import { canSaveStructure } from "@polyforge/contracts/molecular-systems";
 import { useQueryClient } from "@tanstack/react-query";
 import type { Ketcher } from "ketcher-core";
 import { lazy, Suspense, useCallback, useRef, useState } from "react";
@@ -14,7 +8,7 @@ import { toast } from "sonner";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { type MolecularSystem, saveSmiles } from "./molecularSystemApi";
 import { SmilesDialog } from "./SmilesDialog";
-import { StatusBadge } from "./StatusBadge";
+import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
 
 const KetcherEditor = lazy(() => import("./KetcherEditor"));
 
@@ -42,6 +36,7 @@ export async function waitForRenderer(current: () => Ketcher | null): Promise<Ke
  */
 export function StructureDefinition({ system }: { system: MolecularSystem }) {
   const { t } = useTranslation("molecularSystems");
+  const badgeText = useStatusBadgeText();
   const queryClient = useQueryClient();
   const ketcherRef = useRef<Ketcher | null>(null);
   // A double click must not send the structure twice: the state below re-renders too late for that.
@@ -86,7 +81,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
     setWarning(null);
     // A SMILES typed in the dialog but not drawn is not what the editor holds.
     if (smilesDraft.trim()) {
-      setWarning(FINISH_SMILES_EDIT_MESSAGE);
+      setWarning(t("messages.finishSmiles"));
       return;
     }
     savingRef.current = true;
@@ -99,7 +94,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
       }
       const smiles = (await ketcher.getSmiles()).trim();
       if (!smiles) {
-        setWarning(PROVIDE_STRUCTURE_MESSAGE);
+        setWarning(t("messages.provideStructure"));
         return;
       }
       await saveSmiles(system.id, smiles);
@@ -119,7 +114,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
   // Disabled while saving, after a save (until that save's conversion fails), and while converting
   // or once converted (SPEC §4).
   const saveDisabled = saving || (savedAt !== null && !failed) || !canSaveStructure(status);
-  const badge = STRUCTURE_BADGES[status as ConversionStatus] ?? null;
+  const badge = badgeText("smiles", status);
 
   return (
     <Stack gap="md">
