@@ -591,6 +591,19 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     }
   });
 
+  it("answers the token endpoint's CORS preflight for the app's origin only (issue 23)", async () => {
+    const preflight = (origin: string) =>
+      fetch(`${server.issuer}/protocol/openid-connect/token`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST" },
+      });
+    const own = await preflight(new URL(server.base).origin);
+    expect(own.headers.get("access-control-allow-origin")).toBe(new URL(server.base).origin);
+    const evil = await preflight("https://evil.example");
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("stores refresh tokens by their hash only, as migration 0008 converts older rows (issue 23)", async () => {
     const { tokens } = await signInForTokens(new Browser(), server, "demo@polyforge.local", DEMO_PASSWORD);
     const db = server.app.database.db;

@@ -4,7 +4,7 @@ import { CommonErrors } from "@polyforge/contracts/errors";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { TOKEN_EXPIRED_CLOSE_CODE } from "../src/modules/notifications/routes";
+import { MAX_SOCKETS_PER_USER, TOKEN_EXPIRED_CLOSE_CODE } from "../src/modules/notifications/routes";
 import { publishNotification } from "../src/platform/events/notifications";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -59,6 +59,22 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
       expect(result).toMatchObject({ refused: 401 });
       if ("body" in result) expect(JSON.parse(result.body).errors[0].error_code).toBe(code);
     }
+  });
+
+  it(`caps one user's open sockets at ${MAX_SOCKETS_PER_USER} (issue 23), and frees a place on close`, async () => {
+    const ada = userClaims();
+    const open = [];
+    for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) open.push(await connectAs(ada));
+    const refused = await connect(`?token=${await t.issuer.sign(ada)}`);
+    expect(refused).toMatchObject({ refused: 429 });
+    // Another user is not affected.
+    (await connectAs(userClaims())).socket.close();
+    open[0]!.socket.close();
+    await until(() => open[0]!.socket.readyState === WebSocket.CLOSED);
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await connectAs(ada);
+    again.socket.close();
+    for (const { socket } of open) socket.close();
   });
 
   it("delivers a NOTIFY-published message to that user's sockets only", async () => {

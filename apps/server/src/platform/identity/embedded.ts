@@ -81,6 +81,13 @@ export async function createEmbeddedIdentity({
         // oidc-provider reads its own request bodies: Fastify must leave the stream alone.
         scope.removeAllContentTypeParsers();
         scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
+        // oidc-provider answers every CORS preflight with the asking origin (the client is not known
+        // yet); only the app's own pages may call the provider from a browser (issue 23).
+        scope.addHook("onRequest", async (request, reply) => {
+          const origin = request.headers.origin;
+          if (request.method !== "OPTIONS" || !origin || origin === publicUrl.origin) return;
+          return reply.code(403).header("vary", "Origin").send();
+        });
         scope.all(`${mountPath}/*`, forwardToProvider);
       });
       await app.register(async (scope) => {
