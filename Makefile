@@ -58,7 +58,7 @@ chromium:
 gromacs:
 	@command -v gmx >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs; }
 
-# A one-node Slurm cluster for the Slurm executor's tests (apps/server/test/slurm.test.ts): installs,
+# A one-node Slurm cluster for the Slurm executor's tests (apps/server/test/slurm.test.ts, e2e/tests/slurm.spec.ts): installs,
 # configures and starts it as root, as on CI, and leaves it running (those tests skip where sbatch is absent).
 slurm:
 	@if [ "$$(id -u)" = 0 ]; then deploy/slurm/one-node-cluster.sh start; \
@@ -77,7 +77,7 @@ test-unit: $(STAMP_NODE) $(STAMP_VENV) slurm
 test-engine: $(STAMP_VENV) gromacs
 	cd engine && ../$(VENV)/bin/python -m pytest -q
 
-test-e2e: bootstrap web docs chromium
+test-e2e: bootstrap web docs chromium slurm
 	npm run test -w e2e
 
 # A bounded schemathesis pass against the real server and its OpenAPI document (a few minutes).

@@ -1,0 +1,102 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { expect, test } from "@playwright/test";
+import { artifact, signUp } from "../support/auth";
+import { buildTinySystem } from "../support/polymerBuilder";
+
+/**
+ * Processing started from the UI on a server whose executor is Slurm (issue 26): the one-node
+ * cluster `make test` starts (deploy/slurm/one-node-cluster.sh). The server is this spec's own, on
+ * E2E_SLURM_PORT, with the same built web app and a throwaway data directory.
+ */
+const hasSlurm = (() => {
+  try {
+    execFileSync("sh", ["-c", "command -v sbatch"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const port = Number(process.env.E2E_SLURM_PORT ?? 18766);
+const baseURL = `http://localhost:${port}`;
+const root = resolve(import.meta.dirname, "../..");
+const SYSTEM_NAME = "E2E Slurm melt";
+
+test.skip(!hasSlurm, "sbatch is not installed: make test installs and starts a one-node Slurm cluster as root");
+test.use({ baseURL });
+
+let server: ChildProcess | undefined;
+
+test.beforeAll(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "polyforge-e2e-slurm-"));
+  const shared = join(dataDir, "slurm-shared");
+  mkdirSync(shared);
+  server = spawn("node", ["--import", "tsx", "apps/server/src/main.ts"], {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PUBLIC_URL: baseURL,
+      POLYFORGE_DATA_DIR: dataDir,
+      POLYFORGE_DEMO_PASSWORD: "Demo-Passw0rd!",
+      LOG_LEVEL: "warn",
+      POLYFORGE_EXECUTOR: "slurm",
+      POLYFORGE_SLURM_SHARED_DIR: shared,
+      POLYFORGE_SLURM_POLL_MS: "1000",
+      POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-system": { cpus: 1, memory: "1024M" } }),
+    },
+  });
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const up = await fetch(`${baseURL}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error("the Slurm-executor server did not start");
+    await new Promise((r) => setTimeout(r, 500));
+  }
+});
+
+test.afterAll(async () => {
+  if (!server || server.exitCode !== null) return;
+  const exited = new Promise((r) => server?.once("exit", r));
+  server.kill("SIGTERM");
+  await exited;
+});
+
+/** Names and states of the PolyForge jobs in Slurm's job-completion log. */
+function slurmJobs(): string[] {
+  return execFileSync("sacct", ["-c", "-n", "-P", "-S", "2000-01-01", "-o", "JobName,State"], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line.startsWith("polyforge-"));
+}
+
+test("a user processes a system on the Slurm cluster from the catalogue and sees it complete", async ({ page }) => {
+  test.setTimeout(360_000);
+  const before = slurmJobs().length;
+  await signUp(page);
+  await buildTinySystem(page, SYSTEM_NAME);
+
+  await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: SYSTEM_NAME });
+  await row.getByRole("button", { name: `Start processing ${SYSTEM_NAME}` }).click();
+  await expect(page.getByText("Processing started")).toBeVisible();
+  await expect(row.getByText(/^(Waiting for resources|Processing|Running)/)).toBeVisible();
+  await page.screenshot({ path: artifact("slurm-catalogue-started"), fullPage: true });
+  await expect(row.getByText("Completed")).toBeVisible({ timeout: 300_000 });
+  await page.screenshot({ path: artifact("slurm-catalogue-completed"), fullPage: true });
+
+  // It ran as a Slurm batch job, which Slurm recorded as completed.
+  const jobs = slurmJobs();
+  expect(jobs.length).toBe(before + 1);
+  expect(jobs.at(-1)).toMatch(/^polyforge-[0-9a-f-]{36}\|COMPLETED$/);
+
+  // The results came back: the bundle downloads.
+  const downloadPromise = page.waitForEvent("download");
+  await row.getByRole("button", { name: `Download the files of ${SYSTEM_NAME}` }).click();
+  expect((await downloadPromise).suggestedFilename()).toBe("e2e_slurm_melt_files.zip");
+});
