@@ -5,7 +5,7 @@ C-C-C-C torsions, and of consecutive gauche pairs, with the Boltzmann distributi
 model computed independently: every combination of the torsions' states (the junction bonds turn to
 any of twelve angles 30° apart, the unit's own bond to its three staggered states) set on a built
 molecule by rotation, its energy summed here from MMFF94's torsion, buffered 14-7 van der Waals and
-buffered Coulomb terms over every dihedral and every atom pair three or four bonds apart (with
+buffered Coulomb terms (dielectric 4) over every dihedral and every atom pair three or four bonds apart (with
 RDKit's MMFF parameters and this file's formulas), at the build temperature. The meso fraction of
 polystyrene is measured from coordinates (the sign of each backbone CH's chirality volume).
 """
@@ -60,7 +60,8 @@ def model_energy(mol: Chem.Mol, positions: np.ndarray) -> float:
         r = float(np.linalg.norm(positions[a] - positions[b]))
         energy += epsilon * (1.07 * r_star / (r + 0.07 * r_star)) ** 7 * (1.12 * r_star**7 / (r**7 + 0.12 * r_star**7) - 2)
         scale = 0.75 if distance[a, b] == 3 else 1.0
-        energy += scale * 332.0716 * properties.GetMMFFPartialCharge(a) * properties.GetMMFFPartialCharge(b) / (r + 0.05)
+        # The builder's model screens charges with a dielectric of 4, as in a melt.
+        energy += scale * 332.0716 / 4.0 * properties.GetMMFFPartialCharge(a) * properties.GetMMFFPartialCharge(b) / (r + 0.05)
     return energy
 
 
@@ -77,7 +78,7 @@ def classify(phi: np.ndarray) -> np.ndarray:
 
 
 def test_hexane_torsions_follow_the_boltzmann_distribution_of_the_model(tmp_path: Path) -> None:
-    result = build(homopolymer_job(ETHYLENE, 3, 400, density=0.02, seed=11), tmp_path)
+    result = build(homopolymer_job(ETHYLENE, 3, 800, density=0.02, seed=11), tmp_path)
     mol = result.molecule(0)
     chain = heavy_chain(mol)
     dihedrals = [tuple(chain[i : i + 4]) for i in range(3)]
@@ -104,17 +105,12 @@ def test_hexane_torsions_follow_the_boltzmann_distribution_of_the_model(tmp_path
             expected = float(boltzmann[classes[:, column] == state].sum())
             seen = float((states[:, column] == state).mean())
             sigma = np.sqrt(expected * (1 - expected) / samples)
-            assert abs(seen - expected) < 4 * sigma + 0.01, f"torsion {column} state {state}: {seen:.3f} built, {expected:.3f} expected"
+            assert abs(seen - expected) < 3.5 * sigma + 0.01, f"torsion {column} state {state}: {seen:.3f} built, {expected:.3f} expected"
     # Pair correlation: consecutive gauche of opposite signs (the pentane effect) as rare as expected.
     opposite = lambda s: ((s[:, 0] == 1) & (s[:, 1] == 2)) | ((s[:, 0] == 2) & (s[:, 1] == 1))  # noqa: E731
     expected = float(boltzmann[opposite(classes[:, :2])].sum())
     seen = float(opposite(states[:, :2]).mean())
     assert abs(seen - expected) < 4 * np.sqrt(max(expected, 1 / samples) / samples) + 0.005
-    # Not merely "mostly trans": the built populations tell apart the exact Markov weights from
-    # choosing each torsion by its own energy alone (the first junction's trans share differs by more
-    # than the test's tolerance between the two).
-    trans_first = float((states[:, 0] == 0).mean())
-    assert 0.3 < trans_first < 0.95
 
 
 def meso_fraction(result: BuildResult) -> tuple[float, int]:

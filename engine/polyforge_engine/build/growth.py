@@ -148,6 +148,7 @@ class _UnitGeometry:
     # (its index in the molecule), so a unit is not placed where its children could never go.
     ahead_sites: np.ndarray  # site indices
     ahead_atoms: np.ndarray  # the children's anchor atoms
+    ahead_from: int  # points from here on keep AHEAD_ROOM (children of more than one atom)
     # Candidate tables, computed once: every conformer turned so that its bond to the parent points
     # along -z and a neighbour of its anchor (the reference) lies in the xz plane on the +x side, then
     # spun about z by 2πj/T for T torsions (TORSIONS; 1 for a single atom). Rows are conformer * T + j.
@@ -215,6 +216,11 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
     junction_lengths = _junction_lengths(kind, templates, properties)
     geometries = []
     spun_by_shape: dict[tuple[str, int, tuple[int, ...]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    single_atoms = {
+        _anchor_atom(kind, templates, index, unit.own_site)
+        for index, unit in enumerate(kind.plan.units)
+        if unit.parent >= 0 and templates[unit.smiles].atom_count == 1
+    }
     for index, unit in enumerate(kind.plan.units):
         template = templates[unit.smiles]
         offset = int(kind.unit_offsets[index])
@@ -229,7 +235,10 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
             back_directions = np.zeros((len(anchor_xyz), 3))
         centred = template.coordinates - anchor_xyz[:, None, :]
         centred_proxies = template.proxies - anchor_xyz[:, None, :]
-        ahead = children.get(index, [])
+        # Children that are one atom (hydrogen caps) first: they bring no hydrogens or side group of
+        # their own, so they are checked at the bare limits (`ahead_from`), not with AHEAD_ROOM, which
+        # made the torsion next to a chain's cap 77 % trans against the 70 % of its Boltzmann weights.
+        ahead = sorted(children.get(index, []), key=lambda child: child[1] not in single_atoms)
         ahead_sites = np.array([site for site, _ in ahead], dtype=np.int64)
         reach = np.concatenate([centred, centred_proxies[:, ahead_sites]], axis=1)
         shape = (unit.smiles, unit.own_site, tuple(ahead_sites.tolist()))
@@ -266,6 +275,7 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
                 extent=float(np.linalg.norm(reach, axis=2).max()),
                 ahead_sites=ahead_sites,
                 ahead_atoms=ahead_atoms,
+                ahead_from=template.atom_count + sum(atom in single_atoms for atom in ahead_atoms.tolist()),
                 torsions=torsions,
                 spun_points=spun_points,
                 spun_rotations=spun_rotations,
@@ -418,7 +428,7 @@ class SystemGrower:
             conformers = self.rng.choice(len(unit.centred), size=ROOT_BATCH, p=weights)
             xyz = np.einsum("gpj,gij->gpi", unit.points(conformers), rotations) + centres[:, None, :]
             molecules = np.full(ROOT_BATCH, molecule)
-            acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent, unit.template.atom_count)
+            acceptable, crowding = self._assess(xyz[:, None], molecules, checked, kind, centres, unit.extent, unit.ahead_from)
             for trial in np.flatnonzero(acceptable[:, 0])[: ROOT_CHOICES - len(found)]:
                 found.append((float(crowding[trial, 0]), (rotations[trial], centres[trial], int(conformers[trial]))))
             if len(found) == ROOT_CHOICES:
@@ -463,7 +473,7 @@ class SystemGrower:
         checked = np.concatenate(
             [tables.offsets[index][:, None] + np.arange(unit.template.atom_count), tables.ahead_atoms[index, : len(unit.ahead_atoms)]], axis=1
         )
-        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5, unit.template.atom_count)
+        acceptable, crowding = self._assess(candidates, chains, checked, kind, joint, unit.extent + 0.5, unit.ahead_from)
         acceptable &= possible
         placed = acceptable.any(axis=1)
         if every_conformer:
