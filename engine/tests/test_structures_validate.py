@@ -471,3 +471,27 @@ def test_the_engines_hexadecimal_serials_past_fffff(tmp_path: Path) -> None:
     assert "FFFFF\n" in text and "CONECT    9    A    B" in text and "   10" in text
     summary = validate_structure(path)
     assert kinds(summary) == {"HOH": (40, 3, "H2O", 0)}
+
+
+def test_decimal_serials_and_the_same_digits_past_fffff_in_one_file(tmp_path: Path) -> None:
+    # `   14` is atom 14 among the first atoms and atom 0x14 = 20 past FFFFF: a record among the first
+    # atoms reads it as decimal. Water A is 14-17-20 (O 17): reading `14` both ways ties at 17, and a
+    # 511,700-atom melt had three wrong bonds that way.
+    waters = [(17, 14, 20), (1, 2, 3), (4, 5, 6), (7, 8, 9), (10, 11, 12), (13, 15, 16), (18, 19, 21), (22, 23, 24)]
+    offsets = np.array([[0, 0, 0], [0.9572, 0, 0], [-0.24, 0.927, 0]])
+    place = {}
+    for number, serials in enumerate(waters):
+        for serial, offset in zip(serials, offsets, strict=True):
+            place[serial] = (number, "OW" if serial == serials[0] else "HW", np.array([4.0 * number, 0, 0]) + offset)
+    lines = ["CRYST1  200.000  200.000  200.000  90.00  90.00  90.00 P 1           1\n"]
+    for serial in sorted(place):
+        number, name, (x, y, z) = place[serial]
+        lines.append(f"ATOM  {serial:5d} {name:<4} HOH A{number:4d}    {x:8.3f}{y:8.3f}{z + 50:8.3f}  1.00  0.00\n")
+    late = _water_pdb(tmp_path / "late.pdb", 40, lambda n: _pdb_index(n, 5), first=493_150).read_text().splitlines(keepends=True)
+    lines += [line for line in late if line.startswith("ATOM")]
+    lines += [f"CONECT{o:5d}{h1:5d}{h2:5d}\n" for o, h1, h2 in waters]
+    lines += [line for line in late if line.startswith("CONECT")] + ["END\n"]
+    merged = tmp_path / "merged.pdb"
+    merged.write_text("".join(lines))
+    summary = validate_structure(merged)
+    assert kinds(summary) == {"HOH": (48, 3, "H2O", 0)}

@@ -320,7 +320,7 @@ class _PdbSerials:
             )
         indices = np.where(right > left, order[np.minimum(left, len(order) - 1)], order[np.minimum(left2, len(order) - 1)])
         if (candidates > 1).any():  # repeated serials, or fields read two ways
-            indices = _nearest_in_order(order, indices, candidates > 1, (left, right), (left2, right2))
+            indices = _nearest_in_order(order, indices, candidates > 1, (left, right), (left2, right2), hex_from)
         bonds = indices.reshape(-1, 2)
         bonds = bonds[bonds[:, 0] != bonds[:, 1]]
         mentioned = np.zeros(count, dtype=bool)
@@ -393,22 +393,35 @@ def _hexadecimal_from(fields: np.ndarray, hybrid36: bool) -> int | None:
 
 
 def _nearest_in_order(
-    order: np.ndarray, indices: np.ndarray, ambiguous: np.ndarray, first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+    order: np.ndarray,
+    indices: np.ndarray,
+    ambiguous: np.ndarray,
+    first: tuple[np.ndarray, np.ndarray],
+    second: tuple[np.ndarray, np.ndarray],
+    hex_from: int | None,
 ) -> np.ndarray:
     """Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
     or a digits-only field that reads as decimal and as hexadecimal). CONECT records follow the
     atoms' order: a record's first atom is the candidate nearest the previous record's, and each
-    partner the candidate nearest its record's first atom."""
+    partner the candidate nearest its record's first atom. A digits-only field is decimal until the
+    records reach the atoms whose serials are hexadecimal, hexadecimal from there (`   11` is 17
+    there, not the atom `    B`)."""
     chosen = indices.tolist()
     flags = ambiguous.tolist()
     order_list = order.tolist()
-    ranges = [(a.tolist(), b.tolist()) for a, b in (first, second)]
+    (low, high), (low2, high2) = ((a.tolist(), b.tolist()) for a, b in (first, second))
     reference = 0
     for position in range(len(chosen)):
         if position % 2 == 1:
             reference = chosen[position - 1]
         if flags[position]:
-            options = [index for lows, highs in ranges for index in order_list[lows[position] : highs[position]]]
+            as_read = order_list[low[position] : high[position]]
+            as_hexadecimal = order_list[low2[position] : high2[position]]
+            in_hexadecimal_part = hex_from is not None and reference >= hex_from - 1
+            # before that part a digits-only field is decimal, within it hexadecimal; the other
+            # reading only when the first names no atom
+            preferred, other = (as_hexadecimal, as_read) if in_hexadecimal_part else (as_read, as_hexadecimal)
+            options = preferred or other
             # on a tie the later atom: records, and the atoms each lists, go forward through the file
             chosen[position] = min(options, key=lambda index: (abs(index - reference), index < reference))
         if position % 2 == 0:
