@@ -11,7 +11,7 @@ import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../componen
 import { StepLayout } from "../components/StepLayout";
 import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
-import { useDraftPolymers, useDraftSegments } from "../useDraftProgress";
+import { useDraftPolymers, useDraftSegments, useSetup } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
 
 /** Linear polymer: segments in order with occurrences; force fields offered by organization. */
@@ -117,7 +117,18 @@ function LinearPolymerForm() {
 export function PolymersStep() {
   const { t } = useTranslation("polymerBuilder");
   const polymers = useDraftPolymers();
-  const remove = useOptimisticDelete<PolymerResponse>(queryKeys.draftPolymers, deletePolymer, {
+  const setup = useSetup();
+  // Deleting a polymer also takes it out of the saved system setup: say so, and when it was the
+  // setup's last polymer, that step 4 must be saved again.
+  const deleteAndTell = async (id: string) => {
+    const saved = setup.data?.saved ? setup.data.polymers : [];
+    const inSetup = saved.find((p) => p.polymer_id === id);
+    await deletePolymer(id);
+    if (!inSetup) return;
+    if (saved.length === 1) toast.warning(t("polymers.setupEmptied", { name: inSetup.name }));
+    else toast.info(t("polymers.setupShrunk", { name: inSetup.name }));
+  };
+  const remove = useOptimisticDelete<PolymerResponse>(queryKeys.draftPolymers, deleteAndTell, {
     deleted: t("polymers.deleted"),
     failed: t("polymers.deleteFailed"),
   });
