@@ -75,7 +75,7 @@ def timed(command: list[str], cwd: Path, timeout: float = 7200) -> dict[str, Any
         "wall_s": round(wall, 2),
         "cpu_s": round(cpu, 2),
         "peak_mb": round(int(peak.group(1)) / 1024, 1) if peak else None,
-        "stdout_tail": process.stdout.strip().splitlines()[-1][:400] if process.stdout.strip() else "",
+        "stdout_tail": process.stdout.strip().splitlines()[-1] if process.stdout.strip() else "",
         "stderr_tail": "" if process.returncode == 0 else process.stderr.strip()[-600:],
     }
 
@@ -176,6 +176,8 @@ def run_polyforge(path: Path, work: Path) -> dict[str, Any]:
         result = json.loads(run["stdout_tail"])
         run["ok"] = bool(result.get("valid"))
         run["answer"] = {key: result.get(key) for key in ("valid", "atoms", "molecules", "type", "message")}
+        run["answer"]["kinds"] = len(result.get("kinds") or [])
+        run["stdout_tail"] = run["stdout_tail"][:300]
     return run
 
 
@@ -214,6 +216,7 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a sentence for the README about this run")
     parser.add_argument("--skip-large", action="store_true")
     parser.add_argument("--readme-only", action="store_true", help="rewrite the README section from out/results.json")
+    parser.add_argument("--polyforge-again", nargs="*", default=[], help="e.g. small.pdb: PolyForge measured again, peers kept")
     args = parser.parse_args()
     if args.readme_only:
         results = json.loads((OUT / "results.json").read_text())
@@ -229,6 +232,21 @@ def main() -> None:
     results["files"] = {}
     results["convert_smiles"] = {}
     results["note"] = args.note
+    if args.polyforge_again:  # measure PolyForge again on files of the last run, keeping the peers' figures
+        results = json.loads((OUT / "results.json").read_text())
+        for key in args.polyforge_again:
+            label, suffix = key.split(".")
+            path = args.work / f"melt-{label}.{suffix}"
+            info = write_tiled(tile, path, args.small_mb if label == "small" else args.size_mb)
+            entry = results["files"][key]
+            assert info["atoms"] == entry["atoms"], "not the same file as the last run"
+            entry["polyforge"] = run_polyforge(path, args.work)
+            entry["polyforge_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+            print(f"  polyforge {entry['polyforge']}", flush=True)
+            path.unlink()
+        (OUT / "results.json").write_text(json.dumps(results, indent=2))
+        write_readme(results)
+        return
 
     def save() -> None:  # after every measurement: a run cut short still reports what it measured
         results["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
@@ -309,6 +327,8 @@ def write_readme(results: dict[str, Any]) -> None:
             ratio = ""
             if reader != "polyforge" and run.get("ok") and ours.get("ok"):
                 ratio = f"{run['cpu_s'] / ours['cpu_s']:.2f}; {run['peak_mb'] / ours['peak_mb']:.2f}"
+            if reader == "polyforge" and entry.get("polyforge_commit"):
+                note += f" (measured again at `{entry['polyforge_commit']}`)"
             lines.append(f"| {key} | {entry['atoms']:,} | {entry['size_mb']:,.0f} | {reader} | {speed} | {memory} | {note} | {ratio} |")
     lines += [
         "",
