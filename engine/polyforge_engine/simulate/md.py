@@ -12,6 +12,7 @@ seconds."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,9 @@ WALL_FORCE_CONSTANT = 10_000.0  # kJ/mol/nm², steep enough to act as a hard wal
 VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff of each other
 STEPS_BETWEEN_CANCEL_CHECKS = 10
 TARGET_FRAMES = 100
+# Progress goes out at least this often (wall time) during dynamics, between recorded frames too: a
+# long run recorded 100 frames and so said nothing for minutes at a time (issue 23).
+PROGRESS_EVERY_S = 3.0
 BAROSTAT_INTERVAL = 25  # steps between Monte Carlo volume moves (OpenMM's default)
 # The melt equilibration's compression stages are a few percent of the steps each: volume moves
 # every 5 steps let the box follow 50 kbar within them (each move changes the volume by ~1 %).
@@ -341,6 +345,7 @@ def _dynamics(
         )
         temperatures.append(_record(simulation, 0, dof, cell, 1, energies, None))
         done = 0
+        last_progress = time.monotonic()
         for number, stage in enumerate(stages, start=1):
             _enter_stage(simulation, stage, barostat, barostat_interval(protocol))
             if len(stages) > 1:
@@ -353,9 +358,12 @@ def _dynamics(
                 _step(simulation, chunk, done)
                 done += chunk
                 raise_if_cancelled()
-                if done % interval == 0 or done == stage_end:
+                recorded = done % interval == 0 or done == stage_end
+                if recorded:
                     temperatures.append(_record(simulation, done, dof, cell, number, energies, dcd))
+                if recorded or time.monotonic() - last_progress >= PROGRESS_EVERY_S:
                     progress(_stage_label(stages, number), 100 * done / total_steps)
+                    last_progress = time.monotonic()
     log.write(f"dynamics finished after {total_steps} steps\n")
     return temperatures
 
