@@ -160,6 +160,9 @@ function DetailsSummary({ system }: { system: MolecularSystem }) {
 }
 
 function Definition({ system }: { system: MolecularSystem }) {
+  const { t } = useTranslation("molecularSystems");
+  if (system.origin !== "upload" && system.origin !== "smiles")
+    return <Alert color="yellow">{t("notMolecular")}</Alert>;
   const { status, structure } = system.system_data;
   const found = structure && (status === "valid" || status === "converted");
   return (
