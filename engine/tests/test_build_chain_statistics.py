@@ -1,6 +1,7 @@
 """Chain conformations and tacticity of built systems against expectations computed here.
 
-The torsion test builds n-hexane (three units of -CH2CH2-) and compares the populations of its three
+The torsion test builds n-hexane (three units of -CH2CH2-), as a gas and as a liquid (built phantom
+and pushed off), and compares the populations of its three
 C-C-C-C torsions, and of consecutive gauche pairs, with the Boltzmann distribution of the builder's
 model computed independently: every combination of the torsions' states (the junction bonds turn to
 any of twelve angles 30° apart, the unit's own bond to its three staggered states) set on a built
@@ -77,9 +78,11 @@ def classify(phi: np.ndarray) -> np.ndarray:
     return np.where(np.abs(phi) > 120, 0, np.where(phi > 0, 1, 2))
 
 
-def test_hexane_torsions_follow_the_boltzmann_distribution_of_the_model(tmp_path: Path) -> None:
-    result = build(homopolymer_job(ETHYLENE, 3, 800, density=0.02, seed=11), tmp_path)
-    mol = result.molecule(0)
+@pytest.mark.parametrize("density", [0.02, 0.6])  # a gas, and a liquid built phantom and pushed off
+def test_hexane_torsions_follow_the_boltzmann_distribution_of_the_model(density: float, tmp_path: Path) -> None:
+    result = build(homopolymer_job(ETHYLENE, 3, 800, density=density, seed=11), tmp_path / "built")
+    # The model's geometry: a molecule as grown (in the liquid, pushing off strains bonds and angles).
+    mol = build(homopolymer_job(ETHYLENE, 3, 1, density=0.02, seed=11), tmp_path / "one").molecule(0)
     chain = heavy_chain(mol)
     dihedrals = [tuple(chain[i : i + 4]) for i in range(3)]
     observed = np.array([[rdMolTransforms.GetDihedralDeg(result.molecule(m).GetConformer(), *d) for d in dihedrals] for m in range(len(result.molecule_kinds))])
