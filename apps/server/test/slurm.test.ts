@@ -270,6 +270,32 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
   );
 
   it.runIf(once)(
+    "shows a requeued job waiting again with Slurm's reason, then runs it to the end",
+    async () => {
+      const job = await queuedSystem({ dynamicsSteps: 20_000 });
+      startRunner();
+      const slurmId = await submitted(job.executionId);
+      await waitForStatus(db, job.executionId, ["processing", "running"], 60_000);
+      // What a node failure does to a batch job: back to the queue, started again later.
+      await execFileAsync("scontrol", ["requeue", slurmId]);
+      const requeued = await waitFor("the requeued job to wait again", async () => {
+        const row = await executionRow(db, job.executionId);
+        return row.status === "waiting_for_resources" && row.schedulerReason ? row : undefined;
+      });
+      expect(requeued.schedulerReason).toBe("BeginTime");
+      // Slurm holds a requeued job back two minutes; let it start now.
+      await execFileAsync("scontrol", ["update", `JobId=${slurmId}`, "StartTime=now"]);
+      await waitForStatus(db, job.executionId, ["processing", "running"], 60_000);
+      const done = await waitForStatus(db, job.executionId, ["completed", "error", "cancelled"], 240_000);
+      expect(done.errorMessage).toBeNull();
+      expect(done.status).toBe("completed");
+      expect(done.schedulerJobId).toBe(slurmId);
+      expect(done.resultFiles.map((f) => f.name)).toContain("system.pdb");
+    },
+    SLOW,
+  );
+
+  it.runIf(once)(
     "converts a SMILES as a Slurm job too (structure jobs go through the same executor)",
     async () => {
       const convertJobs = async () =>

@@ -151,6 +151,8 @@ export class SlurmExecutor implements EngineExecutor {
         misses = 0;
         const group = stateGroup(state.state);
         if (group === "waiting") {
+          // Requeued (node failure, scontrol requeue): the engine starts over, so does its file.
+          if (reported === "running") tail.reset();
           const key = `waiting:${state.reason}`;
           if (reported !== key) options.onQueueState?.({ waiting: true, reason: state.reason });
           reported = key;
@@ -258,17 +260,19 @@ class EventTail {
 
   constructor(private readonly path: string) {}
 
+  reset(): void {
+    this.offset = 0;
+    this.partial = "";
+    this.outcome = undefined;
+    this.decoder = new StringDecoder("utf8");
+  }
+
   async read(onProgress: (stage: string, percent: number) => void): Promise<void> {
     const handle = await open(this.path, "r").catch(() => undefined);
     if (!handle) return; // not started yet
     try {
       const { size } = await handle.stat();
-      if (size < this.offset) {
-        this.offset = 0;
-        this.partial = "";
-        this.outcome = undefined;
-        this.decoder = new StringDecoder("utf8");
-      }
+      if (size < this.offset) this.reset();
       const buffer = Buffer.alloc(64 * 1024);
       while (this.offset < size) {
         const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - this.offset), this.offset);
