@@ -182,3 +182,20 @@ test("a canceled upload says so and can be retried", async ({ page }) => {
   await page.getByRole("button", { name: "Retry" }).click();
   await expect(page.getByText("File validated")).toBeVisible({ timeout: 90_000 });
 });
+
+test("an invalid file is explained with its line, and a corrected file can be sent instead", async ({ page }) => {
+  test.setTimeout(180_000);
+  await signUp(page);
+  await startSystem(page, `Garbled box ${randomUUID().slice(0, 6)}`, "From file");
+  // The third line's x coordinate is not a number.
+  const garbled = WATER_PDB.replace("       2.000   3.000   4.000", "       abcde   3.000   4.000");
+  const input = page.locator('input[type="file"]');
+  await input.setInputFiles({ name: "water.pdb", mimeType: "chemical/x-pdb", buffer: Buffer.from(garbled) });
+  await expect(page.getByText("Invalid file")).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByRole("alert")).toContainText(/Line 2: /);
+  await page.screenshot({ path: artifact("molecular-system-invalid-file") });
+
+  await expect(page.getByRole("button", { name: "Choose file" })).toBeEnabled();
+  await input.setInputFiles({ name: "water.pdb", mimeType: "chemical/x-pdb", buffer: Buffer.from(WATER_PDB) });
+  await expect(page.getByText("File validated")).toBeVisible({ timeout: 90_000 });
+});

@@ -174,9 +174,19 @@ export function FileDefinition({ system }: { system: MolecularSystem }) {
   );
 }
 
+/** The problem with its line, unless the engine's message already starts with it. */
+function useProblemText() {
+  const { t } = useTranslation("molecularSystems");
+  return (problem: NonNullable<MolecularSystem["system_data"]["problem"]>) =>
+    problem.line && !problem.message.startsWith(`Line ${problem.line}`)
+      ? t("file.invalidAt", { line: problem.line, message: problem.message })
+      : problem.message;
+}
+
 function FileStatus({ status, problem }: { status: string; problem: MolecularSystem["system_data"]["problem"] }) {
   const { t } = useTranslation("molecularSystems");
   const label = useStatusBadgeText()("upload", status);
+  const problemText = useProblemText();
   if (!label || status === "uploading") return null;
   return (
     <Stack gap="xs">
@@ -185,9 +195,7 @@ function FileStatus({ status, problem }: { status: string; problem: MolecularSys
       </Group>
       {(status === "invalid" || status === "error") && problem ? (
         <Alert color="red" role="alert">
-          <Text>
-            {problem.line ? t("file.invalidAt", { line: problem.line, message: problem.message }) : problem.message}
-          </Text>
+          <Text>{problemText(problem)}</Text>
           <Text size="sm" mt="xs">
             {t("file.tryAnother")}
           </Text>

@@ -155,6 +155,16 @@ describe("add molecular system: from file", () => {
     expect(screen.getByRole("button", { name: "Next" })).toBeDisabled();
   });
 
+  it("does not repeat the line when the engine's message already gives it", async () => {
+    await openFileStep({
+      status: "invalid",
+      file: "melt.pdb",
+      file_size: 2048,
+      problem: { code: "BAD_COORDINATES", message: "Line 2: the x coordinate 'abcde' is not a number", line: 2 },
+    });
+    expect(screen.getByRole("alert")).toHaveTextContent(/^Line 2: the x coordinate 'abcde' is not a number/);
+  });
+
   it("locks the uploader while the file is validated", async () => {
     await openFileStep({ status: "validating", file: "melt.pdb", file_size: 2048, upload_id: "up-1" });
     expect(screen.getByText("Validating file")).toBeInTheDocument();

@@ -133,6 +133,19 @@ describe("upload machine", () => {
     expect(store.calls.filter((c) => c === `POST ${UPLOAD_PATH}/begin`)).toHaveLength(2);
   });
 
+  it("sends another file after a completed one", async () => {
+    const store = fakeStore();
+    const { actor } = startActor();
+    actor.send({ type: "START", file: fileOf(MB, "first.pdb") });
+    expect((await settled(actor)).value).toBe("completed");
+    actor.send({ type: "START", file: fileOf(2 * MB, "second.pdb") });
+    expect(actor.getSnapshot().value).toBe("uploading");
+    const final = await settled(actor);
+    expect(final.value).toBe("completed");
+    expect(final.context.file?.name).toBe("second.pdb");
+    expect(store.calls.filter((c) => c === `POST ${UPLOAD_PATH}/begin`)).toHaveLength(2);
+  });
+
   it("fails when a part is refused", async () => {
     const store = fakeStore();
     store.answerPut = () => new Response("<Error>SignatureDoesNotMatch</Error>", { status: 403 });

@@ -118,7 +118,11 @@ export const uploadMachine = setup({
       },
     },
     completed: {
-      on: { RESET: { target: "idle", actions: assign({ ...fresh, file: null, resumeUploadId: null }) } },
+      on: {
+        // Another file after a completed one (the server found the first invalid).
+        START: { target: "uploading", actions: "select" },
+        RESET: { target: "idle", actions: assign({ ...fresh, file: null, resumeUploadId: null }) },
+      },
     },
     error: {
       on: {
