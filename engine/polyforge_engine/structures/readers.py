@@ -406,27 +406,30 @@ def _nearest_in_order(
     partner the candidate nearest its record's first atom. A digits-only field is decimal until the
     records reach the atoms whose serials are hexadecimal, hexadecimal from there (`   11` is 17
     there, not the atom `    B`)."""
-    chosen = indices.tolist()
-    flags = ambiguous.tolist()
-    order_list = order.tolist()
-    (low, high), (low2, high2) = ((a.tolist(), b.tolist()) for a, b in (first, second))
+    chosen = indices.copy()
     reference = 0
-    for position in range(len(chosen)):
-        if position % 2 == 1:
-            reference = chosen[position - 1]
-        if flags[position]:
-            as_read = order_list[low[position] : high[position]]
-            as_hexadecimal = order_list[low2[position] : high2[position]]
-            in_hexadecimal_part = hex_from is not None and reference >= hex_from - 1
-            # before that part a digits-only field is decimal, within it hexadecimal; the other
-            # reading only when the first names no atom
-            preferred, other = (as_hexadecimal, as_read) if in_hexadecimal_part else (as_read, as_hexadecimal)
-            options = preferred or other
-            # on a tie the later atom: records, and the atoms each lists, go forward through the file
-            chosen[position] = min(options, key=lambda index: (abs(index - reference), index < reference))
-        if position % 2 == 0:
-            reference = chosen[position]
-    return np.array(chosen, dtype=np.int64)
+    step = 1 << 20  # positions converted to Python lists a block at a time: memory stays flat
+    for block in range(0, len(chosen), step):
+        flags = ambiguous[block : block + step].tolist()
+        picked = chosen[block : block + step].tolist()
+        (low, high), (low2, high2) = ((a[block : block + step].tolist(), b[block : block + step].tolist()) for a, b in (first, second))
+        for offset, flag in enumerate(flags):
+            position = block + offset
+            if position % 2 == 1:
+                reference = picked[offset - 1] if offset else int(chosen[position - 1])
+            if flag:
+                as_read = order[low[offset] : high[offset]].tolist()
+                as_hexadecimal = order[low2[offset] : high2[offset]].tolist()
+                in_hexadecimal_part = hex_from is not None and reference >= hex_from - 1
+                # before that part a digits-only field is decimal, within it hexadecimal; the other
+                # reading only when the first names no atom
+                preferred, other = (as_hexadecimal, as_read) if in_hexadecimal_part else (as_read, as_hexadecimal)
+                # on a tie the later atom: records, and the atoms each lists, go forward through the file
+                picked[offset] = min(preferred or other, key=lambda index: (abs(index - reference), index < reference))
+            if position % 2 == 0:
+                reference = picked[offset]
+        chosen[block : block + step] = picked
+    return chosen
 
 
 def read_pdb(path: Path) -> StructureAtoms:
