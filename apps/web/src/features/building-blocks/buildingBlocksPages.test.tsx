@@ -77,7 +77,7 @@ describe("building block catalogue", () => {
     const user = userEvent.setup();
     renderApp("/building-blocks");
 
-    expect(await screen.findByRole("link", { name: "Chain 1" })).toBeInTheDocument();
+    expect(await screen.findByRole("link", { name: "Chain 1" }, { timeout: 20_000 })).toBeInTheDocument();
     expect(screen.getByText("1 - 10")).toBeInTheDocument();
     expect(screen.getByText("Total: 11")).toBeInTheDocument();
     expect(screen.getByText("1 of 2 pages")).toBeInTheDocument();
@@ -103,7 +103,7 @@ describe("building block catalogue", () => {
     vi.stubGlobal("fetch", server.fetchImpl);
     const user = userEvent.setup();
     renderApp("/building-blocks");
-    expect(await screen.findByRole("link", { name: "Chain 1" })).toBeInTheDocument();
+    expect(await screen.findByRole("link", { name: "Chain 1" }, { timeout: 20_000 })).toBeInTheDocument();
 
     await user.type(screen.getByPlaceholderText("Search building blocks by name..."), "chain 2");
     await waitFor(() => expect(screen.queryByRole("link", { name: "Chain 1" })).not.toBeInTheDocument());
