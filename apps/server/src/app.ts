@@ -31,7 +31,7 @@ import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from
 import { smilesChecker } from "./platform/chemistry/smiles-checker";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
-import { installHttpHardening } from "./platform/http";
+import { installApiRateLimits, installHttpHardening } from "./platform/http";
 import { configureEngineLimits } from "./platform/jobs/engine-process";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
@@ -152,6 +152,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(
     async (api) => {
       api.addHook("onRequest", authenticationHook(authenticate));
+      await installApiRateLimits(api, config);
       await api.register(feedbackRoutes(context));
       await api.register(usersRoutes(context));
       await api.register(buildingBlocksRoutes(context));

@@ -114,6 +114,55 @@ describe.each(databaseKinds())("HTTP hardening on %s", (kind) => {
     expect(doc.paths["/api/health"].get.security).toEqual([]);
   });
 
+  it("limits each user's API writes and processing starts per minute (issue 23)", async () => {
+    const limited = await startTestApp(kind, {
+      POLYFORGE_WRITES_PER_MINUTE: "5",
+      POLYFORGE_JOB_STARTS_PER_MINUTE: "2",
+    });
+    try {
+      const token = await limited.issuer.sign(userClaims());
+      const write = () =>
+        limited.app.inject({
+          method: "PUT",
+          url: "/api/v2/feedback",
+          headers: { authorization: `Bearer ${token}` },
+          payload: { description: "More please" },
+        });
+      for (let i = 0; i < 5; i++) expect((await write()).statusCode).toBe(201);
+      const refused = await write();
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().errors[0].error_code).toBe(CommonErrors.TOO_MANY_REQUESTS);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      // Reads are not limited; another user writes.
+      const read = await limited.app.inject({
+        method: "GET",
+        url: "/api/v2/building_blocks",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(read.statusCode).toBe(200);
+      const other = await limited.app.inject({
+        method: "PUT",
+        url: "/api/v2/feedback",
+        headers: { authorization: `Bearer ${await limited.issuer.sign(userClaims())}` },
+        payload: { description: "Me too" },
+      });
+      expect(other.statusCode).toBe(201);
+      // Processing starts have their own, smaller count (an unknown system answers 404 until then).
+      const start = (bearer: string) =>
+        limited.app.inject({
+          method: "POST",
+          url: "/api/v2/systems/00000000-0000-4000-8000-000000000000/process/start",
+          headers: { authorization: `Bearer ${bearer}` },
+        });
+      const starter = await limited.issuer.sign(userClaims());
+      expect((await start(starter)).statusCode).toBe(404);
+      expect((await start(starter)).statusCode).toBe(404);
+      expect((await start(starter)).statusCode).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("marks authenticated answers no-store, and leaves the app's own caching alone", async () => {
     const token = await t.issuer.sign(userClaims());
     const list = await t.app.inject({

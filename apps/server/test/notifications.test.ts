@@ -63,7 +63,7 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
 
   it(`caps one user's open sockets at ${MAX_SOCKETS_PER_USER} (issue 23), and frees a place on close`, async () => {
     const ada = userClaims();
-    const open = [];
+    const open: Array<Awaited<ReturnType<typeof connectAs>>> = [];
     for (let i = 0; i < MAX_SOCKETS_PER_USER; i++) open.push(await connectAs(ada));
     const refused = await connect(`?token=${await t.issuer.sign(ada)}`);
     expect(refused).toMatchObject({ refused: 429 });

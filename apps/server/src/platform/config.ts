@@ -78,6 +78,9 @@ const environmentSchema = z.object({
   POLYFORGE_SIGN_UPS_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
   /** Failed sign-ins accepted from one address, whatever the emails, within 15 minutes. */
   POLYFORGE_SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  /** Per user and minute: API writes (POST, PUT, PATCH, DELETE), and processing starts among them. */
+  POLYFORGE_WRITES_PER_MINUTE: z.coerce.number().int().min(1).default(300),
+  POLYFORGE_JOB_STARTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
@@ -122,6 +125,8 @@ export interface Config {
   signUpsPerAddress: number;
   /** Failed sign-ins the embedded provider accepts from one address within 15 minutes. */
   signInFailuresPerAddress: number;
+  /** Per user and minute: API writes, and processing starts. */
+  apiRateLimits: { writesPerMinute: number; jobStartsPerMinute: number };
   /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
   executor: "local" | "slurm";
   /** The Slurm executor's settings when `executor` is slurm. */
@@ -187,6 +192,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     signUpsPerAddress: e.POLYFORGE_SIGN_UPS_PER_ADDRESS,
     signInFailuresPerAddress: e.POLYFORGE_SIGN_IN_FAILURES_PER_ADDRESS,
+    apiRateLimits: {
+      writesPerMinute: e.POLYFORGE_WRITES_PER_MINUTE,
+      jobStartsPerMinute: e.POLYFORGE_JOB_STARTS_PER_MINUTE,
+    },
     executor: e.POLYFORGE_EXECUTOR,
     slurm,
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyHelmet from "@fastify/helmet";
+import fastifyRateLimit from "@fastify/rate-limit";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { z } from "zod";
@@ -206,4 +207,24 @@ function inlineScriptHashes(path: string): string[] {
         .update(match[1] ?? "")
         .digest("base64")}'`,
   );
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+const JOB_START = /\/process\/start(\?|$)/;
+
+/**
+ * Per-user limits of the API's own (issue 23): writes per minute, and processing starts per minute
+ * among them. Registered inside the signed-in scope, after authentication, so the caller is known;
+ * reads are not limited. Past a limit: 429 TOO_MANY_REQUESTS with Retry-After.
+ */
+export async function installApiRateLimits(api: FastifyInstance, config: Config): Promise<void> {
+  const { writesPerMinute, jobStartsPerMinute } = config.apiRateLimits;
+  await api.register(fastifyRateLimit, {
+    hook: "preHandler",
+    timeWindow: 60_000,
+    allowList: (request) => READS.has(request.method),
+    keyGenerator: (request) =>
+      `${request.user?.id ?? request.ip}:${JOB_START.test(request.url) ? "job-start" : "write"}`,
+    max: (_request, key) => (key.endsWith(":job-start") ? jobStartsPerMinute : writesPerMinute),
+  });
 }

@@ -8,7 +8,12 @@ import { userClaims } from "../support/tokens";
  * sign-in is a browser flow). Writes `{ url, token, otherToken }` to the file named by argv[2].
  */
 const port = Number(process.argv[3] ?? 18862);
-const testApp = await startTestApp("pglite", { LOG_LEVEL: "warn" }, { runJobs: false });
+// The fuzzer writes far faster than a person: the per-user write limits would answer it 429 throughout.
+const testApp = await startTestApp(
+  "pglite",
+  { LOG_LEVEL: "warn", POLYFORGE_WRITES_PER_MINUTE: "1000000", POLYFORGE_JOB_STARTS_PER_MINUTE: "1000000" },
+  { runJobs: false },
+);
 await testApp.app.listen({ port, host: "127.0.0.1" });
 const token = await testApp.issuer.sign(userClaims(), { expiresIn: "2h" });
 const otherToken = await testApp.issuer.sign(userClaims(), { expiresIn: "2h" });
