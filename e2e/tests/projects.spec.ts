@@ -13,7 +13,11 @@ async function snap(page: Page, name: string) {
   await page.locator("[data-sonner-toast]").evaluateAll((toasts) => {
     for (const toast of toasts) (toast as HTMLElement).style.visibility = "hidden";
   });
-  await page.evaluate(() => window.scrollTo(0, 0));
+  // The screen at rest: scrolled to the top, nothing focused (a focus ring would change the image).
+  await page.evaluate(() => {
+    window.scrollTo(0, 0);
+    (document.activeElement as HTMLElement | null)?.blur();
+  });
   await page.screenshot({ path: guideScreen(name), animations: "disabled" });
   await page.locator("[data-sonner-toast]").evaluateAll((toasts) => {
     for (const toast of toasts) (toast as HTMLElement).style.visibility = "";
