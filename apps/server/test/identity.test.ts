@@ -15,7 +15,7 @@ import { type DatabaseTarget, openDatabase } from "../src/platform/db/database";
 import { tokenHash } from "../src/platform/identity/adapter";
 import { createEmbeddedIdentity } from "../src/platform/identity/embedded";
 import { verifyPassword } from "../src/platform/identity/passwords";
-import { oidcPayloads } from "../src/platform/identity/schema";
+import { identitySecrets, oidcPayloads } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
 
 // The embedded OpenID provider driven over real HTTP, as a browser running keycloak-js would:
@@ -982,6 +982,53 @@ describe.each(databaseKinds())("embedded identity across restarts on %s", (kind:
       expect(callbackParams(silent.appLocation!).get("code")).toBeTruthy();
     } finally {
       await second.close();
+      await database.drop();
+    }
+  });
+
+  it("encrypts its keys at rest with POLYFORGE_SECRET_KEY, also keys stored before (issue 23)", async () => {
+    const database = await restartableDatabase();
+    const silentLogger = pino({ level: "silent" });
+    const opened = await openDatabase(database.target, silentLogger);
+    const config = { publicUrl: "http://localhost:18998", demoPassword: DEMO_PASSWORD };
+    const secretKey = "a-long-secret-key-from-the-environment-0123";
+    try {
+      const plain = await createEmbeddedIdentity({ db: opened.db, config, logger: silentLogger });
+      const storedPlain = await opened.db.select().from(identitySecrets);
+      expect(JSON.stringify(storedPlain)).toContain('"d":');
+
+      const encrypted = await createEmbeddedIdentity({
+        db: opened.db,
+        config: { ...config, secretKey },
+        logger: silentLogger,
+      });
+      expect(encrypted.publicJwks).toEqual(plain.publicJwks);
+      const stored = await opened.db.select().from(identitySecrets);
+      expect(stored.map((row) => (row.value as { encrypted?: string }).encrypted)).toEqual([
+        "aes-256-gcm",
+        "aes-256-gcm",
+      ]);
+      expect(JSON.stringify(stored)).not.toContain('"d":');
+
+      // The same key reads them again; no key or another key stops the start with a clear message.
+      const again = await createEmbeddedIdentity({
+        db: opened.db,
+        config: { ...config, secretKey },
+        logger: silentLogger,
+      });
+      expect(again.publicJwks).toEqual(plain.publicJwks);
+      await expect(createEmbeddedIdentity({ db: opened.db, config, logger: silentLogger })).rejects.toThrow(
+        /set POLYFORGE_SECRET_KEY/,
+      );
+      await expect(
+        createEmbeddedIdentity({
+          db: opened.db,
+          config: { ...config, secretKey: `${secretKey}-other` },
+          logger: silentLogger,
+        }),
+      ).rejects.toThrow(/not the key it was stored with/);
+    } finally {
+      await opened.close();
       await database.drop();
     }
   });

@@ -81,6 +81,8 @@ const environmentSchema = z.object({
   /** Per user and minute: API writes (POST, PUT, PATCH, DELETE), and processing starts among them. */
   POLYFORGE_WRITES_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   POLYFORGE_JOB_STARTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Encrypts the embedded provider's signing and cookie keys at rest (at least 32 characters). */
+  POLYFORGE_SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32).optional()),
   ...slurmEnvironmentShape,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_DIST_DIR: z.string().min(1).default("apps/web/dist"),
@@ -127,6 +129,8 @@ export interface Config {
   signInFailuresPerAddress: number;
   /** Per user and minute: API writes, and processing starts. */
   apiRateLimits: { writesPerMinute: number; jobStartsPerMinute: number };
+  /** Encrypts the embedded provider's keys at rest when set. */
+  secretKey: string | undefined;
   /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
   executor: "local" | "slurm";
   /** The Slurm executor's settings when `executor` is slurm. */
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       writesPerMinute: e.POLYFORGE_WRITES_PER_MINUTE,
       jobStartsPerMinute: e.POLYFORGE_JOB_STARTS_PER_MINUTE,
     },
+    secretKey: e.POLYFORGE_SECRET_KEY,
     executor: e.POLYFORGE_EXECUTOR,
     slurm,
     logLevel: e.LOG_LEVEL,

@@ -26,7 +26,7 @@ export interface EmbeddedIdentity {
 export interface EmbeddedIdentityOptions {
   db: Db;
   config: Pick<Config, "publicUrl" | "demoPassword"> &
-    Partial<Pick<Config, "signUpsPerAddress" | "signInFailuresPerAddress">>;
+    Partial<Pick<Config, "signUpsPerAddress" | "signInFailuresPerAddress" | "secretKey">>;
   logger: FastifyBaseLogger;
 }
 
@@ -39,7 +39,7 @@ export async function createEmbeddedIdentity({
   const publicUrl = new URL(config.publicUrl);
   const issuer = `${config.publicUrl}${REALM_PATH}`;
   const mountPath = new URL(issuer).pathname;
-  const keys = await loadOrCreateKeys(db);
+  const keys = await loadOrCreateKeys(db, config.secretKey);
 
   const demoPassword = await ensureDemoAccount(db, config.demoPassword);
   // The one moment this password is ever shown: say it plainly on stdout.
