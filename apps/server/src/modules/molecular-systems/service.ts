@@ -7,12 +7,12 @@ import {
   type MolecularSystemData,
   type MolecularSystemOrigin,
 } from "@polyforge/contracts/molecular-systems";
-import { dummyAtoms, isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
-import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
+import { dummyAtoms } from "@polyforge/contracts/smiles/connection-rules";
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { UploadBeginBody, UploadCompleteBody, UploadedPart } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthenticatedUser } from "../../platform/auth/user";
+import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import {
@@ -82,8 +82,7 @@ async function requireSystemOfOrigin(
 
 /** A SMILES the engine can take: RDKit reads it, and it has no connection markers. */
 async function isStructureSmiles(smiles: string): Promise<boolean> {
-  const rdkit = await loadRDKit();
-  return isParsableSmiles(rdkit, smiles) && dummyAtoms(smiles).length === 0;
+  return dummyAtoms(smiles).length === 0 && (await smilesChecker.parsable(smiles));
 }
 
 /**
