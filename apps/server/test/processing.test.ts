@@ -74,7 +74,7 @@ describe.each(databaseKinds())("system processing end to end on %s", (kind) => {
     expect(done.seed).toBe(1234);
     expect(done.versions.openmm).toMatch(/\d/);
     expect(done.resultFiles.map((f) => f.name).sort()).toEqual(
-      ["energies.csv", "final.pdb", "minimized.pdb", "system.pdb", "tiny_pe_melt_files.zip"].sort(),
+      ["energies.csv", "final.pdb", "minimized.pdb", "report.json", "system.pdb", "tiny_pe_melt_files.zip"].sort(),
     );
 
     // Every status change was pushed to the owner's socket, in order.
