@@ -31,8 +31,9 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
   let processing: SystemProcessing | undefined;
 
   beforeAll(async () => {
-    // The app's own runner is off: each test drives a runner it configures (short leases).
-    testApp = await startTestApp(kind, {}, { runJobs: false });
+    // The app's own runner is off: each test drives a runner it configures (short leases). One user
+    // starts many jobs here within a minute: the per-user start limit is not what this suite tests.
+    testApp = await startTestApp(kind, { POLYFORGE_JOB_STARTS_PER_MINUTE: "1000" }, { runJobs: false });
     db = testApp.app.database.db;
     token = await testApp.issuer.sign(userClaims(), { expiresIn: "1h" });
     user = caller(testApp, token);
