@@ -217,6 +217,7 @@ def main() -> None:
     parser.add_argument("--skip-large", action="store_true")
     parser.add_argument("--readme-only", action="store_true", help="rewrite the README section from out/results.json")
     parser.add_argument("--polyforge-again", nargs="*", default=[], help="e.g. small.pdb: PolyForge measured again, peers kept")
+    parser.add_argument("--polyforge-only-mb", type=float, default=0, help="add files of this size read by PolyForge alone")
     args = parser.parse_args()
     if args.readme_only:
         results = json.loads((OUT / "results.json").read_text())
@@ -232,6 +233,21 @@ def main() -> None:
     results["files"] = {}
     results["convert_smiles"] = {}
     results["note"] = args.note
+    if args.polyforge_only_mb:  # one more size, PolyForge alone, added to the last run's results
+        results = json.loads((OUT / "results.json").read_text())
+        for suffix in ("pdb", "gro"):
+            path = args.work / f"melt-xl.{suffix}"
+            info = write_tiled(tile, path, args.polyforge_only_mb)
+            print(f"wrote {path.name}: {info}", flush=True)
+            entry = {**info, "polyforge": run_polyforge(path, args.work)}
+            for peer in PEER_SCRIPTS:
+                entry[peer] = {"ok": False, "skipped": "not run at this size: PolyForge alone, after the main run"}
+            results["files"][f"xl.{suffix}"] = entry
+            print(f"  polyforge {entry['polyforge']}", flush=True)
+            path.unlink()
+            (OUT / "results.json").write_text(json.dumps(results, indent=2))
+            write_readme(results)
+        return
     if args.polyforge_again:  # measure PolyForge again on files of the last run, keeping the peers' figures
         results = json.loads((OUT / "results.json").read_text())
         for key in args.polyforge_again:
@@ -267,12 +283,14 @@ def main() -> None:
                 small = results["files"].get(f"small.{suffix}", {}).get(peer)
                 if info["size_mb"] > args.peer_max_mb:
                     entry[peer] = {"ok": False, "skipped": f"not run: files over {args.peer_max_mb:g} MB are read by PolyForge only in this run"}
+                    save()
                     continue
                 if label == "large" and small and small.get("ok") and small.get("peak_mb"):
                     projected = small["peak_mb"] / results["files"][f"small.{suffix}"]["atoms"] * info["atoms"] / 1024
                     if projected > args.peer_memory_gb:
                         entry[peer] = {"ok": False, "skipped": f"not run: projected {projected:.0f} GB of memory (> {args.peer_memory_gb:g} GB)"}
                         print(f"  {peer} skipped: {entry[peer]['skipped']}", flush=True)
+                        save()
                         continue
                 entry[peer] = run_peer(peer, path, args.work)
                 print(f"  {peer} {entry[peer]}", flush=True)
@@ -285,6 +303,8 @@ def main() -> None:
 
 
 def _rate(entry: dict[str, Any], run: dict[str, Any]) -> tuple[str, str, str]:
+    if not run:
+        return ("—", "—", "not run")
     if not run.get("ok"):
         return ("—", "—", run.get("skipped") or "failed: " + (run.get("stderr_tail") or str(run.get("answer")))[-120:].replace("\n", " ").replace("|", "/"))
     speed = entry["size_mb"] / run["cpu_s"]
