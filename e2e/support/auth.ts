@@ -16,7 +16,9 @@ export function newTestUser(): TestUser {
 /** Opens the app, follows the redirect to the embedded provider's sign-in page, signs up there
  * and lands back on the dashboard. */
 export async function signUp(page: Page, user: TestUser = newTestUser()): Promise<TestUser> {
-  await page.goto("/");
+  // Only until the response starts: an app already in the cache redirects to the sign-in page before
+  // its load event, which would interrupt a goto waiting for "load".
+  await page.goto("/", { waitUntil: "commit" });
   await expect(page.getByRole("button", { name: "Sign in" })).toBeVisible();
   await page.getByRole("link", { name: /sign up/i }).click();
   await page.getByLabel("Email").fill(user.email);
@@ -31,7 +33,7 @@ export async function signUp(page: Page, user: TestUser = newTestUser()): Promis
 }
 
 export async function signIn(page: Page, user: Pick<TestUser, "email" | "password">): Promise<void> {
-  await page.goto("/");
+  await page.goto("/", { waitUntil: "commit" });
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);
   await page.getByRole("button", { name: "Sign in" }).click();
