@@ -2,17 +2,8 @@ import { SystemErrors } from "@polyforge/contracts/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
-import {
-  type Caller,
-  caller,
-  createPolymer,
-  createSegment,
-  expectStatus,
-  linearBlock,
-  linearBlockSegment,
-  saveSetup,
-  startDraft,
-} from "./support/polymer-builder";
+import { type Caller, caller } from "./support/polymer-builder";
+import { polyethyleneDraft } from "./support/processing";
 import { userClaims } from "./support/tokens";
 
 interface Ask {
@@ -36,28 +27,16 @@ describe.each(databaseKinds())("job limits on %s", (kind) => {
 
   /** A polyethylene system through the builder's calls; answers the finishing call's response. */
   async function finish({ copies = 2, units = 3, cellSide = 25, temperature = 300, dynamicsSteps = 100 }: Ask) {
-    const draft = await startDraft(user);
-    const block = await linearBlock(user);
-    await expectStatus(user, 200, "PATCH", `/building_blocks/${block}/draft?draft_status=true`);
-    const segment = await createSegment(user, linearBlockSegment(`PE${units}`, [[block, units]]));
-    const polymer = await createPolymer(user, "PE", [[segment, 1]]);
-    await saveSetup(user, [[polymer, copies]], {
-      cell_dimension_selector: "cell_sides",
-      cell_sides: [cellSide, cellSide, cellSide],
-      density: undefined,
-    });
-    const protocol = await expectStatus(user, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft");
-    await expectStatus(user, 200, "PATCH", `/polymer_builder_systems/simulation_protocol/${protocol.id}`, {
-      simulation: "MD",
-      random_seed: 1,
-      minimization: true,
-      minimization_steps: 10,
-      dynamics: true,
-      dynamics_steps: dynamicsSteps,
+    const draftId = await polyethyleneDraft(user, {
+      copies,
+      units,
+      cellSide,
       temperature,
-      ensemble: "NVT",
+      dynamicsSteps,
+      minimizationSteps: 10,
+      randomSeed: 1,
     });
-    const response = await user.call("PATCH", `/systems/${draft.id}/draft`, { name: "Limits", is_draft: false });
+    const response = await user.call("PATCH", `/systems/${draftId}/draft`, { name: "Limits", is_draft: false });
     if (response.status !== 200) await user.call("DELETE", "/systems/draft");
     return response;
   }

@@ -22,11 +22,13 @@ export interface TinySystemOptions {
   cellSide?: number;
   minimizationSteps?: number;
   dynamicsSteps?: number;
+  temperature?: number;
+  randomSeed?: number;
 }
 
-/** A finished polymer-builder system made through the API (the builder's calls): `copies` chains
- * of polyethylene with `units` units each, and a short protocol. Answers the system body. */
-export async function finishedPolyethylene(user: Caller, options: TinySystemOptions = {}) {
+/** A polymer-builder draft made ready through the API (the builder's calls): `copies` chains of
+ * polyethylene with `units` units each, and a short protocol. Answers the draft's id. */
+export async function polyethyleneDraft(user: Caller, options: TinySystemOptions = {}): Promise<string> {
   const { copies = 3, units = 4, cellSide = 25, minimizationSteps = 50, dynamicsSteps = 100 } = options;
   const draft = await startDraft(user);
   const block = await linearBlock(user);
@@ -41,15 +43,21 @@ export async function finishedPolyethylene(user: Caller, options: TinySystemOpti
   const protocol = await expectStatus(user, 200, "GET", "/polymer_builder_systems/simulation_protocol/draft");
   await expectStatus(user, 200, "PATCH", `/polymer_builder_systems/simulation_protocol/${protocol.id}`, {
     simulation: "MD",
-    random_seed: 1234,
+    random_seed: options.randomSeed ?? 1234,
     minimization: true,
     minimization_steps: minimizationSteps,
     dynamics: true,
     dynamics_steps: dynamicsSteps,
-    temperature: 300,
+    temperature: options.temperature ?? 300,
     ensemble: "NVT",
   });
-  return expectStatus(user, 200, "PATCH", `/systems/${draft.id}/draft`, {
+  return draft.id;
+}
+
+/** The draft of `polyethyleneDraft`, finished. Answers the system body. */
+export async function finishedPolyethylene(user: Caller, options: TinySystemOptions = {}) {
+  const draftId = await polyethyleneDraft(user, options);
+  return expectStatus(user, 200, "PATCH", `/systems/${draftId}/draft`, {
     name: options.name ?? `Tiny PE ${Math.random().toString(36).slice(2, 6)}`,
     is_draft: false,
   });
