@@ -3,30 +3,12 @@ on real files the engine writes and on truncated and garbled copies of them."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-ENGINE_DIR = Path(__file__).resolve().parents[1]
-
-
-def run_engine(command: str, job: dict[str, Any], workdir: Path) -> tuple[int, list[dict[str, Any]]]:
-    workdir.mkdir(parents=True, exist_ok=True)
-    job_path = workdir / f"{command}.json"
-    job_path.write_text(json.dumps(job))
-    process = subprocess.run(
-        [sys.executable, "-m", "polyforge_engine", command, "--input", str(job_path), "--workdir", str(workdir)],
-        cwd=ENGINE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return process.returncode, [json.loads(line) for line in process.stdout.splitlines()]
+from engine_cli import run_engine
 
 
 @pytest.fixture(scope="module")

@@ -3,37 +3,20 @@ defects found on real files (issue 20), and on broken files: each answer says wh
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from engine_cli import run_engine
 from polyforge_engine.build.writers import _pdb_index
 from polyforge_engine.structures.readers import MAX_FILE_BYTES, StructureError, element_of, read_structure
 from polyforge_engine.structures.validate_structure import VIEWER_MAX_ATOMS, validate_structure
 
-ENGINE_DIR = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "structure_files"
 OPENMM_DATA = Path(__import__("openmm").__file__).parent / "app" / "data"
 GROMACS_TOP = Path("/usr/share/gromacs/top")
-
-
-def run_engine(command: str, job: dict[str, Any], workdir: Path) -> tuple[int, list[dict[str, Any]]]:
-    workdir.mkdir(parents=True, exist_ok=True)
-    job_path = workdir / f"{command}.json"
-    job_path.write_text(json.dumps(job))
-    process = subprocess.run(
-        [sys.executable, "-m", "polyforge_engine", command, "--input", str(job_path), "--workdir", str(workdir)],
-        cwd=ENGINE_DIR,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return process.returncode, [json.loads(line) for line in process.stdout.splitlines()]
 
 
 def problem(path: Path) -> StructureError:
