@@ -117,17 +117,7 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
     }, MEMORY_CHECK_MS);
 
     createInterface({ input: child.stdout }).on("line", (line) => {
-      const event = parseEvent(line);
-      if (!event) return;
-      if (event.event === "progress") {
-        onProgress(String(event.stage ?? ""), Number(event.percent ?? 0));
-      } else if (event.event === "result" && !outcome) {
-        const { event: _kind, ...payload } = event;
-        outcome = { kind: "result", payload };
-      } else if (event.event === "error" && !outcome) {
-        const message = withoutPaths(String(event.message ?? ""));
-        outcome = { kind: "error", code: String(event.code ?? "ENGINE_ERROR"), message };
-      }
+      outcome = applyEngineLine(line, outcome, onProgress);
     });
     createInterface({ input: child.stderr }).on("line", (line) => {
       stderrTail.push(line);
@@ -167,6 +157,30 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
       );
     });
   });
+}
+
+/**
+ * Reads one line of the engine's protocol (ARCHITECTURE §6), wherever the lines come from (a child's
+ * stdout, a Slurm job's progress file): progress goes to `onProgress`; the first result or error
+ * becomes the outcome, an error's message without server paths. Answers the outcome so far.
+ */
+export function applyEngineLine(
+  line: string,
+  outcome: EngineOutcome | undefined,
+  onProgress: (stage: string, percent: number) => void,
+): EngineOutcome | undefined {
+  const event = parseEvent(line);
+  if (!event) return outcome;
+  if (event.event === "progress") {
+    onProgress(String(event.stage ?? ""), Number(event.percent ?? 0));
+  } else if (event.event === "result" && !outcome) {
+    const { event: _kind, ...payload } = event;
+    return { kind: "result", payload };
+  } else if (event.event === "error" && !outcome) {
+    const message = withoutPaths(String(event.message ?? ""));
+    return { kind: "error", code: String(event.code ?? "ENGINE_ERROR"), message };
+  }
+  return outcome;
 }
 
 function parseEvent(line: string): Record<string, unknown> | undefined {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { FastifyBaseLogger } from "fastify";
 import { ENGINE_PYTHON } from "../../paths";
-import type { EngineOutcome } from "../engine-process";
+import { applyEngineLine, type EngineOutcome } from "../engine-process";
 import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../executor";
 import { SlurmCliClient } from "./cli-client";
 import { type SlurmClient, type SlurmJobState, stateGroup } from "./client";
@@ -288,31 +288,6 @@ class EventTail {
   private consume(text: string, onProgress: (stage: string, percent: number) => void): void {
     const lines = (this.partial + text).split("\n");
     this.partial = lines.pop() ?? "";
-    for (const line of lines) {
-      const event = parseLine(line);
-      if (!event) continue;
-      if (event.event === "progress") onProgress(String(event.stage ?? ""), Number(event.percent ?? 0));
-      else if (event.event === "result" && !this.outcome) {
-        const { event: _kind, ...payload } = event;
-        this.outcome = { kind: "result", payload };
-      } else if (event.event === "error" && !this.outcome) {
-        this.outcome = {
-          kind: "error",
-          code: String(event.code ?? "ENGINE_ERROR"),
-          message: String(event.message ?? ""),
-        };
-      }
-    }
-  }
-}
-
-function parseLine(line: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
+    for (const line of lines) this.outcome = applyEngineLine(line, this.outcome, onProgress);
   }
 }
