@@ -7,6 +7,7 @@ import {
 } from "@polyforge/contracts/molecular-systems";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
+import { useNewSystemFiling } from "./newSystemFiling";
 
 export interface DetailsStepProps {
   submitting: boolean;
@@ -16,15 +17,20 @@ export interface DetailsStepProps {
 /** Step 1 (SPEC §5 Molecular system details): name required, description, origin file or structure. */
 export function DetailsStep({ submitting, onSubmit }: DetailsStepProps) {
   const { t } = useTranslation("molecularSystems");
-  const form = useForm<{ name: string; description: string; origin: string }>({
+  const filing = useNewSystemFiling();
+  const form = useForm<{ name: string; description: string; origin: string; project_id: string | null }>({
     mode: "controlled",
-    initialValues: { name: "", description: "", origin: "" },
+    initialValues: { name: "", description: "", origin: "", project_id: null },
     validate: zod4Resolver(molecularSystemDetailsForm),
   });
   return (
     <form
       noValidate
-      onSubmit={form.onSubmit((values) => onSubmit(molecularSystemDetailsForm.parse(values)))}
+      onSubmit={form.onSubmit((values) => {
+        const details = molecularSystemDetailsForm.parse(values);
+        filing?.choose(values.project_id, details.name);
+        onSubmit(details);
+      })}
       aria-label={t("steps.details")}
     >
       <Stack gap="md" maw={560}>
@@ -42,6 +48,10 @@ export function DetailsStep({ submitting, onSubmit }: DetailsStepProps) {
             <Radio value="smiles" label={t("details.fromStructure")} />
           </Group>
         </Radio.Group>
+        {filing?.field({
+          value: form.values.project_id,
+          onChange: (value) => form.setFieldValue("project_id", value),
+        })}
         <Group justify="flex-end">
           <Button type="submit" loading={submitting}>
             {t("details.next")}
