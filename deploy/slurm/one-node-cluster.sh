@@ -97,7 +97,9 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1024
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
+# The main scheduling loop every 5 s, not 60: a job released by hand (scontrol update StartTime=now)
+# or whose begin time passes starts within seconds, as tests and a small group's cluster expect.
+SchedulerParameters=batch_sched_delay=0,sched_interval=5
 # No slurmdbd: final states and exit codes come from the job-completion log (sacct -c).
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
