@@ -158,6 +158,19 @@ export const SystemErrors = {
   CREATE_UPLOADED_SYSTEM_FAILED: "SYSTEM.CREATE_UPLOADED_SYSTEM.FAILED",
   CREATE_DRAWN_SYSTEM_INVALID_SMILES: "SYSTEM.CREATE_DRAWN_SYSTEM.INVALID_SMILES",
   CREATE_DRAWN_SYSTEM_FAILED: "SYSTEM.CREATE_DRAWN_SYSTEM.FAILED",
+  // Potentials (issue 21; SPEC §8 names only VALIDATE POTENTIAL_INVALID_ID / POTENTIAL_NOT_FOUND).
+  /** 409: the system's structure is not validated (file) or converted (SMILES) yet. */
+  CREATE_POTENTIAL_STRUCTURE_NOT_READY: "SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY",
+  /** 409: 'Finish your draft potential before creating a new one'. */
+  CREATE_POTENTIAL_EXISTING_DRAFT: "SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT",
+  /** 400: a force field the caller's organization does not get (SPEC §6). */
+  CREATE_POTENTIAL_FORCE_FIELD_NOT_ALLOWED: "SYSTEM.CREATE_POTENTIAL.FORCE_FIELD_NOT_ALLOWED",
+  CREATE_POTENTIAL_FAILED: "SYSTEM.CREATE_POTENTIAL.FAILED",
+  /** The potential's upload calls: wrong state (409), a bad part list (400), the store (500). */
+  UPLOAD_POTENTIAL_FAILED: "SYSTEM.UPLOAD_POTENTIAL.FAILED",
+  /** 409: cancel of a generation that is not waiting or running. */
+  CANCEL_POTENTIAL_NOT_RUNNING: "SYSTEM.CANCEL_POTENTIAL.NOT_RUNNING",
+  DELETE_POTENTIAL_FAILED: "SYSTEM.DELETE_POTENTIAL.FAILED",
 } as const;
 
 /** Projects (SPEC §7 /v2/projects; SPEC §8 lists no codes for them, these follow the other areas). */

@@ -33,6 +33,14 @@ export const systemExecution = z.object({
   /** Why the cluster's scheduler keeps the job waiting (Slurm: Resources, Priority, …); null when
    * it runs here or is not waiting. */
   scheduler_reason: z.string().nullable().optional(),
+  /** While dynamics run: nanoseconds simulated so far and in all, and the engine's estimate of the
+   * wall time left in seconds (null until it has measured its speed). */
+  simulated_ns: z.number().nonnegative().nullable().optional(),
+  total_ns: z.number().positive().nullable().optional(),
+  remaining_seconds: z.number().nonnegative().nullable().optional(),
+  /** Something that happened to the run the owner should know, e.g. taken back and started again
+   * after the server running it stopped. */
+  notice: z.string().nullable().optional(),
   result_files: z.array(resultFile),
   created_at: z.string(),
   started_at: z.string().nullable(),
@@ -41,10 +49,12 @@ export const systemExecution = z.object({
 });
 export type SystemExecution = z.infer<typeof systemExecution>;
 
+/** SPEC §3 System.potentials: each id, name, system_type — the catalogue's 'Potential - {name}'
+ * rows. The whole potential (statuses, results) is GET /v2/systems/{id}/potentials/ (potentials.ts). */
 export const potentialSummary = z.object({ id: z.string(), name: z.string(), system_type: z.string() });
 
-/** GET /v2/systems and /v2/systems/{id}: a system with its potentials and its executions, oldest
- * first — the last one gives the current status, none means not submitted. */
+/** GET /v2/systems and /v2/systems/{id}: a system with its potentials (oldest first) and its
+ * executions, oldest first — the last one gives the current status, none means not submitted. */
 export const systemWithExecutions = systemResponse.extend({
   potentials: z.array(potentialSummary),
   system_executions: z.array(systemExecution),
