@@ -13,7 +13,7 @@ import {
 } from "../src/smiles/connection-rules";
 import { drawConnectionSvg } from "../src/smiles/drawing";
 import { loadRDKit, type RDKitModule } from "../src/smiles/rdkit";
-import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "./smiles-connection-cases";
+import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "../src/testing/smiles-connection-cases";
 
 let rdkit: RDKitModule;
 beforeAll(async () => {

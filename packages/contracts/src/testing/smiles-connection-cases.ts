@@ -1,5 +1,5 @@
-import { BuildingBlockErrors } from "../src/errors";
-import type { CONNECTION_RULES } from "../src/smiles/connection-rules";
+import { BuildingBlockErrors } from "../errors";
+import type { CONNECTION_RULES } from "../smiles/connection-rules";
 
 /**
  * The one table of SMILES connection cases, run by the contracts tests (Node) and again by the web
