@@ -47,28 +47,48 @@ function unitAtoms(smiles: string): number {
   return Math.max(0, smilesAtomCount(smiles) - dummyAtoms(smiles).length - hydrogens);
 }
 
-/** The atoms of the system the job describes, hydrogens not counted: each chain's segments times
- * their building blocks times the largest unit among a segment's blocks (an upper estimate). */
-export function estimatedAtoms(job: EngineJob): number {
+/** What the atom estimate reads of a job: the same fields the builder's draft has on the web. */
+export interface AtomEstimateInput {
+  blocks: ReadonlyArray<{ id: string; data: unknown }>;
+  segments: ReadonlyArray<{
+    id: string;
+    blocks: ReadonlyArray<{ building_block_id: string }>;
+    data: { total_building_blocks?: unknown };
+  }>;
+  polymers: ReadonlyArray<{ id: string; segments: ReadonlyArray<{ segment_id: string; occurrence: number }> }>;
+}
+
+/** Atoms of one chain of each polymer, hydrogens not counted: its segments times their building
+ * blocks times the largest unit among a segment's blocks (an upper estimate). */
+export function estimatedChainAtoms(input: AtomEstimateInput): Map<string, number> {
   const blockAtoms = new Map(
-    job.blocks.map((block) => {
-      const data = block.data as Record<string, string>;
-      const units = [data.repeating_unit, data.smiles, data.central_unit].filter((s): s is string => !!s);
+    input.blocks.map((block) => {
+      const data = (block.data ?? {}) as Record<string, unknown>;
+      const units = [data.repeating_unit, data.smiles, data.central_unit].filter(
+        (s): s is string => typeof s === "string" && s.length > 0,
+      );
       return [block.id, Math.max(1, ...units.map(unitAtoms))];
     }),
   );
   const segmentAtoms = new Map(
-    job.segments.map((segment) => {
+    input.segments.map((segment) => {
       const largest = Math.max(1, ...segment.blocks.map((b) => blockAtoms.get(b.building_block_id) ?? 1));
-      return [segment.id, Math.max(1, segment.data.total_building_blocks) * largest];
+      return [segment.id, Math.max(1, Number(segment.data.total_building_blocks) || 0) * largest];
     }),
   );
-  const chainAtoms = new Map(
-    job.polymers.map((polymer) => [
+  return new Map(
+    input.polymers.map((polymer) => [
       polymer.id,
       polymer.segments.reduce((sum, s) => sum + s.occurrence * (segmentAtoms.get(s.segment_id) ?? 0), 0),
     ]),
   );
+}
+
+/** The atoms of the system the job describes, hydrogens not counted (the server's check). */
+export function estimatedAtoms(
+  job: AtomEstimateInput & { system_setup: { polymers: ReadonlyArray<{ polymer_id: string; occurrence: number }> } },
+): number {
+  const chainAtoms = estimatedChainAtoms(job);
   return job.system_setup.polymers.reduce((sum, p) => sum + p.occurrence * (chainAtoms.get(p.polymer_id) ?? 0), 0);
 }
 

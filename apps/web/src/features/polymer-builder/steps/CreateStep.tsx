@@ -15,6 +15,7 @@ import {
   useDraftSegments,
   useSetup,
 } from "../useDraftProgress";
+import { ReviewComposition } from "./ReviewComposition";
 import { ProtocolSummary, useProtocol } from "./SimulationProtocolStep";
 import { SetupSummary } from "./SystemSetupStep";
 
@@ -102,6 +103,7 @@ function Review() {
         <Title order={5}>{t("create.systemSetup")}</Title>
         {setup.data && <SetupSummary setup={setup.data} />}
       </Card>
+      {setup.data && <ReviewComposition setup={setup.data} />}
       <Card withBorder>
         <Title order={5}>{t("create.polymers")}</Title>
         {polymers.data?.data.map((polymer) => (

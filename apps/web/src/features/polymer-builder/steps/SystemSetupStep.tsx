@@ -1,4 +1,5 @@
 import { Button, Group, Radio, SegmentedControl, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import {
   densityFromText,
   INPUT_PATTERNS,
@@ -17,9 +18,23 @@ import { StepLayout } from "../components/StepLayout";
 import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { fetchDraftPolymers, PAGE_SIZES, queryKeys, saveSetup } from "../polymerBuilderApi";
 import type { CellDimensionSelector, ConstructionOrder } from "../setupTypes";
+import { type PolymerComposition, useDraftComposition } from "../useComposition";
 import { useDraftPolymers, useSetup } from "../useDraftProgress";
 
 const AXES = ["X", "Y", "Z"] as const;
+const formatCount = (value: number) => value.toLocaleString("en-US");
+
+/** The system's atoms as the server counts them against its ceiling (hydrogens not counted), from
+ * the chains typed so far; undefined while a polymer's building blocks are still loading. */
+function estimatedSystemAtoms(items: OrderedItem[], compositions: Map<string, PolymerComposition>) {
+  let total = 0;
+  for (const item of items) {
+    const composition = compositions.get(item.id);
+    if (!composition) return undefined;
+    total += parseWholeNumber(item.value) * composition.estimatedHeavyAtoms;
+  }
+  return total;
+}
 
 /** Step 4: cell (density or sides), hard walls, construction order and the polymers with copies. */
 export function SystemSetupStep() {
@@ -67,6 +82,10 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     const existing = new Set(draftPolymers.data.data.map((p) => p.id));
     setItems((list) => (list.every((i) => existing.has(i.id)) ? list : list.filter((i) => existing.has(i.id))));
   }, [draftPolymers.data]);
+  // The atom ceiling at the chains field: the count follows every keystroke, before any submit.
+  const compositions = useDraftComposition().byPolymer;
+  const systemAtoms = estimatedSystemAtoms(items, compositions);
+  const tooManyAtoms = systemAtoms !== undefined && systemAtoms > DEFAULT_JOB_LIMITS.maxAtoms;
   const save = useMutation({
     mutationFn: (body: Parameters<typeof saveSetup>[1]) => saveSetup(setup.id, body),
     onSuccess: (saved) => {
@@ -79,7 +98,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   function submit() {
     const parsed = parse();
     setErrors(errorsOf(parsed));
-    if (!parsed.success) return;
+    if (!parsed.success || tooManyAtoms) return;
     save.mutate({
       cell_dimension_selector: selector,
       density: selector === "density" ? densityFromText(density) : null,
@@ -184,8 +203,24 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
         onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
         onMove={(index, delta) => setItems((list) => moveItem(list, index, delta))}
         onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
+        extra={(index) => {
+          const composition = compositions.get(items[index]?.id ?? "");
+          return composition ? (
+            <Text span size="sm" c="dimmed">
+              {t("setup.chainAtoms", { atoms: formatCount(composition.estimatedHeavyAtoms) })}
+            </Text>
+          ) : null;
+        }}
       />
-      <Button onClick={submit} loading={save.isPending} disabled={items.length === 0} w="fit-content">
+      {items.length > 0 && systemAtoms !== undefined ? (
+        <Text size="sm" c={tooManyAtoms ? "red" : "dimmed"} role={tooManyAtoms ? "alert" : undefined}>
+          {t(tooManyAtoms ? "setup.atomsOverCeiling" : "setup.atomsWithinCeiling", {
+            atoms: formatCount(systemAtoms),
+            max: formatCount(DEFAULT_JOB_LIMITS.maxAtoms),
+          })}
+        </Text>
+      ) : null}
+      <Button onClick={submit} loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
         {t("setup.save")}
       </Button>
     </>

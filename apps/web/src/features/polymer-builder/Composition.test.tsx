@@ -1,0 +1,147 @@
+import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
+import { screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { renderWithProviders } from "../../test/renderWithProviders";
+import { signedInWithFetch } from "../../test/signedInFetch";
+import { ReviewComposition } from "./steps/ReviewComposition";
+import { SystemSetupStep } from "./steps/SystemSetupStep";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+const fetchMock = vi.fn<typeof fetch>();
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
+const list = (items: unknown[]) => ({
+  data: items,
+  metadata: { page_num: 1, page_size: 100, num_records: items.length },
+});
+
+const setup = {
+  id: "setup-1",
+  polymers: [{ polymer_id: "p", name: "PE-100", order: 1, occurrence: 10 }],
+  cell_dimension_selector: "density" as const,
+  density: 0.8,
+  cell_sides: null,
+  potential_wall_z: false,
+  construction_order: "as_listed_in_components" as const,
+  saved: true,
+};
+const polymer = {
+  id: "p",
+  name: "PE-100",
+  force_field: "gaff2",
+  segments: [{ segment_id: "s", occurrence: 2, order: 1, segment: { id: "s", name: "PE-50", type: "linear_block" } }],
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+};
+const segment = {
+  id: "s",
+  name: "PE-50",
+  type: "linear_block",
+  data: { total_building_blocks: 50 },
+  blocks: [
+    {
+      building_block_id: "pe",
+      order: 1,
+      occurrence: 50,
+      ratio: null,
+      building_block: { id: "pe", name: "Ethylene", type: "linear" },
+    },
+  ],
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+};
+const block = {
+  id: "pe",
+  name: "Ethylene",
+  type: "linear",
+  description: null,
+  version: 0,
+  draft: true,
+  archived: false,
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
+};
+
+function serveDraft() {
+  const patches: unknown[] = [];
+  fetchMock.mockImplementation(async (input, init) => {
+    const url = new URL(String(input), "http://localhost");
+    const key = `${init?.method ?? "GET"} ${url.pathname}`;
+    if (key === "GET /api/v2/polymer_builder_systems/system_setup/draft") return json(setup);
+    if (key === "GET /api/v2/polymers/draft") return json(list([polymer]));
+    if (key === "GET /api/v2/segments/draft") return json(list([segment]));
+    if (key === "GET /api/v2/building_blocks/pe") return json(block);
+    if (key === "PATCH /api/v2/polymer_builder_systems/system_setup/setup-1") {
+      patches.push(JSON.parse(String(init?.body)));
+      return json({ ...setup, ...JSON.parse(String(init?.body)) });
+    }
+    throw new Error(`unexpected call ${key}`);
+  });
+  return patches;
+}
+
+// The real RDKit, loaded the Node way first; the lazy loader then shares this instance.
+beforeAll(async () => {
+  await loadRDKit();
+});
+
+describe("system setup: the atom ceiling at the chains field", () => {
+  signedInWithFetch(fetchMock);
+
+  it("shows each chain's atoms and the system's against the ceiling as chains are typed, and refuses too many", async () => {
+    const patches = serveDraft();
+    const user = userEvent.setup();
+    renderWithProviders(<SystemSetupStep />);
+    // 2 × 50 ethylene units of 2 carbons: 200 heavy atoms a chain; 10 chains.
+    expect(await screen.findByText("≈ 200 heavy atoms per chain")).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        "The system: about 2,000 heavy atoms (hydrogens not counted); this server builds at most 1,000,000.",
+      ),
+    ).toBeInTheDocument();
+
+    const chains = screen.getByLabelText("Occurrence PE-100");
+    await user.clear(chains);
+    await user.type(chains, "5001");
+    expect(
+      await screen.findByText(
+        "The system would have about 1,000,200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000. Use fewer or shorter chains.",
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Save system setup" })).toBeDisabled();
+
+    await user.clear(chains);
+    await user.type(chains, "5000");
+    await waitFor(() => expect(screen.getByRole("button", { name: "Save system setup" })).toBeEnabled());
+    expect(screen.getByText(/about 1,000,000 heavy atoms/)).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save system setup" }));
+    await waitFor(() => expect(patches).toHaveLength(1));
+    expect(patches[0]).toMatchObject({ polymers: [{ polymer_id: "p", order: 1, occurrence: 5000 }] });
+  });
+});
+
+describe("review: the composition", () => {
+  signedInWithFetch(fetchMock);
+
+  it("lists the number of each unit per chain and in the system, with the atoms and mass", async () => {
+    serveDraft();
+    renderWithProviders(<ReviewComposition setup={setup} />);
+    const table = await screen.findByRole("table", { name: "PE-100" }, { timeout: 20_000 });
+    const rows = within(table)
+      .getAllByRole("row")
+      .map((row) => [...row.querySelectorAll("th, td")].map((cell) => cell.textContent));
+    expect(rows).toEqual([
+      ["Unit", "Per chain", "In the system"],
+      ["Ethylene", "100", "1,000"],
+      ["Ethylene (head cap)", "1", "10"],
+      ["Ethylene (tail cap)", "1", "10"],
+    ]);
+    expect(screen.getByText("PE-100: 10 chains")).toBeInTheDocument();
+    // H-(CH2-CH2)100-H is C200H402: 602 atoms, 200 × 12.011 + 402 × 1.008 g/mol.
+    expect(screen.getByText("One chain: 602 atoms, 2,807.4 g/mol")).toBeInTheDocument();
+    expect(screen.getByTestId("system-totals")).toHaveTextContent(
+      "The whole system: 10 chains, 6,020 atoms (2,000 without hydrogens), 28,074.2 g/mol",
+    );
+  });
+});
