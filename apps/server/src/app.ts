@@ -53,6 +53,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** The app's database (tests reach it to publish notifications or inspect rows). */
     database: Database;
+    /** The app's job runners (tests wait for a runner to let a job go). */
+    processing: SystemProcessing;
   }
 }
 
@@ -103,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate("database", database);
   let notifications: NotificationHub | undefined;
   const processing = createSystemProcessing(config, database.db, app.log);
+  app.decorate("processing", processing);
   const closeResources = async () => {
     await processing.runner.stop();
     await processing.structures.stop();

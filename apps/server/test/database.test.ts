@@ -42,7 +42,15 @@ describe.each(databaseKinds())("database on %s", (kind: DatabaseKind) => {
     await stop();
     await database.db.execute(sql`SELECT pg_notify('test_channel', 'second')`);
     await database.db.execute(sql`SELECT pg_notify('test_channel_other', 'x')`);
-    await new Promise((r) => setTimeout(r, 200));
+    // Notifications arrive in the order they were sent: once a later one on a channel still heard
+    // has arrived, 'second' would have arrived too had the stopped handler still been listening.
+    const probe: string[] = [];
+    const stopProbe = await database.listen("test_channel_probe", (payload) => probe.push(payload));
+    await database.db.execute(sql`SELECT pg_notify('test_channel', 'third')`);
+    await database.db.execute(sql`SELECT pg_notify('test_channel_probe', 'after')`);
+    await waitFor(() => probe.length === 1);
+    await stopProbe();
+    expect(probe).toEqual(["after"]);
     expect(received).toEqual(["first"]);
   });
 });

@@ -136,8 +136,10 @@ describe.each(databaseKinds())("system processing end to end on %s", (kind) => {
     await waitFor("the engine to exit", async () =>
       (await engineProcesses(started.id)).length === 0 ? true : undefined,
     );
-    // The runner does not overwrite the cancellation with the engine's CANCELLED error.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The runner does not overwrite the cancellation with the engine's CANCELLED error: once it has
+    // let the job go, it has written all it will.
+    const { runner } = testApp.app.processing;
+    await waitFor("the runner to let the job go", async () => (runner.activeJobs === 0 ? true : undefined));
     const row = await executionRow(testApp.app.database.db, started.id);
     expect(row).toMatchObject({ status: "cancelled", resultFiles: [], leaseOwner: null });
     await waitFor("the cancelled message", async () =>
