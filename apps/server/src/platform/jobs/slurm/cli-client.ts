@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { cleanReason, type SlurmClient, type SlurmJobState, type SubmitSpec } from "./client";
+import { cleanReason, newestJob, type SlurmClient, type SlurmJobState, type SubmitSpec } from "./client";
 
 const execFileAsync = promisify(execFile);
 /** A Slurm command that does not answer within this time failed (the controller is unreachable). */
@@ -77,25 +77,39 @@ export class SlurmCliClient implements SlurmClient {
     }
     const forgotten = ids.filter((id) => !found.has(id));
     if (forgotten.length > 0) {
-      for (const state of await this.completed(forgotten)) found.set(state.id, state);
+      for (const state of await this.completed({ ids: forgotten })) found.set(state.id, state);
     }
     return found;
   }
 
-  /** Final states from the job-completion log (the last record of an id wins). */
-  private async completed(ids: string[]): Promise<SlurmJobState[]> {
+  async findByName(name: string): Promise<SlurmJobState | undefined> {
+    const listed = await run("squeue", ["--noheader", "--states=all", `--name=${name}`, "--format=%i|%T|%r"]);
+    const live: SlurmJobState[] = [];
+    for (const line of listed.split("\n")) {
+      const [id, state, reason] = line.trim().split("|");
+      if (id && state && /^\d+$/.test(id)) live.push({ id, state, reason: cleanReason(reason), exitCode: null });
+    }
+    // squeue forgets ended jobs after MinJobAge; the job-completion log keeps them.
+    return newestJob(live) ?? newestJob(await this.completed({ name }));
+  }
+
+  /** Final states from the job-completion log (the last record of an id wins), of these jobs or
+   * of the jobs of this name (sacct -c ignores --name: the names are compared here). */
+  private async completed(jobs: { ids: readonly string[] } | { name: string }): Promise<SlurmJobState[]> {
     const out = await run("sacct", [
       "--completion",
       "--noheader",
       "--parsable2",
       "--starttime=2000-01-01",
-      `--jobs=${ids.join(",")}`,
-      "--format=JobID,State,ExitCode",
+      ...("ids" in jobs ? [`--jobs=${jobs.ids.join(",")}`] : []),
+      "--format=JobID,JobName,State,ExitCode",
     ]).catch(() => "");
     const byId = new Map<string, SlurmJobState>();
     for (const line of out.split("\n")) {
-      const [id, state, exitCode] = line.trim().split("|");
-      if (id && state && ids.includes(id)) byId.set(id, { id, state, reason: null, exitCode: exitCode ?? null });
+      const [id, name, state, exitCode] = line.trim().split("|");
+      if (!id || !state || !/^\d+$/.test(id)) continue;
+      if ("ids" in jobs ? !jobs.ids.includes(id) : name !== jobs.name) continue;
+      byId.set(id, { id, state, reason: null, exitCode: exitCode ?? null });
     }
     return [...byId.values()];
   }

@@ -30,6 +30,16 @@ export interface SlurmClient {
   states(ids: readonly string[]): Promise<Map<string, SlurmJobState>>;
   /** scancel; a job that already ended is no error. */
   cancel(id: string): Promise<void>;
+  /** The newest job of this name Slurm knows (queued, running or ended), or undefined: how a
+   * runner taking a job back finds one its predecessor submitted but died before recording. */
+  findByName(name: string): Promise<SlurmJobState | undefined>;
+}
+
+/** The newest of these jobs (Slurm's ids grow), or undefined. */
+export function newestJob(jobs: Iterable<SlurmJobState>): SlurmJobState | undefined {
+  let newest: SlurmJobState | undefined;
+  for (const job of jobs) if (!newest || Number(job.id) > Number(newest.id)) newest = job;
+  return newest;
 }
 
 /** Slurm's states, grouped by what they mean for an execution. */

@@ -1,4 +1,4 @@
-import { open, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import type { FastifyBaseLogger } from "fastify";
@@ -21,6 +21,8 @@ const STDERR_TAIL_BYTES = 600;
 function jobFiles(workdir: string) {
   return {
     script: join(workdir, "job.sbatch"),
+    /** The input as submitted (the job's own copy). */
+    input: join(workdir, "job.submitted.json"),
     /** The engine's JSON lines (ARCHITECTURE §6), which the server tails. */
     events: join(workdir, "events.jsonl"),
     stdout: join(workdir, "slurm.out"),
@@ -81,12 +83,29 @@ export class SlurmExecutor implements EngineExecutor {
   async run(options: ExecutorRunOptions): Promise<ExecutorOutcome> {
     const files = jobFiles(options.workdir);
     let id = options.externalId ?? undefined;
+    if (!id && options.onSubmitted && (await stat(files.script).catch(() => undefined))) {
+      // The batch script is written just before sbatch: a runner got that far and may have died
+      // before recording the job id. A job of this (per-execution) name is the one it submitted;
+      // it is followed, not submitted a second time.
+      const found = await this.client.findByName(options.jobName);
+      if (found && stateGroup(found.state) !== "cancelled") {
+        this.logger.info(
+          { slurmJobId: found.id, jobName: options.jobName },
+          "found a Slurm job submitted before a restart",
+        );
+        id = found.id;
+        await options.onSubmitted(id);
+      }
+    }
     if (!id) {
       if (options.signal.aborted) return stoppedOutcome();
+      // The job reads its own copy of the input: the caller writes its input again when it takes
+      // a job back, while the job found above may be starting to read it.
+      await copyFile(options.inputPath, files.input);
       const script = batchScript(
         this.settings.python ?? options.python ?? ENGINE_PYTHON,
         options.command,
-        options.inputPath,
+        files.input,
         options.workdir,
       );
       await writeFile(files.script, script, { mode: 0o755 });

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { cleanReason, type SlurmClient, type SlurmJobState, type SubmitSpec } from "./client";
+import { cleanReason, newestJob, type SlurmClient, type SlurmJobState, type SubmitSpec } from "./client";
 import type { SlurmSettings } from "./settings";
 
 /** slurmrestd's API of Slurm 22.05 (the controller's part; accounting needs a slurmdbd). */
@@ -36,6 +36,7 @@ export function memoryToMegabytes(memory: string): number {
 
 interface RestJob {
   job_id: number;
+  name?: string;
   job_state: string;
   state_reason?: string;
   exit_code?: number;
@@ -78,18 +79,24 @@ export class SlurmRestClient implements SlurmClient {
   async states(ids: readonly string[]): Promise<Map<string, SlurmJobState>> {
     const found = new Map<string, SlurmJobState>();
     if (ids.length === 0) return found;
-    const answer = (await this.call("GET", "jobs")) as { jobs?: RestJob[] };
-    for (const job of answer.jobs ?? []) {
-      const id = String(job.job_id);
-      if (!ids.includes(id)) continue;
-      found.set(id, {
-        id,
-        state: job.job_state,
-        reason: cleanReason(job.state_reason),
-        exitCode: job.exit_code === undefined ? null : String(job.exit_code),
-      });
-    }
+    for (const job of await this.jobs()) if (ids.includes(job.id)) found.set(job.id, job);
     return found;
+  }
+
+  async findByName(name: string): Promise<SlurmJobState | undefined> {
+    return newestJob((await this.jobs()).filter((job) => job.name === name));
+  }
+
+  /** Every job the controller knows (without slurmdbd: until MinJobAge after its end). */
+  private async jobs(): Promise<Array<SlurmJobState & { name: string | undefined }>> {
+    const answer = (await this.call("GET", "jobs")) as { jobs?: RestJob[] };
+    return (answer.jobs ?? []).map((job) => ({
+      id: String(job.job_id),
+      name: job.name,
+      state: job.job_state,
+      reason: cleanReason(job.state_reason),
+      exitCode: job.exit_code === undefined ? null : String(job.exit_code),
+    }));
   }
 
   async cancel(id: string): Promise<void> {
