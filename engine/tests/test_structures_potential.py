@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from polyforge_engine.potential.generate import whole_molecules
-from polyforge_engine.structures.molecules import perceive_bonds, usable_cell
+from polyforge_engine.structures.molecules import perceive_bonds, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import read_structure
 from test_structures_validate import _chains_wrapped_into_cell, run_engine
 
@@ -193,3 +192,25 @@ def test_validate_topology_names_the_copy_whose_atoms_are_out_of_order(ethanol_i
     result = validate_topology(ethanol_in_water / "system.top", tmp_path / "swapped.gro", tmp_path)
     assert result["valid"] is False
     assert f"Atom {second[0] - 1} is H1 in the structure but O in the topology (molecule WAT, copy 2)" in result["message"]
+
+
+def test_the_bundle_holds_each_gaff_kinds_antechamber_and_parmchk2_output(ethanol_in_water: Path) -> None:
+    import zipfile
+
+    bundle = ethanol_in_water.parent / "test_files.zip"
+    names = zipfile.ZipFile(bundle).namelist()
+    # ethanol is GAFF-typed (antechamber mol2, parmchk2 frcmod); the waters are TIP3P and have none
+    assert {"force_field/README.md", "force_field/C2H6O.mol2", "force_field/C2H6O.frcmod"} <= set(names)
+    assert not [name for name in names if name.startswith("force_field/") and "WAT" in name]
+    mol2 = zipfile.ZipFile(bundle).read("force_field/C2H6O.mol2").decode()
+    assert "@<TRIPOS>ATOM" in mol2 and " oh " in mol2  # the hydroxyl oxygen's GAFF2 type
+    assert {"system.top", "molecules.itp", "system.gro", "system.prmtop", "system.inpcrd"} <= set(names)
+
+
+def test_the_summary_lists_each_kinds_atom_types(tmp_path: Path) -> None:
+    code, events = run_engine("convert-smiles", {"smiles": "CCO.O"}, tmp_path / "structure")
+    assert code == 0, events[-1]
+    result = generate(tmp_path / "structure" / "structure.sdf", tmp_path / "potential", steps=0)
+    kinds = {kind["name"]: kind for kind in result["summary"]["charges"]["molecules"]}
+    assert kinds["C2H6O"]["atom_types"] == ["c3", "h1", "hc", "ho", "oh"]
+    assert kinds["H2O"]["atom_types"] == ["HW", "OW"]  # TIP3P, not GAFF

@@ -402,6 +402,33 @@ def test_cli_invalid_answer_has_line_and_no_server_path(tmp_path: Path) -> None:
     assert not (tmp_path / "v.pdb").exists()
 
 
+def test_viewer_file_has_every_molecule_whole(tmp_path: Path) -> None:
+    # Chains wrapped atom by atom into the cell: the viewer file joins each again through the cell
+    # (it used to keep them cut at the faces, the bonds through the boundary left out of CONECT).
+    wrapped, whole = _chains_wrapped_into_cell(tmp_path)
+    viewer = tmp_path / "viewer.pdb"
+    summary = validate_structure(wrapped, viewer)
+    assert summary["molecules"] == 10
+    lines = viewer.read_text().splitlines()
+    xyz = np.array([[float(line[30 + 8 * k : 38 + 8 * k]) for k in range(3)] for line in lines if line.startswith("HETATM")])
+    reference = np.array([[float(line[20 + 8 * k : 28 + 8 * k]) * 10 for k in range(3)] for line in whole.read_text().splitlines()[2:-1]])
+    per_chain = len(xyz) // 10
+    for chain in range(10):
+        mine, theirs = xyz[chain * per_chain : (chain + 1) * per_chain], reference[chain * per_chain : (chain + 1) * per_chain]
+        # the same chain up to a whole shift by cell vectors: every bond as long as in the whole chain
+        offset = mine[0] - theirs[0]
+        assert np.allclose(np.mod(offset + 1e-3, 30.0), 1e-3, atol=0.02)
+        assert np.allclose(mine - offset, theirs, atol=0.02)
+    # every bond is in CONECT, none cut at a face: each carbon of the chain lists its bonded partners
+    partners = {}
+    for line in lines:
+        if line.startswith("CONECT"):
+            serial = int(line[6:11])
+            partners.setdefault(serial, set()).update(int(line[k : k + 5]) for k in range(11, len(line), 5))
+    bonds = sum(len(p) for p in partners.values()) // 2
+    assert bonds == 10 * (per_chain - 1)
+
+
 def test_viewer_file_only_up_to_its_limit(tmp_path: Path) -> None:
     path = _water_pdb(tmp_path / "big.pdb", VIEWER_MAX_ATOMS // 3 + 1, lambda n: _pdb_index(n, 5), conect=False)
     summary = validate_structure(path, tmp_path / "viewer.pdb")

@@ -11,6 +11,9 @@ parameters for it (parametrise/assemble.py), not GAFF."""
 
 from __future__ import annotations
 
+import re
+import shutil
+import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,8 +22,6 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDetermineBonds
 from rdkit.Chem.rdMolDescriptors import CalcMolFormula
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from polyforge_engine import protocol as events
 from polyforge_engine.bundle.writer import BundleFile
@@ -31,7 +32,7 @@ from polyforge_engine.pipeline import parametrise_simulate_bundle
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler
 from polyforge_engine.simulate.md import CELL_TOO_SMALL, CUTOFF_NM, Protocol
-from polyforge_engine.structures.molecules import ION_CHARGES, hill_formula, perceive_bonds, usable_cell
+from polyforge_engine.structures.molecules import ION_CHARGES, hill_formula, perceive_bonds, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import INVALID_STRUCTURE, read_structure
 from polyforge_engine.structures.validate_structure import job_file
 
@@ -202,34 +203,6 @@ def _with_bond_orders_of(template: Chem.Mol, fragment: Chem.Mol) -> Chem.Mol:
     return copy
 
 
-def whole_molecules(xyz: np.ndarray, bonds: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
-    """Coordinates with every molecule whole: walking each molecule's bonds breadth first, an atom
-    is put at its image nearest the atom it was reached from (files wrapped atom by atom, as
-    `gmx trjconv -pbc atom` writes them, cut molecules at the cell faces)."""
-    if cell is None or len(bonds) == 0:
-        return xyz
-    count = len(xyz)
-    _, labels = connected_components(coo_matrix((np.ones(len(bonds)), (bonds[:, 0], bonds[:, 1])), shape=(count, count)), directed=False)
-    _, roots = np.unique(labels, return_index=True)
-    # one walk over all molecules: a virtual atom bonded to the first atom of each
-    rows = np.concatenate([bonds[:, 0], bonds[:, 1], np.full(len(roots), count)])
-    columns_ = np.concatenate([bonds[:, 1], bonds[:, 0], roots])
-    graph = coo_matrix((np.ones(len(rows)), (rows, columns_)), shape=(count + 1, count + 1)).tocsr()
-    order, predecessors = breadth_first_order(graph, count, directed=False, return_predecessors=True)
-    depth = np.zeros(count + 1, dtype=np.int64)
-    for node in order[1:].tolist():
-        depth[node] = depth[predecessors[node]] + 1
-    inverse = np.linalg.inv(cell)
-    whole = xyz.astype(np.float64).copy()
-    for level in range(2, int(depth.max()) + 1):
-        nodes = np.flatnonzero(depth[:count] == level)
-        origin = whole[predecessors[nodes]]
-        delta = whole[nodes] - origin
-        fractions = delta @ inverse
-        whole[nodes] = origin + (fractions - np.round(fractions)) @ cell
-    return whole
-
-
 def kind_labels(kinds: list[Chem.Mol]) -> list[str]:
     """Names that say what each kind is: its residue name when it has one residue (HOH, NA, a
     ligand's code), else its formula; repeated names get a number."""
@@ -297,7 +270,40 @@ def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]
         extra_files=[BundleFile("structure.sdf", path)] if path.suffix.lower() == ".sdf" else None,
     )
     files = payload["files"]
+    add_force_field_files(workdir / files["bundle"], workdir / "topology", kind_labels(system.kinds))
     files["topology"] = "topology/system.top"
     files["molecules_itp"] = "topology/molecules.itp"
     files["prmtop"] = "topology/system.prmtop"
     return payload
+
+
+FORCE_FIELD_README = """# Force-field files of each molecule kind
+
+- `<kind>.mol2` — antechamber's output for the kind: its GAFF/GAFF2 atom types and AM1-BCC charges (Tripos mol2).
+- `<kind>.frcmod` — parmchk2's output for the kind: the bonded terms missing from gaff.dat/gaff2.dat.
+
+With them, `tleap` rebuilds each kind (`source leaprc.gaff2`, `loadamberparams <kind>.frcmod`,
+`<kind> = loadmol2 <kind>.mol2`). Water and monatomic ions use their standard models (TIP3P,
+Joung-Cheatham) from AmberTools and have no files here.
+"""
+
+
+def add_force_field_files(bundle: Path, topology_dir: Path, labels: list[str]) -> None:
+    """Adds each GAFF kind's antechamber (mol2) and parmchk2 (frcmod) output to the bundle under
+    force_field/, named after the kind; written to a copy renamed at the end, as the bundle is."""
+    entries: list[tuple[Path, str]] = []
+    for number, label in enumerate(labels, start=1):
+        stem = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label).strip("_") or f"kind_{number}"
+        for name, suffix in (("kind.mol2", "mol2"), ("kind.frcmod", "frcmod")):
+            path = topology_dir / f"kind_{number}" / name
+            if path.is_file():
+                entries.append((path, f"force_field/{stem}.{suffix}"))
+    if not entries:
+        return
+    partial = bundle.with_name(f".{bundle.name}.partial")
+    shutil.copyfile(bundle, partial)
+    with zipfile.ZipFile(partial, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("force_field/README.md", FORCE_FIELD_README)
+        for path, name in entries:
+            archive.write(path, name)
+    partial.replace(bundle)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from scipy.sparse.csgraph import breadth_first_order, connected_components
 from scipy.spatial import cKDTree
 
 from polyforge_engine.structures.readers import StructureAtoms
@@ -88,6 +88,34 @@ def usable_cell(cell: np.ndarray | None, xyz: np.ndarray, reach: float = 3.0) ->
     if heights.min() < 3 * reach:
         return None
     return cell
+
+
+def whole_molecules(xyz: np.ndarray, bonds: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
+    """Coordinates with every molecule whole: walking each molecule's bonds breadth first, an atom
+    is put at its image nearest the atom it was reached from (files wrapped atom by atom, as
+    `gmx trjconv -pbc atom` writes them, cut molecules at the cell faces)."""
+    if cell is None or len(bonds) == 0:
+        return xyz
+    count = len(xyz)
+    _, labels = connected_components(coo_matrix((np.ones(len(bonds)), (bonds[:, 0], bonds[:, 1])), shape=(count, count)), directed=False)
+    _, roots = np.unique(labels, return_index=True)
+    # one walk over all molecules: a virtual atom bonded to the first atom of each
+    rows = np.concatenate([bonds[:, 0], bonds[:, 1], np.full(len(roots), count)])
+    columns_ = np.concatenate([bonds[:, 1], bonds[:, 0], roots])
+    graph = coo_matrix((np.ones(len(rows)), (rows, columns_)), shape=(count + 1, count + 1)).tocsr()
+    order, predecessors = breadth_first_order(graph, count, directed=False, return_predecessors=True)
+    depth = np.zeros(count + 1, dtype=np.int64)
+    for node in order[1:].tolist():
+        depth[node] = depth[predecessors[node]] + 1
+    inverse = np.linalg.inv(cell)
+    whole = xyz.astype(np.float64).copy()
+    for level in range(2, int(depth.max()) + 1):
+        nodes = np.flatnonzero(depth[:count] == level)
+        origin = whole[predecessors[nodes]]
+        delta = whole[nodes] - origin
+        fractions = delta @ inverse
+        whole[nodes] = origin + (fractions - np.round(fractions)) @ cell
+    return whole
 
 
 def _with_periodic_images(points: np.ndarray, cell: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from polyforge_engine import protocol
 from polyforge_engine.protocol import EngineError
-from polyforge_engine.structures.molecules import summarise
+from polyforge_engine.structures.molecules import summarise, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import StructureAtoms, StructureError, read_structure
 
 VIEWER_MAX_ATOMS = 99_999
@@ -47,10 +47,11 @@ def validate_structure(path: Path, viewer_file: Path | None = None) -> dict[str,
 
 
 def write_viewer_pdb(atoms: StructureAtoms, bonds: np.ndarray, path: Path) -> None:
-    """The structure as a plain PDB any viewer reads: serials 1…n, elements in columns 77-78, and
-    CONECT for bonds shorter than 3 Å as stored (a bond through the periodic boundary would be
-    drawn across the cell, so it is left out)."""
-    xyz = atoms.xyz()
+    """The structure as a plain PDB any viewer reads: serials 1…n, elements in columns 77-78, every
+    molecule whole (a file wrapped atom by atom has molecules cut at the cell faces: each is joined
+    again through the cell, the viewer then puts its centre in the cell), and CONECT for bonds
+    shorter than 3 Å (a bond of a molecule that still spans the cell would be drawn across it)."""
+    xyz = whole_molecules(atoms.xyz(), bonds, usable_cell(atoms.cell, atoms.xyz()))
     names, elements, residues = atoms.names.values, atoms.elements.values, atoms.residue_names.values
     lines = []
     if atoms.cell is not None:
