@@ -417,6 +417,8 @@ def _charges_summary(
                 "net_charge": charged.net_charge,
                 "min_atom_charge": round(float(charged.charges.min()), 4),
                 "max_atom_charge": round(float(charged.charges.max()), 4),
+                # the force field's atom types this kind uses, each once (GAFF/GAFF2, TIP3P, ions)
+                "atom_types": sorted(set(charged.atom_types)),
             }
             for label, count, charged in zip(labels, counts, charged_kinds, strict=True)
         ],
