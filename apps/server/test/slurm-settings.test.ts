@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/platform/config";
 import { sbatchOptions } from "../src/platform/jobs/slurm/cli-client";
 import { stateGroup } from "../src/platform/jobs/slurm/client";
+import { batchScript, openmmPlatformFor } from "../src/platform/jobs/slurm/executor";
 import { defaultResources, jobSize, resourcesFor } from "../src/platform/jobs/slurm/resources";
 import { memoryToMegabytes, timeToMinutes } from "../src/platform/jobs/slurm/rest-client";
 
@@ -99,6 +100,23 @@ describe("resources from a job's size", () => {
       30, 1, 120, 1560,
     ]);
     expect([memoryToMegabytes("8G"), memoryToMegabytes("512"), memoryToMegabytes("1T")]).toEqual([8192, 512, 1048576]);
+  });
+
+  it("runs jobs given GPUs on the engine's GPU platform (auto), the others on the CPU, unless set", () => {
+    const resources = { time: "30", cpus: 2, memory: "2048M" };
+    const unset = loadConfig(slurm).slurm!;
+    expect(unset.openmmPlatform).toBeUndefined();
+    expect(openmmPlatformFor({ ...resources, gpus: 1 }, unset)).toBe("auto");
+    expect(openmmPlatformFor({ ...resources, gpus: 0 }, unset)).toBe("CPU");
+    const cuda = loadConfig({ ...slurm, POLYFORGE_SLURM_OPENMM_PLATFORM: "CUDA" }).slurm!;
+    expect(openmmPlatformFor({ ...resources, gpus: 1 }, cuda)).toBe("CUDA");
+    expect(() => loadConfig({ ...slurm, POLYFORGE_SLURM_OPENMM_PLATFORM: "TPU" })).toThrow(
+      /POLYFORGE_SLURM_OPENMM_PLATFORM/,
+    );
+    // The compute node gets none of the server's environment: the script sets the engine's.
+    const script = batchScript("/opt/pf/python", "build-system", "/w/job.json", "/w", "auto");
+    expect(script).toContain("export POLYFORGE_OPENMM_PLATFORM='auto'\n");
+    expect(script.indexOf("POLYFORGE_OPENMM_PLATFORM")).toBeLessThan(script.indexOf("-m polyforge_engine"));
   });
 
   it("groups Slurm's states as the executions' statuses", () => {

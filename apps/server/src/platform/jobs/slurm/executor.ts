@@ -8,7 +8,7 @@ import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../exe
 import { SlurmCliClient } from "./cli-client";
 import { type SlurmClient, type SlurmJobState, stateGroup } from "./client";
 import { SlurmMonitor } from "./monitor";
-import { jobSize, resourcesFor } from "./resources";
+import { type JobResources, jobSize, resourcesFor } from "./resources";
 import { SlurmRestClient } from "./rest-client";
 import type { SlurmSettings } from "./settings";
 
@@ -35,8 +35,20 @@ function quote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The OpenMM platform of a job (the engine's POLYFORGE_OPENMM_PLATFORM): the setting, else auto
+ * (a GPU where the node has one, else the CPU with the reason in the run's log) for a job given GPUs. */
+export function openmmPlatformFor(resources: JobResources, settings: Pick<SlurmSettings, "openmmPlatform">): string {
+  return settings.openmmPlatform ?? (resources.gpus > 0 ? "auto" : "CPU");
+}
+
 /** The batch script: the engine, its JSON lines into a file on the shared path. */
-export function batchScript(python: string, command: string, inputPath: string, workdir: string): string {
+export function batchScript(
+  python: string,
+  command: string,
+  inputPath: string,
+  workdir: string,
+  openmmPlatform = "CPU",
+): string {
   const { events } = jobFiles(workdir);
   return [
     "#!/bin/bash",
@@ -44,6 +56,7 @@ export function batchScript(python: string, command: string, inputPath: string, 
     "# the engine's Python and this directory on the shared path, not the database or the server.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable, expanded by bash on the node
     'export OMP_NUM_THREADS="${SLURM_CPUS_PER_TASK:-1}"',
+    `export POLYFORGE_OPENMM_PLATFORM=${quote(openmmPlatform)}`,
     `cd ${quote(workdir)} || exit 1`,
     `exec ${quote(python)} -m polyforge_engine ${quote(command)} --input ${quote(inputPath)} --workdir ${quote(workdir)} > ${quote(events)}`,
     "",
@@ -102,11 +115,13 @@ export class SlurmExecutor implements EngineExecutor {
       // The job reads its own copy of the input: the caller writes its input again when it takes
       // a job back, while the job found above may be starting to read it.
       await copyFile(options.inputPath, files.input);
+      const resources = resourcesFor(options.command, jobSize(options.input), this.settings);
       const script = batchScript(
         this.settings.python ?? options.python ?? ENGINE_PYTHON,
         options.command,
         files.input,
         options.workdir,
+        openmmPlatformFor(resources, this.settings),
       );
       await writeFile(files.script, script, { mode: 0o755 });
       await rm(files.events, { force: true });
@@ -118,7 +133,7 @@ export class SlurmExecutor implements EngineExecutor {
           script,
           stdoutPath: files.stdout,
           stderrPath: files.stderr,
-          resources: resourcesFor(options.command, jobSize(options.input), this.settings),
+          resources,
         });
       } catch (error) {
         return {

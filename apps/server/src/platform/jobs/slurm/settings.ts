@@ -63,6 +63,13 @@ export const slurmEnvironmentShape = {
   POLYFORGE_SLURM_ACCOUNT: optionalName("account"),
   POLYFORGE_SLURM_QOS: optionalName("QOS"),
   POLYFORGE_SLURM_JOBS: perKindSchema,
+  /** The OpenMM platform of the jobs (the engine's POLYFORGE_OPENMM_PLATFORM): CPU, auto (CUDA, then
+   * OpenCL, else the CPU with the reason in the run's log), CUDA or OpenCL. Unset: auto for jobs
+   * given GPUs (`gpus` in POLYFORGE_SLURM_JOBS), the CPU for the others. */
+  POLYFORGE_SLURM_OPENMM_PLATFORM: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.enum(["CPU", "auto", "CUDA", "OpenCL"]).optional(),
+  ),
   /** Jobs the server keeps submitted at once (Slurm queues them; the local runner's is MAX_JOBS). */
   POLYFORGE_SLURM_MAX_JOBS: z.coerce.number().int().min(1).max(10_000).default(200),
   /** How often all active jobs are polled, in one call. */
@@ -84,6 +91,7 @@ export interface SlurmSettings {
   python: string | undefined;
   defaults: SlurmResources;
   perKind: Partial<Record<(typeof ENGINE_JOB_KINDS)[number], SlurmResources>>;
+  openmmPlatform: "CPU" | "auto" | "CUDA" | "OpenCL" | undefined;
   maxJobs: number;
   pollMs: number;
   rest: { url: string; user: string; jwt: string | undefined; jwtFile: string | undefined } | undefined;
@@ -121,6 +129,7 @@ export function slurmSettingsFrom(
       qos: e.POLYFORGE_SLURM_QOS,
     },
     perKind: e.POLYFORGE_SLURM_JOBS,
+    openmmPlatform: e.POLYFORGE_SLURM_OPENMM_PLATFORM,
     maxJobs: e.POLYFORGE_SLURM_MAX_JOBS,
     pollMs: e.POLYFORGE_SLURM_POLL_MS,
     rest,
