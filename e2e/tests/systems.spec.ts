@@ -8,6 +8,18 @@ test("a user processes a system from the catalogue, watches its status, views an
   page,
 }) => {
   test.setTimeout(300_000);
+  // Every notification the server pushes passes through here on its way to the page: the status
+  // must reach the page through the socket (lists poll only while it is closed), and this test
+  // fails if it does not, even though polling would move the tag on too.
+  const pushed: { message_type?: string; status?: string }[] = [];
+  await page.routeWebSocket(/\/api\/v2\/notifications\//, (socket) => {
+    const server = socket.connectToServer();
+    server.onMessage((message) => {
+      pushed.push(JSON.parse(String(message)));
+      socket.send(message);
+    });
+    socket.onMessage((message) => server.send(message));
+  });
   await signUp(page);
   await buildTinySystem(page, SYSTEM_NAME);
 
@@ -24,6 +36,11 @@ test("a user processes a system from the catalogue, watches its status, views an
   await expect(row.getByText(/^Running \d+%$/)).toBeVisible({ timeout: 180_000 });
   await page.screenshot({ path: artifact("systems-catalogue-running"), fullPage: true });
   await expect(row.getByText("Completed")).toBeVisible({ timeout: 240_000 });
+  const executionStatuses = pushed
+    .filter((message) => message.message_type === "system_execution_status_updated")
+    .map((message) => message.status);
+  expect(executionStatuses).toContain("running");
+  expect(executionStatuses).toContain("completed");
   await page.screenshot({ path: artifact("systems-catalogue-completed"), fullPage: true });
 
   // Download the results bundle.
