@@ -1,9 +1,12 @@
+import { GrowthBookProvider } from "@growthbook/growthbook-react";
+import { FLAGS } from "@polyforge/contracts/flags";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { fileTooLargeMessage, MB, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { Ketcher } from "ketcher-core";
 import { useEffect } from "react";
+import { growthbookWith } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
 import { MolecularSystemFlow } from "./MolecularSystemFlow";
@@ -68,6 +71,7 @@ function serve(system: MolecularSystem) {
     if (method === "GET" && path === `/systems/${SYSTEM_ID}`) return jsonResponse(200, system);
     if (method === "POST" && path === "/systems") return jsonResponse(201, { id: SYSTEM_ID });
     if (method === "POST" && path === `/systems/${SYSTEM_ID}/smiles`) return jsonResponse(200, {});
+    if (method === "GET" && path === `/systems/${SYSTEM_ID}/potentials/`) return jsonResponse(200, { data: [] });
     return jsonResponse(404, {});
   });
   return calls;
@@ -196,14 +200,19 @@ describe("add molecular system: from file", () => {
         },
       }),
     );
-    renderWithProviders(<MolecularSystemFlow systemId={SYSTEM_ID} onLoadFailed={() => {}} />);
+    renderWithProviders(
+      <GrowthBookProvider growthbook={growthbookWith([FLAGS.GENERATE_POTENTIAL])}>
+        <MolecularSystemFlow systemId={SYSTEM_ID} onLoadFailed={() => {}} />
+      </GrowthBookProvider>,
+    );
     expect(await screen.findByText("File validated")).toBeInTheDocument();
     const table = screen.getByRole("table", { name: "What was found" });
     expect(within(table).getByRole("row", { name: /SOL 216 3 H2O/ })).toBeInTheDocument();
     expect(screen.getByText("18.62 × 18.62 × 18.62 Å")).toBeInTheDocument();
     expect(screen.getByText("H432O216")).toBeInTheDocument();
     await userEvent.click(screen.getByRole("button", { name: "Next" }));
-    expect(screen.getByText(/not available yet/)).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: "Add potential" })).toBeInTheDocument();
+    expect(await screen.findByText(/No potentials yet/)).toBeInTheDocument();
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type MolecularSystem,
   molecularSystemQueryKey,
 } from "./molecularSystemApi";
+import { PotentialsStep } from "./PotentialsStep";
 import { StructureDefinition } from "./StructureDefinition";
 import { StructureFound } from "./StructureFound";
 
@@ -106,7 +107,7 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
           disabled={!potentialsOpen}
           allowStepSelect={potentialsOpen}
         >
-          <Alert color="blue">{t("potentials.notYet")}</Alert>
+          {data && potentialsOpen && active === POTENTIALS ? <PotentialsStep system={data} /> : null}
         </Stepper.Step>
       </Stepper>
       {data ? (
@@ -122,7 +123,7 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
             <Button
               onClick={() => setActive(active + 1)}
               disabled={active === DEFINITION && !potentialsOpen}
-              title={active === DEFINITION && !potentialsOpen ? t("potentials.locked") : undefined}
+              title={active === DEFINITION && !potentialsOpen ? t("potentials.stepLocked") : undefined}
             >
               {t("navigation.next")}
             </Button>

@@ -1,22 +1,12 @@
-import { Alert, Group, Loader, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Group, Loader, SimpleGrid, Stack, Table, Title } from "@mantine/core";
 import type { StructureSummary } from "@polyforge/contracts/molecular-systems";
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
+import { Fact } from "./Fact";
 import { fetchStructurePdb, structurePdbQueryKey } from "./molecularSystemApi";
 
 const StructureViewer = lazy(() => import("../../components/StructureViewer"));
-
-function Fact({ label, value }: { label: string; value: string }) {
-  return (
-    <Stack gap={0}>
-      <Text size="xs" c="dimmed" tt="uppercase">
-        {label}
-      </Text>
-      <Text fw={500}>{value}</Text>
-    </Stack>
-  );
-}
 
 const signed = (charge: number) => (charge > 0 ? `+${charge}` : String(charge));
 const edge = (value: number | undefined) => (value ?? 0).toFixed(2);

@@ -8,8 +8,15 @@ import {
   STRUCTURE_BADGES,
 } from "@polyforge/contracts/molecular-systems";
 import {
+  CREATE_POTENTIAL_FAILED_MESSAGE,
+  DELETE_POTENTIAL_FAILED_MESSAGE,
+  DRAFT_POTENTIAL_MESSAGE,
+  POTENTIAL_DELETED_MESSAGE,
+} from "@polyforge/contracts/potentials";
+import {
   fileTooLargeMessage,
   STRUCTURE_FILE,
+  TOPOLOGY_FILE,
   UPLOAD_CANCELED_MESSAGE,
   UPLOAD_FAILED_MESSAGE,
   unsupportedFileTypeMessage,
@@ -43,5 +50,17 @@ describe("the molecular-system locale", () => {
     expect(t("messages.finishSmiles")).toBe(FINISH_SMILES_EDIT_MESSAGE);
     expect(t("messages.provideStructure")).toBe(PROVIDE_STRUCTURE_MESSAGE);
     expect(t("messages.required")).toBe(REQUIRED_FIELD);
+  });
+
+  it("says the potentials' messages as SPEC §2, §5 and §8 do", () => {
+    expect(t("potentials.finishDraft")).toBe(DRAFT_POTENTIAL_MESSAGE);
+    expect(t("potentials.deleted")).toBe(POTENTIAL_DELETED_MESSAGE);
+    expect(t("potentials.deleteFailed")).toBe(DELETE_POTENTIAL_FAILED_MESSAGE);
+    expect(t("potentials.createFailed")).toBe(CREATE_POTENTIAL_FAILED_MESSAGE);
+    expect(t("potentials.status.not_submitted")).toBe("Not submitted");
+    expect(t("messages.fileTooLarge", { max: TOPOLOGY_FILE.maxMegabytes })).toBe(fileTooLargeMessage(4000));
+    expect(t("messages.unsupportedFileType", { list: TOPOLOGY_FILE.extensions.join(", ") })).toBe(
+      unsupportedFileTypeMessage(TOPOLOGY_FILE.extensions),
+    );
   });
 });

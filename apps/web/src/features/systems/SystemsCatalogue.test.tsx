@@ -102,7 +102,8 @@ describe("systems catalogue", () => {
     expect(listCalls()[0]).toEqual({ page_num: "1", page_size: "10", type: "system" });
 
     await userEvent.setup().click(screen.getByRole("button", { name: "Show the potentials of Done melt" }));
-    expect(screen.getByText("Potential - GAFF2 water")).toBeInTheDocument();
+    const potentialRow = screen.getByRole("row", { name: /Potential - GAFF2 water/ });
+    expect(within(potentialRow).getByText("System")).toBeInTheDocument();
   });
 
   it("starts processing with a toast and refetches; a refused start shows the spec's message", async () => {

@@ -180,9 +180,11 @@ function SystemRow({ system, extraActions }: { system: SystemWithExecutions; ext
       </Table.Tr>
       {expanded
         ? system.potentials.map((potential) => (
-            <Table.Tr key={potential.id}>
-              <Table.Td pl="xl">{t("catalogue.potential", { name: potential.name })}</Table.Td>
-              <Table.Td colSpan={4}>{potential.system_type}</Table.Td>
+            <Table.Tr key={potential.id} data-potential-id={potential.id}>
+              <Table.Td pl={48}>{t("catalogue.potential", { name: potential.name })}</Table.Td>
+              <Table.Td colSpan={4}>
+                <SystemTypeBadge type={potential.system_type as SystemType} />
+              </Table.Td>
             </Table.Tr>
           ))
         : null}

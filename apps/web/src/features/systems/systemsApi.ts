@@ -2,6 +2,7 @@ import type { SystemType } from "@polyforge/contracts/enums";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { api } from "../../lib/api/client";
+import { saveBlob } from "../../lib/files/saveBlob";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 
 export interface SystemListParams {
@@ -37,13 +38,5 @@ export async function fetchResultText(id: string, name: string): Promise<string>
 /** Downloads the results bundle and saves it as '{sanitized_name}_files.zip'. */
 export async function downloadSystemFiles(system: Pick<SystemWithExecutions, "id" | "sanitized_name">) {
   const blob = await api.get<Blob>(`${systemPath(system.id)}/files`, { responseType: "blob" });
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = `${system.sanitized_name}_files.zip`;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser has taken the blob once the click has been handled.
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+  saveBlob(blob, `${system.sanitized_name}_files.zip`);
 }

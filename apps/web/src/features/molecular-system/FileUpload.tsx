@@ -1,0 +1,236 @@
+import { Alert, Box, Button, FileButton, Group, Progress, Stack, Text } from "@mantine/core";
+import { type StructureProblem, UPLOADER_LOCKED_STATUSES } from "@polyforge/contracts/molecular-systems";
+import { fileProblem, type UploadFileKind, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
+import { IconUpload } from "@tabler/icons-react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useMachine } from "@xstate/react";
+import { type DragEvent, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { formatFileSize } from "../../lib/formatting/fileSize";
+import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { shownProgress, type UploadMachineState, uploadMachine } from "../../lib/uploads/uploadMachine";
+import type { UploadTarget } from "../../lib/uploads/uploadTarget";
+import { StatusBadge } from "./StatusBadge";
+
+/** What the server holds about the upload: its status, the file begun, and why it was refused. */
+export interface StoredUpload {
+  status: string;
+  file: string | null;
+  file_size: number | null;
+  upload_id: string | null;
+  problem: StructureProblem | null;
+}
+
+export interface FileUploadProps {
+  /** Extensions and size limit (SPEC §9: structures .pdb/.gro 2000 MB, topologies .top 4000 MB). */
+  kind: UploadFileKind;
+  target: UploadTarget;
+  stored: StoredUpload;
+  /** The drop zone's invitation ('Drop a .pdb or .gro file here, or choose one'). */
+  dropLabel: string;
+  /** The badge text of a status (null: no badge), with the upload's percent. */
+  badge: (status: string, percent: number) => string | null;
+  /** Locked for good whatever the status (a saved uploaded potential, SPEC §2). */
+  readOnly?: boolean;
+  /** A file chosen before the upload target existed (the Upload potential form): sent at once. */
+  initialFile?: File;
+}
+
+/** The stored upload this file continues: same name and size as the interrupted one (SPEC §4). */
+function resumableUploadId(stored: StoredUpload, file: File): string | null {
+  const interrupted = stored.status === "uploading" && stored.upload_id;
+  return interrupted && stored.file === file.name && stored.file_size === file.size ? stored.upload_id : null;
+}
+
+/**
+ * One file checked before anything is sent (SPEC §5 File input), uploaded in 5 MB parts by the
+ * upload machine, then validated by the server's job; an interrupted upload resumes, a refused file
+ * says why with its line. Used for a system's structure and for a potential's topology.
+ */
+export function FileUpload({ kind, target, stored, dropLabel, badge, readOnly = false, initialFile }: FileUploadProps) {
+  const { t } = useTranslation("molecularSystems");
+  const queryClient = useQueryClient();
+  const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
+  const [refused, setRefused] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const machine = snapshot.value as UploadMachineState;
+  const { status, problem } = stored;
+
+  // The server's status moves with the machine (begin → uploading, complete → pending_validation).
+  useEffect(() => {
+    if (machine !== "idle") void queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+  }, [machine, queryClient]);
+
+  // The form's file goes once, when the potential it belongs to has just been created.
+  const sentInitial = useRef(false);
+  useEffect(() => {
+    if (!initialFile || sentInitial.current) return;
+    sentInitial.current = true;
+    send({ type: "START", file: initialFile, resumeUploadId: null });
+  }, [initialFile, send]);
+
+  const serverLocked = UPLOADER_LOCKED_STATUSES.includes(status) && status !== "uploading";
+  const locked =
+    readOnly ||
+    machine === "uploading" ||
+    serverLocked ||
+    (machine === "completed" && status !== "error" && status !== "invalid");
+
+  function choose(file: File | null | undefined) {
+    if (!file || locked) return;
+    const reason = fileProblem(kind, file.name, file.size);
+    setRefused(reason ? refusal(reason) : null);
+    if (reason) return;
+    send({ type: "START", file, resumeUploadId: resumableUploadId(stored, file) });
+  }
+
+  // SPEC §5 File input messages, in the locale's words.
+  function refusal(reason: string): string {
+    return reason === unsupportedFileTypeMessage(kind.extensions)
+      ? t("messages.unsupportedFileType", { list: kind.extensions.join(", ") })
+      : t("messages.fileTooLarge", { max: kind.maxMegabytes });
+  }
+
+  function onDrop(event: DragEvent<HTMLDivElement>) {
+    event.preventDefault();
+    setDragging(false);
+    choose(event.dataTransfer.files[0]);
+  }
+
+  const percent = shownProgress(machine, snapshot.context);
+  const uploadingLabel = badge("uploading", percent) ?? "";
+  // Once the parts are complete the server validates; until its answer arrives, say so already.
+  const shownStatus = machine === "completed" && status === "uploading" ? "pending_validation" : status;
+  const interrupted = machine === "idle" && status === "uploading" && stored.upload_id;
+
+  return (
+    <Stack gap="md">
+      <Box
+        onDragOver={(event) => {
+          event.preventDefault();
+          if (!locked) setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+        p="xl"
+        data-testid="file-drop-zone"
+        aria-disabled={locked}
+        style={{
+          border: `2px dashed var(--mantine-color-${dragging ? "blue-5" : "gray-4"})`,
+          borderRadius: 8,
+          opacity: locked ? 0.6 : 1,
+          textAlign: "center",
+        }}
+      >
+        <Stack align="center" gap="xs">
+          <IconUpload size={32} stroke={1.5} />
+          <Text>{dropLabel}</Text>
+          <Text size="sm" c="dimmed">
+            {t("file.hint", { max: kind.maxMegabytes })}
+          </Text>
+          <FileButton onChange={choose} accept={kind.extensions.join(",")} disabled={locked}>
+            {(props) => (
+              <Button {...props} variant="light" disabled={locked}>
+                {t("file.choose")}
+              </Button>
+            )}
+          </FileButton>
+        </Stack>
+      </Box>
+
+      {refused ? (
+        <Alert color="red" role="alert">
+          {refused}
+        </Alert>
+      ) : null}
+      {locked && machine !== "uploading" && !readOnly ? (
+        <Text size="sm" c="dimmed">
+          {t("file.locked")}
+        </Text>
+      ) : null}
+
+      {snapshot.context.file && machine !== "idle" ? (
+        <Text size="sm">
+          {t("file.selected", { name: snapshot.context.file.name, size: formatFileSize(snapshot.context.file.size) })}
+        </Text>
+      ) : stored.file && stored.file_size ? (
+        <Text size="sm">{t("file.selected", { name: stored.file, size: formatFileSize(stored.file_size) })}</Text>
+      ) : null}
+
+      {machine === "uploading" ? (
+        <Stack gap="xs">
+          <Group justify="space-between">
+            <StatusBadge status="uploading" label={uploadingLabel} />
+            <Button variant="default" onClick={() => send({ type: "CANCEL" })}>
+              {t("file.cancel")}
+            </Button>
+          </Group>
+          <Progress value={percent} aria-label={uploadingLabel} />
+        </Stack>
+      ) : machine === "error" ? (
+        <Stack gap="xs">
+          <StatusBadge status="error" label={t("file.uploadFailed")} />
+          <Alert color="red" role="alert">
+            {t("messages.uploadFailed")}
+          </Alert>
+          <Group>
+            <Button onClick={() => send({ type: "RETRY" })}>{t("file.retry")}</Button>
+          </Group>
+        </Stack>
+      ) : machine === "canceled" ? (
+        <Group>
+          <Text role="status">{t("messages.uploadCanceled")}</Text>
+          <Button variant="light" onClick={() => send({ type: "RETRY" })}>
+            {t("file.retry")}
+          </Button>
+        </Group>
+      ) : interrupted ? (
+        <Alert color="yellow">
+          {t("file.resume", { name: stored.file ?? "", size: formatFileSize(stored.file_size ?? 0) })}
+        </Alert>
+      ) : null}
+
+      {machine !== "uploading" && machine !== "error" && machine !== "canceled" && !interrupted ? (
+        <UploadStatus label={badge(shownStatus, percent)} status={shownStatus} problem={problem} />
+      ) : null}
+    </Stack>
+  );
+}
+
+/** The problem with its line, unless the engine's message already starts with it. */
+export function useProblemText() {
+  const { t } = useTranslation("molecularSystems");
+  return (problem: StructureProblem) =>
+    problem.line && !problem.message.startsWith(`Line ${problem.line}`)
+      ? t("file.invalidAt", { line: problem.line, message: problem.message })
+      : problem.message;
+}
+
+function UploadStatus({
+  label,
+  status,
+  problem,
+}: {
+  label: string | null;
+  status: string;
+  problem: StructureProblem | null;
+}) {
+  const { t } = useTranslation("molecularSystems");
+  const problemText = useProblemText();
+  if (!label || status === "uploading") return null;
+  return (
+    <Stack gap="xs">
+      <Group>
+        <StatusBadge status={status} label={label} />
+      </Group>
+      {(status === "invalid" || status === "error") && problem ? (
+        <Alert color="red" role="alert">
+          <Text>{problemText(problem)}</Text>
+          <Text size="sm" mt="xs">
+            {t("file.tryAnother")}
+          </Text>
+        </Alert>
+      ) : null}
+    </Stack>
+  );
+}

@@ -1,0 +1,151 @@
+import { useFeatureIsOn } from "@growthbook/growthbook-react";
+import { Alert, Button, Group, Loader, Menu, Stack, Text, Title } from "@mantine/core";
+import { FLAGS } from "@polyforge/contracts/flags";
+import type { CreatePotentialInput, GeneratePotentialFormInput } from "@polyforge/contracts/potentials";
+import { IconChevronDown, IconFileUpload, IconFlask } from "@tabler/icons-react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
+import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { GeneratePotentialForm } from "./GeneratePotentialForm";
+import type { MolecularSystem } from "./molecularSystemApi";
+import { PotentialCard } from "./PotentialCard";
+import { createPotential, fetchPotentials, potentialsQueryKey } from "./potentialsApi";
+import { UploadPotentialForm, type UploadPotentialValues } from "./UploadPotentialForm";
+
+type Draft = "generate" | "upload";
+
+/**
+ * Step 3 (SPEC §2 Add molecular system → Potentials): the system's potentials with their live
+ * statuses, and 'Add potential' → Generate (flag generate-potential) or Upload file. One draft at a
+ * time: an open form, or an uploaded potential still waiting for its file.
+ */
+export function PotentialsStep({ system }: { system: MolecularSystem }) {
+  const { t } = useTranslation("molecularSystems");
+  const queryClient = useQueryClient();
+  const generateAllowed = useFeatureIsOn(FLAGS.GENERATE_POTENTIAL);
+  const potentials = useQuery({
+    queryKey: potentialsQueryKey(system.id),
+    queryFn: () => fetchPotentials(system.id),
+    // Live through the notification socket; polled only while it is closed (SPEC §4).
+    refetchInterval: useSystemsPollInterval(),
+  });
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [draftWarning, setDraftWarning] = useState(false);
+  // The .top chosen in the Upload form, by the potential created for it.
+  const [pendingFiles, setPendingFiles] = useState<Record<string, File>>({});
+  // One potential per submit, however fast it is clicked.
+  const creating = useRef(false);
+
+  const create = useMutation({
+    mutationFn: (body: CreatePotentialInput) => createPotential(system.id, body),
+    onError: (error) => {
+      const reason = error instanceof ProductError && error.status !== null ? error.message : null;
+      const title = t("potentials.createFailed");
+      toast.error(title, reason && reason !== title ? { description: reason } : {});
+    },
+    onSettled: () => {
+      creating.current = false;
+      return queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+    },
+  });
+
+  const list = potentials.data?.data ?? [];
+  const serverDraft = list.some((potential) => potential.is_draft);
+
+  function open(kind: Draft) {
+    if (draft !== null || serverDraft) {
+      setDraftWarning(true);
+      return;
+    }
+    setDraftWarning(false);
+    setDraft(kind);
+  }
+
+  function discard() {
+    setDraft(null);
+    setDraftWarning(false);
+  }
+
+  function generate(values: GeneratePotentialFormInput) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate({ origin: "generate", ...values }, { onSuccess: discard });
+  }
+
+  function upload({ name, description, file }: UploadPotentialValues) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(
+      { origin: "upload", name, description },
+      {
+        onSuccess: (potential) => {
+          setPendingFiles((files) => ({ ...files, [potential.id]: file }));
+          discard();
+        },
+      },
+    );
+  }
+
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between" align="flex-start">
+        <Stack gap={2}>
+          <Title order={3}>{t("potentials.title")}</Title>
+          <Text size="sm" c="dimmed" maw={640}>
+            {t("potentials.intro")}
+          </Text>
+        </Stack>
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <Button rightSection={<IconChevronDown size={16} />}>{t("potentials.add")}</Button>
+          </Menu.Target>
+          <Menu.Dropdown>
+            {generateAllowed ? (
+              <Menu.Item leftSection={<IconFlask size={16} />} onClick={() => open("generate")}>
+                {t("potentials.addGenerate")}
+              </Menu.Item>
+            ) : null}
+            <Menu.Item leftSection={<IconFileUpload size={16} />} onClick={() => open("upload")}>
+              {t("potentials.addUpload")}
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+
+      {draftWarning ? (
+        <Alert color="yellow" role="alert" withCloseButton onClose={() => setDraftWarning(false)}>
+          {t("potentials.finishDraft")}
+        </Alert>
+      ) : null}
+
+      {draft === "generate" ? (
+        <GeneratePotentialForm submitting={create.isPending} onSubmit={generate} onDiscard={discard} />
+      ) : draft === "upload" ? (
+        <UploadPotentialForm submitting={create.isPending} onSubmit={upload} onDiscard={discard} />
+      ) : null}
+
+      {potentials.isPending ? (
+        <Loader aria-label={t("loading")} />
+      ) : potentials.isError ? (
+        <Alert color="red">{t("potentials.loadFailed")}</Alert>
+      ) : list.length === 0 && draft === null ? (
+        <Text c="dimmed">{t("potentials.none")}</Text>
+      ) : (
+        [...list]
+          .reverse()
+          .map((potential) => (
+            <PotentialCard
+              key={potential.id}
+              system={system}
+              potential={potential}
+              pendingFile={pendingFiles[potential.id]}
+            />
+          ))
+      )}
+    </Stack>
+  );
+}
