@@ -1,7 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { constants, createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -21,8 +21,9 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import type { UploadedPart } from "@polyforge/contracts/uploads";
+import { UPLOAD_PART_SIZE, type UploadedPart } from "@polyforge/contracts/uploads";
 import type { Config } from "../config";
+import { Md5PassThrough } from "./part-hasher";
 
 /** A part of a multipart upload as the client lists it on complete. */
 export interface CompletedPart {
@@ -136,13 +137,37 @@ interface LocalUploadMeta {
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
-/** A stored part: `<part number, 5 digits>.<md5 hex>`, so name and ETag are renamed in at once. */
-const PART_FILE = /^(\d{5})\.([0-9a-f]{32})$/;
+/**
+ * A stored part: `<part number, 5 digits>.<md5 hex>`, so name and ETag are renamed in at once; the
+ * part's bytes are that file, or, for a part written in place (`.placed-<size>`), the range of the
+ * upload's assembly file at (part number - 1) × 5 MB.
+ */
+const PART_FILE = /^(\d{5})\.([0-9a-f]{32})(?:\.placed-(\d+))?$/;
+/** The file parts of the web client's size are written into, each at its own offset. */
+const ASSEMBLY_FILE = "assembly";
+/** Opened for writing at an offset, created when absent, never truncated. */
+const PLACE_FLAGS = constants.O_WRONLY | constants.O_CREAT;
+
+/** The limits of one upload's parts (checkPartRequest). */
+export interface PartLimits {
+  maxPartBytes: number;
+  /** The size the upload was begun with: no part reaches past it. */
+  fileBytes: number;
+}
+
+interface StoredPart extends UploadedPart {
+  /** The part's own file, or undefined when it lies in the assembly file. */
+  file?: string;
+}
+
+const partName = (partNumber: number) => String(partNumber).padStart(5, "0");
 
 /** The embedded default: files under `<dataDir>/files`. */
 export class LocalFileStore implements FileStore {
   private readonly root: string;
   private readonly uploadsRoot: string;
+  /** Parts being written in place by this process (`<upload id>:<part number>`). */
+  private readonly placing = new Set<string>();
 
   constructor(
     root: string,
@@ -177,7 +202,12 @@ export class LocalFileStore implements FileStore {
   }
 
   /** Checks a part URL's signature and expiry (403 otherwise); answers the upload's limits. */
-  async checkPartRequest(uploadId: string, partNumber: number, expires: number, signature: string) {
+  async checkPartRequest(
+    uploadId: string,
+    partNumber: number,
+    expires: number,
+    signature: string,
+  ): Promise<PartLimits> {
     const expected = Buffer.from(this.sign(uploadId, partNumber, expires), "hex");
     const given = Buffer.from(/^[0-9a-f]{64}$/.test(signature) ? signature : "", "hex");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
@@ -186,39 +216,68 @@ export class LocalFileStore implements FileStore {
     if (expires * 1000 < Date.now()) throw new PartRequestError(403, "The part URL has expired.");
     const meta = await this.uploadMeta(uploadId);
     if (!meta) throw new PartRequestError(404, "There is no such upload (completed or cancelled).");
-    return { maxPartBytes: Math.min(meta.max_bytes, MAX_PART_BYTES) };
+    return { maxPartBytes: Math.min(meta.max_bytes, MAX_PART_BYTES), fileBytes: meta.max_bytes };
   }
 
   /**
    * Writes one part as it streams in (never whole in memory) and answers its ETag (MD5 of the part,
-   * like S3). A part sent again replaces the earlier one. Call checkPartRequest first.
+   * like S3, hashed in a worker thread). A part of the web client's size (5 MB, or the rest of the
+   * file for the last) whose length is declared goes straight to its place in the assembly file, so
+   * complete has nothing to copy; any other part, or a part sent again, gets a file of its own, which
+   * replaces the earlier copy. Call checkPartRequest first.
    */
-  async receivePart(uploadId: string, partNumber: number, body: Readable, maxPartBytes: number): Promise<string> {
+  async receivePart(
+    uploadId: string,
+    partNumber: number,
+    body: Readable,
+    limits: PartLimits,
+    declaredBytes?: number,
+  ): Promise<string> {
     const dir = join(this.uploadsRoot, uploadId);
-    const number = String(partNumber).padStart(5, "0");
+    const number = partName(partNumber);
+    const offset = (partNumber - 1) * UPLOAD_PART_SIZE;
+    const slot = `${uploadId}:${partNumber}`;
+    const fitsPlace =
+      declaredBytes !== undefined &&
+      declaredBytes > 0 &&
+      offset + declaredBytes <= limits.fileBytes &&
+      (declaredBytes === UPLOAD_PART_SIZE || offset + declaredBytes === limits.fileBytes);
+    const inPlace =
+      fitsPlace && !this.placing.has(slot) && !(await readdir(dir)).some((name) => name.startsWith(`${number}.`));
+    if (inPlace) this.placing.add(slot);
     const temporary = join(dir, `.${number}.${randomBytes(6).toString("hex")}.tmp`);
-    const md5 = createHash("md5");
+    const hasher = new Md5PassThrough();
     let received = 0;
-    // Counted and hashed beside the copy to disk (a second consumer of the same chunks, no extra
-    // stream stage in the way).
-    body.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > maxPartBytes)
-        body.destroy(new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`));
-      else md5.update(chunk);
-    });
+    let etag: string;
     try {
-      await pipeline(body, createWriteStream(temporary));
+      const target = inPlace
+        ? (await open(join(dir, ASSEMBLY_FILE), PLACE_FLAGS)).createWriteStream({ start: offset })
+        : createWriteStream(temporary);
+      // Counted beside the copy (a second consumer of the same chunks), attached in the same tick
+      // as the pipeline so that no chunk flows past before it.
+      body.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limits.maxPartBytes)
+          body.destroy(new PartRequestError(413, `A part may not exceed ${limits.maxPartBytes} bytes.`));
+      });
+      await pipeline(body, hasher, target);
+      etag = await hasher.digest();
+      if (inPlace) {
+        if (received !== declaredBytes) throw new Error(`Part ${partNumber}: ${received} of ${declaredBytes} bytes.`);
+        await writeFile(join(dir, `${number}.${etag}.placed-${received}`), "");
+      } else {
+        await rename(temporary, join(dir, `${number}.${etag}`));
+      }
     } catch (error) {
-      await rm(temporary, { force: true });
+      if (!inPlace) await rm(temporary, { force: true });
       throw error;
+    } finally {
+      if (inPlace) this.placing.delete(slot);
     }
-    const etag = md5.digest("hex");
-    const target = join(dir, `${number}.${etag}`);
-    await rename(temporary, target);
-    // The earlier copies of this part (another ETag) go.
+    // The earlier copies of this part (another ETag, or its own file) go.
+    const kept = inPlace ? `${number}.${etag}.placed-${received}` : `${number}.${etag}`;
     for (const name of await readdir(dir)) {
-      if (name.startsWith(`${number}.`) && name !== `${number}.${etag}` && PART_FILE.test(name)) {
+      if (name.startsWith(`${number}.`) && name !== kept && PART_FILE.test(name)) {
         await rm(join(dir, name), { force: true });
       }
     }
@@ -226,22 +285,36 @@ export class LocalFileStore implements FileStore {
   }
 
   async listParts(_key: string, uploadId: string): Promise<UploadedPart[]> {
-    const dir = await this.uploadDir(uploadId);
-    const parts: UploadedPart[] = [];
+    const parts = await this.storedParts(await this.uploadDir(uploadId));
+    return parts.map(({ part_number, etag, size }) => ({ part_number, etag, size }));
+  }
+
+  /** The parts on disk, in part-number order. */
+  private async storedParts(dir: string): Promise<StoredPart[]> {
+    const parts: StoredPart[] = [];
     for (const name of await readdir(dir)) {
       const match = PART_FILE.exec(name);
       if (!match) continue;
-      const { size } = await stat(join(dir, name));
-      parts.push({ part_number: Number(match[1]), etag: `"${match[2]}"`, size });
+      const part_number = Number(match[1]);
+      const etag = `"${match[2]}"`;
+      if (match[3] !== undefined) parts.push({ part_number, etag, size: Number(match[3]) });
+      else parts.push({ part_number, etag, size: (await stat(join(dir, name))).size, file: join(dir, name) });
     }
     return parts.sort((a, b) => a.part_number - b.part_number);
   }
 
+  /**
+   * Checks the list against the stored parts, then makes the object: when the parts are 1…n all in
+   * place and fill the size begun with, the assembly file is the object (renamed, nothing copied);
+   * otherwise the parts are streamed into it one after another.
+   */
   async completeMultipartUpload(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Promise<number> {
-    const dir = await this.uploadDir(uploadId);
+    const meta = await this.uploadMeta(uploadId);
+    if (!meta) throw new MultipartError("NoSuchUpload", "There is no such upload.");
+    const dir = join(this.uploadsRoot, uploadId);
     const ordered = normalizeCompletedParts(parts);
-    const stored = new Map((await this.listParts(key, uploadId)).map((part) => [part.part_number, part]));
-    ordered.forEach((part, index) => {
+    const stored = new Map((await this.storedParts(dir)).map((part) => [part.part_number, part]));
+    const chosen = ordered.map((part, index) => {
       const found = stored.get(part.part_number);
       if (!found || bareEtag(found.etag) !== part.etag) {
         throw new MultipartError(
@@ -253,16 +326,33 @@ export class LocalFileStore implements FileStore {
       if (index < ordered.length - 1 && found.size < MIN_PART_BYTES) {
         throw new MultipartError("EntityTooSmall", `Part ${part.part_number} is smaller than 5 MB.`, part.part_number);
       }
+      return found;
     });
     const target = this.pathOf(key);
     await mkdir(dirname(target), { recursive: true });
-    const partial = `${target}.partial`;
+    const assembly = join(dir, ASSEMBLY_FILE);
+    const total = chosen.reduce((sum, part) => sum + part.size, 0);
+    const inPlace = chosen.length > 0 && chosen.every((part, index) => !part.file && part.part_number === index + 1);
+    if (inPlace && total === meta.max_bytes && (await stat(assembly)).size === total) {
+      await rename(assembly, target);
+    } else {
+      await this.concatenate(chosen, assembly, `${target}.partial`);
+      await rename(`${target}.partial`, target);
+    }
+    await rm(dir, { recursive: true, force: true });
+    return (await stat(target)).size;
+  }
+
+  /** The parts, one after another through one write stream, at the pace the disk takes them. */
+  private async concatenate(parts: StoredPart[], assembly: string, partial: string): Promise<void> {
     const out = createWriteStream(partial);
     try {
-      // One part after another through one write stream, at the pace the disk takes them.
-      for (const part of ordered) {
-        const name = `${String(part.part_number).padStart(5, "0")}.${part.etag}`;
-        for await (const chunk of createReadStream(join(dir, name), { highWaterMark: 1024 * 1024 })) {
+      for (const part of parts) {
+        const offset = (part.part_number - 1) * UPLOAD_PART_SIZE;
+        const source = part.file
+          ? createReadStream(part.file, { highWaterMark: 1024 * 1024 })
+          : createReadStream(assembly, { start: offset, end: offset + part.size - 1, highWaterMark: 1024 * 1024 });
+        for await (const chunk of source) {
           if (!out.write(chunk)) await once(out, "drain");
         }
       }
@@ -275,9 +365,6 @@ export class LocalFileStore implements FileStore {
       await rm(partial, { force: true });
       throw error;
     }
-    await rename(partial, target);
-    await rm(dir, { recursive: true, force: true });
-    return (await stat(target)).size;
   }
 
   async abortMultipartUpload(_key: string, uploadId: string): Promise<void> {

@@ -15,7 +15,8 @@ const ERROR_CODES: Record<number, string> = {
  * The embedded store's answer to S3's UploadPart (ARCHITECTURE §7b): the browser PUTs a part to the
  * URL `upload/upload_url` handed out. No bearer token: the URL's HMAC signature, bound to the upload
  * id, the part number and an expiry, is the permission, as a presigned S3 URL's is. The body streams
- * to disk as it arrives; the answer carries the part's ETag (its MD5, quoted, like S3).
+ * to disk as it arrives (a 5 MB part straight to its place in the file, see LocalFileStore.receivePart);
+ * the answer carries the part's ETag (its MD5, quoted, like S3).
  */
 export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
   return async (app) => {
@@ -50,17 +51,24 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { uploadId, partNumber } = request.params;
         try {
-          const { maxPartBytes } = await store.checkPartRequest(
+          const limits = await store.checkPartRequest(
             uploadId,
             partNumber,
             request.query.expires,
             request.query.signature,
           );
-          const declared = Number(request.headers["content-length"]);
-          if (Number.isFinite(declared) && declared > maxPartBytes) {
-            throw new PartRequestError(413, `A part may not exceed ${maxPartBytes} bytes.`);
+          const header = request.headers["content-length"];
+          const declared = header === undefined ? undefined : Number(header);
+          if (declared !== undefined && Number.isFinite(declared) && declared > limits.maxPartBytes) {
+            throw new PartRequestError(413, `A part may not exceed ${limits.maxPartBytes} bytes.`);
           }
-          const etag = await store.receivePart(uploadId, partNumber, request.raw, maxPartBytes);
+          const etag = await store.receivePart(
+            uploadId,
+            partNumber,
+            request.raw,
+            limits,
+            declared !== undefined && Number.isSafeInteger(declared) ? declared : undefined,
+          );
           return reply.header("etag", etag).header("access-control-expose-headers", "ETag").status(200).send(null);
         } catch (error) {
           if (!(error instanceof PartRequestError)) throw error;
