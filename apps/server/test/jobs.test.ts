@@ -98,7 +98,9 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
       workRoot: join(testApp.config.dataDir, "jobs"),
       logger: testApp.app.log,
     });
-    const claims = await Promise.all(["runner-a", "runner-b", "runner-c"].map((id) => queue.claim(id, 60_000)));
+    const claims = await Promise.all(
+      ["runner-a", "runner-b", "runner-c"].map((id) => queue.claim({ runnerId: id, leaseMs: 60_000 })),
+    );
     const claimed = claims.filter((row) => row !== undefined);
     expect(claimed.map((row) => row.id).sort()).toEqual([first.executionId, second.executionId].sort());
     expect(new Set(claimed.map((row) => row.leaseOwner)).size).toBe(2);

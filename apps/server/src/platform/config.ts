@@ -65,6 +65,9 @@ const environmentSchema = z.object({
   DOCS_URL: optionalUrl,
   POLYFORGE_DEMO_PASSWORD: optionalText,
   POLYFORGE_MAX_JOBS: z.coerce.number().int().min(1).max(64).default(1),
+  /** The share of a runner's job slots one user's jobs may hold (issue 23): at most that share,
+   * rounded down, and at least one slot; 1 lets one user fill every slot. */
+  POLYFORGE_USER_JOB_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
   // What one job may ask (issue 23); see packages/contracts/src/job-limits.ts.
   POLYFORGE_MAX_ATOMS: z.coerce.number().int().min(1).default(DEFAULT_JOB_LIMITS.maxAtoms),
   POLYFORGE_MAX_CELL_SIDE: z.coerce.number().min(20).default(DEFAULT_JOB_LIMITS.maxCellSide),
@@ -119,6 +122,8 @@ export interface Config {
   docsUrl: string | undefined;
   demoPassword: string | undefined;
   maxJobs: number;
+  /** The share of a runner's job slots one user's jobs may hold (fair share). */
+  userJobShare: number;
   /** What one processing job may ask; checked when a system is finished. */
   jobLimits: JobLimits;
   /** Each engine process's wall-clock and memory limits. */
@@ -182,6 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     docsUrl: e.DOCS_URL,
     demoPassword: e.POLYFORGE_DEMO_PASSWORD,
     maxJobs: e.POLYFORGE_MAX_JOBS,
+    userJobShare: e.POLYFORGE_USER_JOB_SHARE,
     jobLimits: {
       ...DEFAULT_JOB_LIMITS,
       maxAtoms: e.POLYFORGE_MAX_ATOMS,

@@ -4,6 +4,7 @@ import type { NotificationType } from "@polyforge/contracts/notifications";
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
+import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import { type SystemRow, systems } from "../systems/schema";
 import { type StructureJobKind, type StructureJobRow, structureJobs } from "./schema";
 
@@ -119,30 +120,16 @@ export async function insertStructureJob(
   return row!;
 }
 
-/** Takes the oldest queued job, or one whose runner's lease lapsed, for this runner (one statement:
- * the row is locked, skipped by other runners, and leased atomically). */
-export async function claimStructureJob(
-  db: Db,
-  runnerId: string,
-  leaseMs: number,
-): Promise<StructureJobRow | undefined> {
-  const lease = sql`now() + ${leaseMs} * interval '1 millisecond'`;
-  const result = await db.execute(sql`
-    UPDATE structure_jobs SET
-      status = 'running', attempts = attempts + 1,
-      lease_owner = ${runnerId}, lease_expires_at = ${lease}, heartbeat_at = now(),
-      started_at = coalesce(started_at, now()), updated_at = now()
-    WHERE id = (
-      SELECT id FROM structure_jobs
-      WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < now())
-      ORDER BY created_at
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING id`);
-  const id = (result as unknown as { rows: Array<{ id: string }> }).rows[0]?.id;
-  if (!id) return undefined;
-  const [row] = await db.select().from(structureJobs).where(eq(structureJobs.id, id));
+/** Takes a queued job, or one whose runner's lease lapsed, for this runner: the shared claim
+ * (atomic across runners, fair between users). */
+export async function claimStructureJob(db: Db, request: ClaimRequest): Promise<StructureJobRow | undefined> {
+  const job = await claimJob(
+    db,
+    { table: "structure_jobs", waiting: ["queued"], active: ["running"], set: sql`status = 'running'` },
+    request,
+  );
+  if (!job) return undefined;
+  const [row] = await db.select().from(structureJobs).where(eq(structureJobs.id, job.id));
   return row;
 }
 

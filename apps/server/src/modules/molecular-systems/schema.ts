@@ -40,6 +40,10 @@ export const structureJobs = pgTable(
   },
   (t) => [
     index("structure_jobs_claim_idx").on(t.status, t.createdAt),
+    // The jobs each user holds, counted by every claim (fair share of the slots).
+    index("structure_jobs_held_idx").on(t.ownerId).where(sql`${t.leaseOwner} IS NOT NULL`),
+    // When each user's last job started, read by every claim (users take turns).
+    index("structure_jobs_served_idx").on(t.ownerId, t.startedAt),
     // One validation or conversion at a time per system: a double Save cannot queue two.
     uniqueIndex("structure_jobs_one_active_per_system").on(t.systemId).where(sql`${t.status} IN ('queued', 'running')`),
   ],

@@ -11,6 +11,7 @@ import {
 import { fileExtension } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
+import type { ClaimRequest } from "../../platform/jobs/claim";
 import type { EngineOutcome } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
@@ -74,10 +75,10 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     this.executor = options.executor ?? new LocalExecutor(1);
   }
 
-  async claim(runnerId: string, leaseMs: number): Promise<StructureJobRow | undefined> {
+  async claim(request: ClaimRequest): Promise<StructureJobRow | undefined> {
     const { db } = this.options;
     await this.giveUpInterrupted();
-    const job = await claimStructureJob(db, runnerId, leaseMs);
+    const job = await claimStructureJob(db, request);
     if (!job) return undefined;
     const phase = PHASES[job.kind];
     const system = await findSystemById(db, job.systemId);

@@ -8,6 +8,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
 import { probeEngine } from "../../platform/engine";
 import { publishNotification } from "../../platform/events/notifications";
+import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
+import type { ProgressDetail } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
@@ -32,15 +34,29 @@ export function statusForStage(stage: string): "processing" | "running" {
   return /minimi|dynamic|\bmd\b|simulat|equilibr/i.test(stage) ? "running" : "processing";
 }
 
-export async function notifyStatus(db: Db, row: SystemExecutionRow): Promise<void> {
+/** Pushes the execution's status to its owner; `notice` says something happened to the run (taken
+ * back after a restart), which the app shows at once. */
+export async function notifyStatus(db: Db, row: SystemExecutionRow, notice?: string): Promise<void> {
   await publishNotification(db, row.ownerId, {
     message_type: "system_execution_status_updated",
     system_id: row.systemId,
     execution_id: row.id,
     status: row.status,
     progress: row.progress,
+    ...(notice ? { notice } : {}),
   });
 }
+
+/** What the owner reads when a runner takes back a job whose runner stopped (issue 23). */
+export function takenBackNotice(row: Pick<SystemExecutionRow, "attempts" | "schedulerJobId">): string {
+  if (row.schedulerJobId) {
+    return "The server following this run on the cluster stopped; another took it over and follows the same cluster job.";
+  }
+  return `The server running this stopped; processing was taken back and started again from the beginning (attempt ${row.attempts} of ${MAX_ATTEMPTS}).`;
+}
+
+/** Added to the notice when an engine of the job still running from before was stopped first. */
+export const STALE_ENGINE_NOTICE = "An engine left running from before was stopped first, so only one runs.";
 
 type ExecutionUpdate = PgUpdateSetSource<typeof systemExecutions>;
 
@@ -65,37 +81,42 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
     this.executor = options.executor ?? new LocalExecutor(1);
   }
 
-  async claim(runnerId: string, leaseMs: number): Promise<SystemExecutionRow | undefined> {
+  async claim(request: ClaimRequest): Promise<SystemExecutionRow | undefined> {
     const { db } = this.options;
     await this.giveUpInterrupted();
-    const lease = sql`now() + ${leaseMs} * interval '1 millisecond'`;
     // A job for a scheduler waits (for its resources there) until the scheduler starts it.
     const claimed = this.executor.kind === "local" ? "processing" : "waiting_for_resources";
-    // One statement: the row is locked, skipped by other runners, and leased atomically. A job
-    // already submitted to a scheduler (its runner stopped) keeps its status and progress: the
-    // claimer follows it again.
-    const result = await db.execute(sql`
-      UPDATE system_executions SET
-        status = CASE WHEN scheduler_job_id IS NULL THEN ${claimed} ELSE status END,
-        progress = CASE WHEN scheduler_job_id IS NULL THEN 0 ELSE progress END,
-        stage = CASE WHEN scheduler_job_id IS NULL THEN NULL ELSE stage END,
-        attempts = attempts + 1,
-        lease_owner = ${runnerId}, lease_expires_at = ${lease}, heartbeat_at = now(),
-        started_at = coalesce(started_at, now()), updated_at = now()
-      WHERE id = (
-        SELECT id FROM system_executions
-        WHERE (status = 'waiting_for_resources' AND (lease_owner IS NULL OR lease_expires_at < now()))
-           OR (status IN ('processing', 'running') AND lease_expires_at < now())
-        ORDER BY created_at
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING id`);
-    // PGlite and node-postgres both answer `{ rows }`.
-    const id = (result as unknown as { rows: Array<{ id: string }> }).rows[0]?.id;
-    if (!id) return undefined;
-    const [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, id));
-    if (row) await notifyStatus(db, row);
+    // A job already submitted to a scheduler (its runner stopped) keeps its status and progress:
+    // the claimer follows it again.
+    const job = await claimJob(
+      db,
+      {
+        table: "system_executions",
+        waiting: ["waiting_for_resources"],
+        active: ["processing", "running"],
+        set: sql`
+          status = CASE WHEN scheduler_job_id IS NULL THEN ${claimed} ELSE status END,
+          progress = CASE WHEN scheduler_job_id IS NULL THEN 0 ELSE progress END,
+          stage = CASE WHEN scheduler_job_id IS NULL THEN NULL ELSE stage END,
+          simulated_ns = NULL, total_ns = NULL, remaining_seconds = NULL`,
+      },
+      request,
+    );
+    if (!job) return undefined;
+    let [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, job.id));
+    if (!row) return undefined;
+    if (job.takenBackFrom) {
+      // Issue 23: a takeback is visible, not silent: said on the execution and pushed.
+      this.options.logger.warn(
+        { executionId: row.id, from: job.takenBackFrom, attempt: row.attempts },
+        "took back a processing job whose runner stopped",
+      );
+      const notice = takenBackNotice(row);
+      row = (await this.setNotice(row, request.runnerId, notice)) ?? row;
+      await notifyStatus(db, row, notice);
+      return row;
+    }
+    await notifyStatus(db, row);
     return row;
   }
 
@@ -136,16 +157,27 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       const versions = await this.engineVersions();
       await this.update(job, runnerId, { versions });
 
-      const progress = new ProgressWriter((status, percent, stage) =>
-        this.update(job, runnerId, { status, progress: percent, stage }),
+      const progress = new ProgressWriter((status, percent, stage, detail) =>
+        this.update(job, runnerId, {
+          status,
+          progress: percent,
+          stage,
+          simulatedNs: detail?.simulatedNs ?? null,
+          totalNs: detail?.totalNs ?? null,
+          remainingSeconds: detail?.remainingSeconds ?? null,
+        }),
       );
       const outcome = await executor.run({
         command: this.options.engineCommand ?? "build-system",
         inputPath,
         workdir,
         signal,
-        onProgress: (stage, percent) => progress.report(statusForStage(stage), percent, stage),
+        onProgress: (stage, percent, detail) => progress.report(statusForStage(stage), percent, stage, detail),
         jobName: `polyforge-${job.id}`,
+        onStaleEngineKilled: (pid) => {
+          logger.warn({ executionId: job.id, pid }, "killed a stale engine of the job before starting it again");
+          progress.queueState("processing", () => this.addStaleEngineNotice(job, runnerId));
+        },
         input: system.engineJob,
         externalId: schedulerJobId,
         onSubmitted: async (id) => {
@@ -183,6 +215,35 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
         await rm(workdir, { recursive: true, force: true });
       }
     }
+  }
+
+  /** Says on the execution what happened to the run, and pushes it to the owner. */
+  private async setNotice(
+    job: SystemExecutionRow,
+    runnerId: string,
+    notice: string,
+  ): Promise<SystemExecutionRow | undefined> {
+    const [row] = await this.options.db
+      .update(systemExecutions)
+      .set({ notice, updatedAt: sql`now()` })
+      .where(this.ours(job.id, runnerId))
+      .returning();
+    return row;
+  }
+
+  private async addStaleEngineNotice(job: SystemExecutionRow, runnerId: string): Promise<void> {
+    const current = await this.noticeOf(job.id);
+    const notice = current ? `${current} ${STALE_ENGINE_NOTICE}` : STALE_ENGINE_NOTICE;
+    const row = await this.setNotice(job, runnerId, notice);
+    if (row) await notifyStatus(this.options.db, row, notice);
+  }
+
+  private async noticeOf(id: string): Promise<string | null> {
+    const [row] = await this.options.db
+      .select({ notice: systemExecutions.notice })
+      .from(systemExecutions)
+      .where(eq(systemExecutions.id, id));
+    return row?.notice ?? null;
   }
 
   private async statusOf(id: string): Promise<ExecutionStatus | undefined> {
@@ -310,18 +371,25 @@ class ProgressWriter {
   private lastWrite = 0;
   private pending: Promise<void> = Promise.resolve();
 
-  constructor(private readonly write: (status: ExecutionStatus, percent: number, stage: string) => Promise<void>) {}
+  constructor(
+    private readonly write: (
+      status: ExecutionStatus,
+      percent: number,
+      stage: string,
+      detail: ProgressDetail | undefined,
+    ) => Promise<void>,
+  ) {}
 
-  report(status: ExecutionStatus, percent: number, stage: string): void {
+  report(status: ExecutionStatus, percent: number, stage: string, detail?: ProgressDetail): void {
     const now = Date.now();
     if (status === this.status && now - this.lastWrite < PROGRESS_INTERVAL_MS) return;
     this.status = status;
     this.lastWrite = now;
-    this.pending = this.pending.then(() => this.write(status, percent, stage)).catch(() => undefined);
+    this.pending = this.pending.then(() => this.write(status, percent, stage, detail)).catch(() => undefined);
   }
 
-  /** A scheduler's queue state (waiting with its reason, or started), written at once and in
-   * order with the progress. */
+  /** A scheduler's queue state (waiting with its reason, or started) or another change of the
+   * status's circumstances, written at once and in order with the progress. */
   queueState(status: ExecutionStatus, write: () => Promise<void>): void {
     this.status = status;
     this.lastWrite = Date.now();

@@ -19,8 +19,10 @@ export interface SystemProcessing {
   structures: JobRunner<StructureJobRow>;
 }
 
-export type ProcessingTuning = Partial<Pick<RunnerOptions, "leaseMs" | "heartbeatMs" | "pollMs" | "maxJobs">> &
-  Pick<ProcessingOptions, "engineCommand">;
+export type ProcessingTuning = Partial<
+  Pick<RunnerOptions, "leaseMs" | "heartbeatMs" | "pollMs" | "maxJobs" | "userShare">
+> &
+  Pick<ProcessingOptions, "engineCommand" | "executor">;
 
 /** Used by the server (in-process runner) and by `polyforge worker`. The runner is not started. */
 export function createSystemProcessing(
@@ -30,7 +32,7 @@ export function createSystemProcessing(
   tuning: ProcessingTuning = {},
 ): SystemProcessing {
   const store = createFileStore(config);
-  const executor = createEngineExecutor(config, logger);
+  const executor = tuning.executor ?? createEngineExecutor(config, logger);
   const queue = new SystemProcessingQueue({
     db,
     store,
@@ -39,8 +41,12 @@ export function createSystemProcessing(
     engineCommand: tuning.engineCommand,
     executor,
   });
-  const runner = new JobRunner(queue, { ...tuning, maxJobs: tuning.maxJobs ?? executor.maxJobs, logger });
+  const slots = {
+    maxJobs: tuning.maxJobs ?? executor.maxJobs,
+    userShare: tuning.userShare ?? config.userJobShare,
+  };
+  const runner = new JobRunner(queue, { ...tuning, ...slots, logger });
   const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
-  const structures = new JobRunner(structureQueue, { ...tuning, maxJobs: tuning.maxJobs ?? executor.maxJobs, logger });
+  const structures = new JobRunner(structureQueue, { ...tuning, ...slots, logger });
   return { store, runner, structures };
 }

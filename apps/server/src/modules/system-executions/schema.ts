@@ -38,6 +38,12 @@ export const systemExecutions = pgTable(
     schedulerJobId: text("scheduler_job_id"),
     /** Why the scheduler keeps the job waiting (Slurm's reason: Resources, Priority, …). */
     schedulerReason: text("scheduler_reason"),
+    /** Dynamics so far: simulated ns, ns in all, and the engine's estimate of the wall time left. */
+    simulatedNs: real("simulated_ns"),
+    totalNs: real("total_ns"),
+    remainingSeconds: real("remaining_seconds"),
+    /** What happened to the run that the owner should know (taken back after a restart…). */
+    notice: text("notice"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     startedAt: timestamp("started_at", { withTimezone: true }),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
@@ -46,6 +52,10 @@ export const systemExecutions = pgTable(
   (t) => [
     index("system_executions_system_idx").on(t.systemId, t.createdAt),
     index("system_executions_claim_idx").on(t.status, t.createdAt),
+    // The jobs each user holds, counted by every claim (fair share of the slots).
+    index("system_executions_held_idx").on(t.ownerId).where(sql`${t.leaseOwner} IS NOT NULL`),
+    // When each user's last job started, read by every claim (users take turns).
+    index("system_executions_served_idx").on(t.ownerId, t.startedAt),
     // At most one active job per system: a second quick start cannot insert another.
     uniqueIndex("system_executions_one_active_per_system")
       .on(t.systemId)

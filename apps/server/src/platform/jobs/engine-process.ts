@@ -16,7 +16,7 @@ export interface EngineRunOptions {
   workdir: string;
   /** Aborting sends SIGTERM to the engine's process group (then SIGKILL after a grace period). */
   signal: AbortSignal;
-  onProgress(stage: string, percent: number): void;
+  onProgress: ProgressListener;
   python?: string;
   /** Names the job's engine across restarts (one per job): an engine of this job still running
    * from before a restart is killed before the new one starts (see killStaleEngine). */
@@ -26,6 +26,17 @@ export interface EngineRunOptions {
   /** Overrides the process-wide limits (configureEngineLimits). */
   limits?: EngineLimits;
 }
+
+/** What a dynamics progress line adds (ARCHITECTURE §6): simulated time so far and in all, and
+ * the engine's estimate of the wall time left. */
+export interface ProgressDetail {
+  simulatedNs: number;
+  totalNs: number;
+  /** Null until the engine has measured its speed. */
+  remainingSeconds: number | null;
+}
+
+export type ProgressListener = (stage: string, percent: number, detail?: ProgressDetail) => void;
 
 /** What one engine process may use: past either, it is killed and the job ends as error. */
 export interface EngineLimits {
@@ -167,12 +178,12 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
 export function applyEngineLine(
   line: string,
   outcome: EngineOutcome | undefined,
-  onProgress: (stage: string, percent: number) => void,
+  onProgress: ProgressListener,
 ): EngineOutcome | undefined {
   const event = parseEvent(line);
   if (!event) return outcome;
   if (event.event === "progress") {
-    onProgress(String(event.stage ?? ""), Number(event.percent ?? 0));
+    onProgress(String(event.stage ?? ""), Number(event.percent ?? 0), progressDetail(event));
   } else if (event.event === "result" && !outcome) {
     const { event: _kind, ...payload } = event;
     return { kind: "result", payload };
@@ -181,6 +192,16 @@ export function applyEngineLine(
     return { kind: "error", code: String(event.code ?? "ENGINE_ERROR"), message };
   }
   return outcome;
+}
+
+/** The simulated time and time left of a dynamics progress line, when it has them. */
+function progressDetail(event: Record<string, unknown>): ProgressDetail | undefined {
+  const finite = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  const simulatedNs = finite(event.simulated_ns);
+  const totalNs = finite(event.total_ns);
+  if (simulatedNs === undefined || totalNs === undefined || simulatedNs < 0 || totalNs <= 0) return undefined;
+  const remaining = finite(event.remaining_s);
+  return { simulatedNs, totalNs, remainingSeconds: remaining !== undefined && remaining >= 0 ? remaining : null };
 }
 
 function parseEvent(line: string): Record<string, unknown> | undefined {

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import type { FastifyBaseLogger } from "fastify";
+import type { ClaimRequest } from "./claim";
+import { markRunnerLive, newRunnerId } from "./liveness";
 
 /** Why a running job was stopped: the user cancelled it, another runner took its lease back (or it
  * vanished), or this runner is shutting down and hands the job back. */
@@ -13,11 +13,12 @@ export interface JobContext {
 }
 
 /**
- * A kind of job kept in the database (ARCHITECTURE §7). `claim` must be atomic across runners
- * (SELECT … FOR UPDATE SKIP LOCKED) and also take back jobs whose lease expired.
+ * A kind of job kept in the database (ARCHITECTURE §7). `claim` must be atomic across runners,
+ * take back jobs whose lease expired and share the slots fairly: platform/jobs/claim.ts's
+ * claimJob does all three.
  */
 export interface JobQueue<Job extends { id: string }> {
-  claim(runnerId: string, leaseMs: number): Promise<Job | undefined>;
+  claim(request: ClaimRequest): Promise<Job | undefined>;
   /** Extends the lease; false when the job is no longer this runner's (cancelled, taken back). */
   renew(job: Job, runnerId: string, leaseMs: number): Promise<boolean>;
   /** Does the work; must settle soon after `context.signal` aborts. */
@@ -26,6 +27,9 @@ export interface JobQueue<Job extends { id: string }> {
 
 export interface RunnerOptions {
   maxJobs: number;
+  /** The share (0–1] of the slots one user's jobs may hold (POLYFORGE_USER_JOB_SHARE): at most
+   * that share rounded down, at least one slot. Unset: every slot. */
+  userShare?: number;
   leaseMs?: number;
   heartbeatMs?: number;
   pollMs?: number;
@@ -41,11 +45,13 @@ const DEFAULT_POLL_MS = 2_000;
  * job's lease with a heartbeat, and stops a job when it is cancelled or its lease is lost.
  */
 export class JobRunner<Job extends { id: string }> {
-  readonly runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly runnerId = newRunnerId();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
   private readonly pollMs: number;
+  /** How many of the slots one user's jobs may hold. */
+  readonly userSlots: number;
   private pollTimer: NodeJS.Timeout | undefined;
   private filling: Promise<void> | undefined;
   private refillRequested = false;
@@ -58,11 +64,13 @@ export class JobRunner<Job extends { id: string }> {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.userSlots = Math.max(1, Math.floor((options.userShare ?? 1) * options.maxJobs + 1e-9));
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    markRunnerLive(this.runnerId, true);
     this.pollTimer = setInterval(() => this.wake(), this.pollMs);
     this.wake();
   }
@@ -102,11 +110,16 @@ export class JobRunner<Job extends { id: string }> {
     await this.filling;
     for (const { controller } of this.running.values()) controller.abort("shutdown" satisfies StopReason);
     await Promise.all([...this.running.values()].map(({ done }) => done));
+    markRunnerLive(this.runnerId, false);
   }
 
   private async fill(): Promise<void> {
     while (!this.stopped && this.running.size < this.options.maxJobs) {
-      const job = await this.queue.claim(this.runnerId, this.leaseMs);
+      const job = await this.queue.claim({
+        runnerId: this.runnerId,
+        leaseMs: this.leaseMs,
+        userSlots: this.userSlots,
+      });
       if (!job) return;
       this.launch(job);
     }
