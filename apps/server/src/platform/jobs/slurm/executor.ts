@@ -11,6 +11,7 @@ import { SlurmMonitor } from "./monitor";
 import { type JobResources, jobSize, resourcesFor } from "./resources";
 import { SlurmRestClient } from "./rest-client";
 import type { SlurmSettings } from "./settings";
+import type { StoreTransfer } from "./transfer";
 
 /** A job Slurm has no record of at this many polls in a row is given up. */
 const MISSES_BEFORE_LOST = 2;
@@ -63,6 +64,28 @@ export function batchScript(
   ].join("\n");
 }
 
+/** The batch script of the store transfer: engine/remote_job.py fetches the inputs, runs the
+ * engine in the node's scratch directory and sends events and results back by the manifest's URLs. */
+export function remoteBatchScript(
+  python: string,
+  command: string,
+  manifest: Record<string, unknown>,
+  openmmPlatform = "CPU",
+): string {
+  return [
+    "#!/bin/bash",
+    `# PolyForge engine job (${command}), written by the server. Runs on a compute node: it needs the`,
+    "# engine's Python and to reach the file store; its files travel by the presigned URLs below.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell variable, expanded by bash on the node
+    'export OMP_NUM_THREADS="${SLURM_CPUS_PER_TASK:-1}"',
+    `export POLYFORGE_OPENMM_PLATFORM=${quote(openmmPlatform)}`,
+    `exec ${quote(python)} -m polyforge_engine.remote_job <<'POLYFORGE_MANIFEST'`,
+    JSON.stringify(manifest),
+    "POLYFORGE_MANIFEST",
+    "",
+  ].join("\n");
+}
+
 /**
  * Runs each engine job as a Slurm batch job (ISSUE 26). Files travel through the shared directory
  * (POLYFORGE_SLURM_SHARED_DIR): the input snapshot is written there, the engine's JSON lines and
@@ -75,31 +98,71 @@ export class SlurmExecutor implements EngineExecutor {
   readonly client: SlurmClient;
   private readonly monitor: SlurmMonitor;
 
+  /** Removals of ended jobs' objects from the store (store transfer), by job name. */
+  private readonly cleanups = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly settings: SlurmSettings,
     private readonly logger: FastifyBaseLogger,
     client?: SlurmClient,
+    /** The file store transfer (POLYFORGE_SLURM_TRANSFER=store); without it, the shared directory. */
+    private readonly transfer?: StoreTransfer,
   ) {
     this.client = client ?? (settings.rest ? new SlurmRestClient(settings.rest) : new SlurmCliClient());
     this.monitor = new SlurmMonitor(this.client, settings.pollMs, logger);
     this.maxJobs = settings.maxJobs;
   }
 
-  workdirFor(_workRoot: string, jobId: string): string {
-    return join(this.settings.sharedDir, jobId);
+  workdirFor(workRoot: string, jobId: string): string {
+    // With the store transfer the work directory is the server's own: the node has its copy.
+    return this.transfer ? join(workRoot, "slurm", jobId) : join(this.settings.sharedDir, jobId);
   }
 
   keepsWorkdir(stopReason: unknown): boolean {
+    if (this.transfer) return false; // the job's files are in the store
     return stopReason === "shutdown" || stopReason === "lease_lost";
   }
 
   async run(options: ExecutorRunOptions): Promise<ExecutorOutcome> {
+    const outcome = await this.runJob(options);
+    // The job's objects in the store go once it ended here (not when this server stops and leaves
+    // it to the next): later, so that a server stopping before the run is recorded collects the
+    // same results again.
+    const stopped = options.signal.aborted && options.signal.reason !== "cancelled";
+    if (this.transfer && !stopped) this.discardLater(options.jobName);
+    return outcome;
+  }
+
+  private discardLater(jobName: string): void {
+    clearTimeout(this.cleanups.get(jobName));
+    const discard = () => {
+      this.cleanups.delete(jobName);
+      void this.transfer
+        ?.discard(jobName)
+        .catch((err: unknown) =>
+          this.logger.warn({ err, jobName }, "removing a Slurm job's files from the store failed"),
+        );
+    };
+    const timer = setTimeout(discard, this.settings.storeCleanupMs);
+    timer.unref();
+    this.cleanups.set(jobName, timer);
+  }
+
+  /** Whether a runner got as far as submitting the job: its batch script (shared directory) or its
+   * inputs in the store are written just before sbatch. */
+  private async mayHaveSubmitted(options: ExecutorRunOptions, files: ReturnType<typeof jobFiles>) {
+    if (!options.onSubmitted) return false;
+    if (this.transfer) return this.transfer.hasInputs(options.jobName);
+    return (await stat(files.script).catch(() => undefined)) !== undefined;
+  }
+
+  private async runJob(options: ExecutorRunOptions): Promise<ExecutorOutcome> {
     const files = jobFiles(options.workdir);
     let id = options.externalId ?? undefined;
-    if (!id && options.onSubmitted && (await stat(files.script).catch(() => undefined))) {
-      // The batch script is written just before sbatch: a runner got that far and may have died
-      // before recording the job id. A job of this (per-execution) name is the one it submitted;
-      // it is followed, not submitted a second time.
+    if (!id && (await this.mayHaveSubmitted(options, files))) {
+      // The batch script (or the store's inputs) is written just before sbatch: a runner got that
+      // far and may have died before recording the job id. A job of this (per-execution) name is
+      // the one it submitted; it is followed, not submitted a second time.
       const found = await this.client.findByName(options.jobName);
       if (found && stateGroup(found.state) !== "cancelled") {
         this.logger.info(
@@ -107,32 +170,43 @@ export class SlurmExecutor implements EngineExecutor {
           "found a Slurm job submitted before a restart",
         );
         id = found.id;
-        await options.onSubmitted(id);
+        await options.onSubmitted?.(id);
       }
     }
     if (!id) {
       if (options.signal.aborted) return stoppedOutcome();
-      // The job reads its own copy of the input: the caller writes its input again when it takes
-      // a job back, while the job found above may be starting to read it.
-      await copyFile(options.inputPath, files.input);
       const resources = resourcesFor(options.command, jobSize(options.input), this.settings);
-      const script = batchScript(
-        this.settings.python ?? options.python ?? ENGINE_PYTHON,
-        options.command,
-        files.input,
-        options.workdir,
-        openmmPlatformFor(resources, this.settings),
-      );
-      await writeFile(files.script, script, { mode: 0o755 });
-      await rm(files.events, { force: true });
+      const python = this.settings.python ?? options.python ?? ENGINE_PYTHON;
+      const platform = openmmPlatformFor(resources, this.settings);
+      let script: string;
+      if (this.transfer) {
+        await rm(files.script, { force: true });
+        const manifest = await this.transfer.send(
+          options.jobName,
+          options.command,
+          options.workdir,
+          this.settings.scratchDir,
+        );
+        script = remoteBatchScript(python, options.command, manifest, platform);
+      } else {
+        // The job reads its own copy of the input: the caller writes its input again when it
+        // takes a job back, while the job found above may be starting to read it.
+        await copyFile(options.inputPath, files.input);
+        script = batchScript(python, options.command, files.input, options.workdir, platform);
+        await rm(files.events, { force: true });
+      }
+      // Readable by the server only (the store transfer's script holds its URLs).
+      await writeFile(files.script, script, { mode: 0o700 });
       try {
         id = await this.client.submit({
           name: options.jobName,
-          workdir: options.workdir,
+          // With the store transfer nothing of the job is on a shared path: it starts in the
+          // node's scratch directory, and what it prints is sent back by remote_job.
+          workdir: this.transfer ? this.settings.scratchDir : options.workdir,
           scriptPath: files.script,
           script,
-          stdoutPath: files.stdout,
-          stderrPath: files.stderr,
+          stdoutPath: this.transfer ? "/dev/null" : files.stdout,
+          stderrPath: this.transfer ? "/dev/null" : files.stderr,
           resources,
         });
       } catch (error) {
@@ -160,7 +234,10 @@ export class SlurmExecutor implements EngineExecutor {
   /** Follows the job through the monitor's polls until it ends or stops being ours. */
   private follow(id: string, options: ExecutorRunOptions, files: ReturnType<typeof jobFiles>) {
     return new Promise<ExecutorOutcome>((resolve) => {
-      const tail = new EventTail(files.events);
+      const { transfer } = this;
+      const tail = new EventTail(
+        transfer ? storeSource(() => transfer.events(options.jobName)) : fileSource(files.events),
+      );
       let settled = false;
       let busy = false;
       let misses = 0;
@@ -175,12 +252,12 @@ export class SlurmExecutor implements EngineExecutor {
       const onAbort = () => {
         settled || void this.stop(id, options).finally(() => finish(stoppedOutcome()));
       };
-      const readProgress = () => tail.read((stage, percent) => options.onProgress(stage, percent));
+      const readProgress = () => tail.read((...args) => options.onProgress(...args));
       const handle = async (state: SlurmJobState | undefined): Promise<ExecutorOutcome | undefined> => {
         if (!state) {
           if (++misses < MISSES_BEFORE_LOST) return undefined;
           await readProgress();
-          return tail.outcome ?? lostOutcome(id);
+          return tail.outcome ? this.withResults(tail.outcome, options) : lostOutcome(id);
         }
         misses = 0;
         const group = stateGroup(state.state);
@@ -199,7 +276,7 @@ export class SlurmExecutor implements EngineExecutor {
           return undefined;
         }
         await readProgress();
-        return this.finalOutcome(id, state, tail.outcome, files);
+        return this.withResults(await this.finalOutcome(id, state, tail.outcome, options), options);
       };
       const unwatch = this.monitor.watch(id, (state) => {
         if (settled || busy || options.signal.aborted) return;
@@ -227,12 +304,34 @@ export class SlurmExecutor implements EngineExecutor {
     await this.client.cancel(id).catch((err: unknown) => this.logger.warn({ err, slurmJobId: id }, "scancel failed"));
   }
 
+  /** A result's files, collected from the store into the server's work directory (store
+   * transfer; on the shared path they are there already). */
+  private async withResults(outcome: ExecutorOutcome, options: ExecutorRunOptions): Promise<ExecutorOutcome> {
+    if (outcome.kind !== "result" || !this.transfer) return outcome;
+    if (await this.transfer.collect(options.jobName, options.workdir)) return outcome;
+    return {
+      kind: "error",
+      code: "SLURM_RESULTS_MISSING",
+      message: "The job ended with a result, but its files did not reach the file store.",
+    };
+  }
+
+  /** The last of the engine's stderr: from the shared path, or as the node sent it to the store. */
+  private async stderrTail(options: ExecutorRunOptions): Promise<string> {
+    const text = this.transfer
+      ? await this.transfer.stderr(options.jobName).catch(() => "")
+      : await readFile(jobFiles(options.workdir).stderr, "utf8").catch(() => "");
+    const lines = text.trim().split("\n").filter(Boolean);
+    const last = lines.at(-1)?.slice(-STDERR_TAIL_BYTES);
+    return last ? ` Last output: ${last}` : "";
+  }
+
   /** What an ended job's Slurm state and the engine's own last word make of it. */
   private async finalOutcome(
     id: string,
     state: SlurmJobState,
     engine: EngineOutcome | undefined,
-    files: ReturnType<typeof jobFiles>,
+    options: ExecutorRunOptions,
   ): Promise<ExecutorOutcome> {
     const group = stateGroup(state.state);
     const name = state.state.split(/\s/)[0] ?? state.state;
@@ -244,7 +343,7 @@ export class SlurmExecutor implements EngineExecutor {
       return {
         kind: "error",
         code: "ENGINE_CRASHED",
-        message: `The engine stopped without a result (${slurmSays}).${await stderrTail(files.stderr)}`,
+        message: `The engine stopped without a result (${slurmSays}).${await this.stderrTail(options)}`,
       };
     }
     const limits: Record<string, [string, string]> = {
@@ -261,7 +360,7 @@ export class SlurmExecutor implements EngineExecutor {
     return {
       kind: "error",
       code: "SLURM_JOB_FAILED",
-      message: `The job failed on the cluster (${slurmSays}).${await stderrTail(files.stderr)}`,
+      message: `The job failed on the cluster (${slurmSays}).${await this.stderrTail(options)}`,
     };
   }
 }
@@ -278,12 +377,39 @@ function lostOutcome(id: string): ExecutorOutcome {
   };
 }
 
-async function stderrTail(path: string): Promise<string> {
-  const text = await readFile(path, "utf8").catch(() => "");
-  const lines = text.trim().split("\n").filter(Boolean);
-  const last = lines.at(-1)?.slice(-STDERR_TAIL_BYTES);
-  return last ? ` Last output: ${last}` : "";
+/** Reads the engine's JSON lines from `offset` on: the whole so far (`size`) and the bytes past it. */
+type EventSource = (offset: number) => Promise<{ size: number; data: Buffer } | undefined>;
+
+/** The events file on the shared path, read from the offset on. */
+function fileSource(path: string): EventSource {
+  return async (offset) => {
+    const handle = await open(path, "r").catch(() => undefined);
+    if (!handle) return undefined; // not started yet
+    try {
+      const { size } = await handle.stat();
+      const data = Buffer.alloc(Math.max(0, size - offset));
+      let read = 0;
+      while (read < data.length) {
+        const { bytesRead } = await handle.read(data, read, data.length - read, offset + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      return { size, data: data.subarray(0, read) };
+    } finally {
+      await handle.close();
+    }
+  };
 }
+
+/** The events the node last sent to the store (whole each time). */
+function storeSource(fetch: () => Promise<Buffer | undefined>): EventSource {
+  return async (offset) => {
+    const whole = await fetch();
+    return whole && { size: whole.length, data: whole.subarray(Math.min(offset, whole.length)) };
+  };
+}
+
+type EngineProgress = Parameters<typeof applyEngineLine>[2];
 
 /** Reads the engine's JSON lines as they grow (a requeued job starts the file again). */
 class EventTail {
@@ -292,7 +418,7 @@ class EventTail {
   private partial = "";
   private decoder = new StringDecoder("utf8");
 
-  constructor(private readonly path: string) {}
+  constructor(private readonly source: EventSource) {}
 
   reset(): void {
     this.offset = 0;
@@ -301,25 +427,18 @@ class EventTail {
     this.decoder = new StringDecoder("utf8");
   }
 
-  async read(onProgress: (stage: string, percent: number) => void): Promise<void> {
-    const handle = await open(this.path, "r").catch(() => undefined);
-    if (!handle) return; // not started yet
-    try {
-      const { size } = await handle.stat();
-      if (size < this.offset) this.reset();
-      const buffer = Buffer.alloc(64 * 1024);
-      while (this.offset < size) {
-        const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - this.offset), this.offset);
-        if (bytesRead === 0) break;
-        this.offset += bytesRead;
-        this.consume(this.decoder.write(buffer.subarray(0, bytesRead)), onProgress);
-      }
-    } finally {
-      await handle.close();
+  async read(onProgress: EngineProgress): Promise<void> {
+    let got = await this.source(this.offset);
+    if (got && got.size < this.offset) {
+      this.reset();
+      got = await this.source(0);
     }
+    if (!got || got.data.length === 0) return;
+    this.offset += got.data.length;
+    this.consume(this.decoder.write(got.data), onProgress);
   }
 
-  private consume(text: string, onProgress: (stage: string, percent: number) => void): void {
+  private consume(text: string, onProgress: EngineProgress): void {
     const lines = (this.partial + text).split("\n");
     this.partial = lines.pop() ?? "";
     for (const line of lines) this.outcome = applyEngineLine(line, this.outcome, onProgress);

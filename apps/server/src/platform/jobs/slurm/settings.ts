@@ -55,8 +55,14 @@ const optionalName = (what: string) =>
 /** The settings of the Slurm executor, merged into the server's settings (platform/config.ts). */
 export const slurmEnvironmentShape = {
   POLYFORGE_EXECUTOR: z.enum(["local", "slurm"]).default("local"),
+  /** How a job's files reach the compute node and come back: `shared`, a directory both see
+   * (POLYFORGE_SLURM_SHARED_DIR); `store`, the file store by presigned URLs (S3, or this server's
+   * signed URLs with the embedded store), for clusters without a filesystem shared with the server. */
+  POLYFORGE_SLURM_TRANSFER: z.enum(["shared", "store"]).default("shared"),
   /** A directory both the server and the compute nodes see (NFS, Lustre, …): inputs and results. */
   POLYFORGE_SLURM_SHARED_DIR: optionalText,
+  /** With the store transfer: where on the node a job runs (node-local scratch; default /tmp). */
+  POLYFORGE_SLURM_SCRATCH_DIR: optionalText,
   /** The engine's Python on the compute nodes (default: this checkout's .venv). */
   POLYFORGE_SLURM_PYTHON: optionalText,
   POLYFORGE_SLURM_PARTITION: optionalName("partition"),
@@ -87,7 +93,14 @@ const slurmEnvironmentSchema = z.object(slurmEnvironmentShape);
 type SlurmEnvironment = z.infer<typeof slurmEnvironmentSchema>;
 
 export interface SlurmSettings {
+  transfer: "shared" | "store";
+  /** The shared directory (transfer `shared`); unused with `store`. */
   sharedDir: string;
+  /** The node-local directory jobs run in with the store transfer. */
+  scratchDir: string;
+  /** How long a job's objects stay in the store after its end (store transfer), so that a server
+   * that stopped before recording the run collects the same results again. */
+  storeCleanupMs: number;
   python: string | undefined;
   defaults: SlurmResources;
   perKind: Partial<Record<(typeof ENGINE_JOB_KINDS)[number], SlurmResources>>;
@@ -104,7 +117,7 @@ export function slurmSettingsFrom(
   resolvePath: (path: string) => string,
 ): SlurmSettings | string | undefined {
   if (e.POLYFORGE_EXECUTOR !== "slurm") return undefined;
-  if (!e.POLYFORGE_SLURM_SHARED_DIR) {
+  if (e.POLYFORGE_SLURM_TRANSFER === "shared" && !e.POLYFORGE_SLURM_SHARED_DIR) {
     return "POLYFORGE_SLURM_SHARED_DIR must name a directory the compute nodes share when POLYFORGE_EXECUTOR is slurm";
   }
   let rest: SlurmSettings["rest"];
@@ -121,7 +134,10 @@ export function slurmSettingsFrom(
     };
   }
   return {
-    sharedDir: resolvePath(e.POLYFORGE_SLURM_SHARED_DIR),
+    transfer: e.POLYFORGE_SLURM_TRANSFER,
+    sharedDir: e.POLYFORGE_SLURM_SHARED_DIR ? resolvePath(e.POLYFORGE_SLURM_SHARED_DIR) : "",
+    scratchDir: e.POLYFORGE_SLURM_SCRATCH_DIR ?? "/tmp",
+    storeCleanupMs: 15 * 60_000,
     python: e.POLYFORGE_SLURM_PYTHON && resolvePath(e.POLYFORGE_SLURM_PYTHON),
     defaults: {
       partition: e.POLYFORGE_SLURM_PARTITION,
