@@ -31,6 +31,13 @@ describe("the executor setting", () => {
     expect(config.slurm?.sharedDir).toBe("/shared/jobs");
   });
 
+  it("needs no shared directory when files go through the store", () => {
+    const store = loadConfig({ POLYFORGE_EXECUTOR: "slurm", POLYFORGE_SLURM_TRANSFER: "store" }).slurm!;
+    expect(store).toMatchObject({ transfer: "store", scratchDir: "/tmp" });
+    expect(loadConfig(slurm).slurm?.transfer).toBe("shared");
+    expect(() => loadConfig({ ...slurm, POLYFORGE_SLURM_TRANSFER: "ftp" })).toThrow(/POLYFORGE_SLURM_TRANSFER/);
+  });
+
   it("validates resources per job kind", () => {
     const config = loadConfig({
       ...slurm,
