@@ -1,5 +1,7 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +9,7 @@ import { createSystemProcessing, type SystemProcessing } from "../src/modules/sy
 import { systems } from "../src/modules/systems/schema";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
-import { jobFileKeys, LocalJobFileUrls } from "../src/platform/jobs/slurm/transfer";
+import { jobFileKeys, LocalJobFileUrls, StoreTransfer } from "../src/platform/jobs/slurm/transfer";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
 import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
@@ -162,6 +164,25 @@ describe.skipIf(!hasSlurm).each([
     },
     240_000,
   );
+
+  it.skipIf(skip)("collects a job's results as often as asked, the same files each time", async () => {
+    const transfer = StoreTransfer.fromConfig(testApp.config);
+    const name = `polyforge-collect-${Date.now()}`;
+    const node = mkdtempSync(join(tmpdir(), "polyforge-node-"));
+    mkdirSync(join(node, "simulation"));
+    writeFileSync(join(node, "simulation", "final.pdb"), "ATOM      1  C1  PE  A   1\n");
+    writeFileSync(join(node, "report.json"), "{}");
+    await execFileAsync("tar", ["-cf", `${node}.tar`, "-C", node, "report.json", "simulation/final.pdb"]);
+    await transfer.store.put(jobFileKeys(name).results, `${node}.tar`);
+    const workdir = join(mkdtempSync(join(tmpdir(), "polyforge-server-")), "job");
+    expect(await transfer.collect(name, workdir)).toBe(true);
+    writeFileSync(join(workdir, "report.json"), "changed here");
+    expect(await transfer.collect(name, workdir)).toBe(true);
+    expect(readFileSync(join(workdir, "report.json"), "utf8")).toBe("{}");
+    expect(readFileSync(join(workdir, "simulation", "final.pdb"), "utf8")).toMatch(/^ATOM/);
+    await transfer.discard(name);
+    expect(await transfer.collect(name, workdir)).toBe(false);
+  });
 
   it.skipIf(skip || storeKind === "s3")("refuses a job file URL not signed for that object and method", async () => {
     const keys = jobFileKeys("polyforge-x");
