@@ -1,9 +1,16 @@
-import { Box } from "@mantine/core";
-import { useEffect, useRef } from "react";
-
-/** Above this many atoms the viewer drops hydrogens and draws lines, the cheapest style (a 100 k
- * atom melt then shows about a third of its atoms); below it, every atom as sticks. */
-const LARGE_SYSTEM_ATOMS = 20_000;
+import { ActionIcon, Box, Group, SegmentedControl, Stack, Text, Tooltip } from "@mantine/core";
+import { IconFocusCentered, IconMaximize, IconMinimize } from "@tabler/icons-react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { type CrystalCell, wrapMoleculesIntoCell } from "../lib/chemistry/periodicWrap";
+import {
+  COLOURINGS,
+  type Colouring,
+  LARGE_SYSTEM_ATOMS,
+  REPRESENTATIONS,
+  type Representation,
+  viewerStyle,
+} from "../lib/chemistry/viewerStyle";
 
 export interface StructureViewerProps {
   /** PDB text with a CRYST1 record (the periodic box). */
@@ -12,19 +19,28 @@ export interface StructureViewerProps {
   label: string;
 }
 
-interface CrystData {
-  a: number;
-  b: number;
-  c: number;
-  alpha: number;
-  beta: number;
-  gamma: number;
+interface GLViewer {
+  clear(): void;
+  render(): void;
+  resize(): void;
+  zoomTo(): void;
+  setStyle(selection: object, style: object): void;
+  getView(): number[];
+  setView(view: number[]): unknown;
+}
+
+/** A CRYST1 that describes a real cell (not the 1 Å placeholder of non-periodic files). */
+function usableCell(cell: CrystalCell | undefined): CrystalCell | undefined {
+  if (!cell) return undefined;
+  const values = [cell.a, cell.b, cell.c, cell.alpha, cell.beta, cell.gamma];
+  if (values.some((value) => !Number.isFinite(value)) || Math.min(cell.a, cell.b, cell.c) <= 1.5) return undefined;
+  return cell;
 }
 
 /** zoomTo centres on the atoms; molecules are kept whole, so in a periodic system they stick out
  * across the faces and the cell would sit off-centre. Centre an orthorhombic cell instead (the
  * zoom already takes the cell in). The view's first three numbers are the scene's offset. */
-function centreOnCell(viewer: { getView(): number[]; setView(view: number[]): unknown }, cell: CrystData | undefined) {
+function centreOnCell(viewer: GLViewer, cell: CrystalCell | undefined) {
   if (!cell || [cell.alpha, cell.beta, cell.gamma].some((angle) => Math.abs(angle - 90) > 1e-3)) return;
   const view = viewer.getView();
   view[0] = -cell.a / 2;
@@ -34,48 +50,157 @@ function centreOnCell(viewer: { getView(): number[]; setView(view: number[]): un
 }
 
 /**
- * An interactive 3D view of a structure with its periodic box (3Dmol.js, WebGL). Loaded lazily:
- * the library is fetched only when a completed run is shown.
+ * An interactive 3D view of a structure with its periodic box (3Dmol.js, WebGL): molecules whole
+ * and wrapped into the cell, a choice of representation and colouring, reset view and full screen.
+ * Loaded lazily: the library is fetched only when a structure is shown.
  */
 export default function StructureViewer({ pdb, atoms, label }: StructureViewerProps) {
+  const { t } = useTranslation();
+  const frame = useRef<HTMLDivElement>(null);
   const container = useRef<HTMLDivElement>(null);
+  const viewer = useRef<{ gl: GLViewer; cell?: CrystalCell; molecules?: Int32Array } | null>(null);
+  const large = atoms > LARGE_SYSTEM_ATOMS;
+  const [representation, setRepresentation] = useState<Representation>(large ? "lines" : "sticks");
+  const [colouring, setColouring] = useState<Colouring>("element");
+  const [fullScreen, setFullScreen] = useState(false);
+  const [loaded, setLoaded] = useState(false);
+  const [periodic, setPeriodic] = useState(false);
+  const styleRef = useRef({ representation, colouring });
+  styleRef.current = { representation, colouring };
 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
     let disposed = false;
-    let viewer: { clear(): void } | undefined;
     void import("3dmol").then(($3Dmol) => {
       if (disposed) return;
-      const glViewer = $3Dmol.createViewer(element, { backgroundColor: "white" });
-      const large = atoms > LARGE_SYSTEM_ATOMS;
-      const model = glViewer.addModel(pdb, "pdb", { keepH: !large });
-      glViewer.setStyle(
-        {},
-        large ? { line: { colorscheme: "Jmol" } } : { stick: { radius: 0.12, colorscheme: "Jmol" } },
-      );
-      glViewer.addUnitCell(model, { box: { color: "purple" } });
-      glViewer.zoomTo();
-      centreOnCell(glViewer, model.getCrystData());
-      glViewer.render();
-      viewer = glViewer;
+      const gl = $3Dmol.createViewer(element, { backgroundColor: "white" }) as unknown as GLViewer &
+        ReturnType<typeof $3Dmol.createViewer>;
+      const model = gl.addModel(pdb, "pdb", { keepH: !large });
+      const cell = usableCell(model.getCrystData() as CrystalCell | undefined);
+      // Whole molecules, each moved by cell vectors to have its centre in the cell.
+      const molecules = cell
+        ? wrapMoleculesIntoCell(model.selectedAtoms({}) as Parameters<typeof wrapMoleculesIntoCell>[0], cell)
+        : undefined;
+      const { representation: shown, colouring: coloured } = styleRef.current;
+      gl.setStyle({}, viewerStyle(shown, coloured, molecules));
+      if (cell) gl.addUnitCell(model, { box: { color: "purple" } });
+      gl.zoomTo();
+      centreOnCell(gl, cell);
+      gl.render();
+      viewer.current = { gl, cell, molecules };
+      setPeriodic(cell !== undefined);
+      setLoaded(true);
     });
     return () => {
       disposed = true;
-      viewer?.clear();
+      viewer.current?.gl.clear();
+      viewer.current = null;
+      setLoaded(false);
       element.replaceChildren();
     };
-  }, [pdb, atoms]);
+  }, [pdb, large]);
+
+  // A new representation or colouring restyles the loaded model (the view stays where it is).
+  useEffect(() => {
+    const current = viewer.current;
+    if (!loaded || !current) return;
+    current.gl.setStyle({}, viewerStyle(representation, colouring, current.molecules));
+    current.gl.render();
+  }, [representation, colouring, loaded]);
+
+  const resetView = useCallback(() => {
+    const current = viewer.current;
+    if (!current) return;
+    current.gl.zoomTo();
+    centreOnCell(current.gl, current.cell);
+    current.gl.render();
+  }, []);
+
+  // Full screen holds the toolbar and the view; the canvas follows the new size.
+  useEffect(() => {
+    const changed = () => {
+      setFullScreen(document.fullscreenElement === frame.current && frame.current !== null);
+      requestAnimationFrame(() => {
+        viewer.current?.gl.resize();
+        viewer.current?.gl.render();
+      });
+    };
+    document.addEventListener("fullscreenchange", changed);
+    return () => document.removeEventListener("fullscreenchange", changed);
+  }, []);
+  const toggleFullScreen = useCallback(() => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void frame.current?.requestFullscreen?.();
+  }, []);
 
   return (
-    <Box
-      ref={container}
-      role="img"
-      aria-label={label}
-      data-testid="structure-viewer"
-      pos="relative"
-      h={420}
-      style={{ border: "1px solid var(--mantine-color-gray-3)", borderRadius: 8, overflow: "hidden" }}
-    />
+    <Stack ref={frame} gap="xs" bg="white" p={fullScreen ? "md" : 0} h={fullScreen ? "100vh" : undefined}>
+      <Group gap="sm" justify="space-between" wrap="wrap">
+        <Group gap="sm" wrap="wrap">
+          <SegmentedControl
+            size="xs"
+            aria-label={t("viewer.representation")}
+            value={representation}
+            onChange={(value) => setRepresentation(value as Representation)}
+            data={REPRESENTATIONS.map((value) => ({ value, label: t(`viewer.representations.${value}`) }))}
+          />
+          <Group gap={6} wrap="nowrap">
+            <Text size="xs" c="dimmed">
+              {t("viewer.colour")}
+            </Text>
+            <SegmentedControl
+              size="xs"
+              aria-label={t("viewer.colour")}
+              value={colouring}
+              onChange={(value) => setColouring(value as Colouring)}
+              data={COLOURINGS.map((value) => ({ value, label: t(`viewer.colours.${value}`) }))}
+            />
+          </Group>
+        </Group>
+        <Group gap={4}>
+          <Tooltip label={t("viewer.resetView")}>
+            <ActionIcon variant="default" aria-label={t("viewer.resetView")} onClick={resetView} disabled={!loaded}>
+              <IconFocusCentered size={16} />
+            </ActionIcon>
+          </Tooltip>
+          <Tooltip label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}>
+            <ActionIcon
+              variant="default"
+              aria-label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}
+              onClick={toggleFullScreen}
+            >
+              {fullScreen ? <IconMinimize size={16} /> : <IconMaximize size={16} />}
+            </ActionIcon>
+          </Tooltip>
+        </Group>
+      </Group>
+      <Box
+        ref={container}
+        role="img"
+        aria-label={label}
+        data-testid="structure-viewer"
+        data-representation={representation}
+        data-colouring={colouring}
+        pos="relative"
+        h={fullScreen ? undefined : 420}
+        style={{
+          flex: fullScreen ? 1 : undefined,
+          border: "1px solid var(--mantine-color-gray-3)",
+          borderRadius: 8,
+          overflow: "hidden",
+        }}
+      />
+      {periodic || large ? (
+        <Text size="xs" c="dimmed">
+          {[
+            periodic ? t("viewer.wrapped") : null,
+            large ? t("viewer.hydrogensHidden", { count: LARGE_SYSTEM_ATOMS.toLocaleString("en-US") }) : null,
+          ]
+            .filter(Boolean)
+            .join(" ")}
+        </Text>
+      ) : null}
+    </Stack>
   );
 }
