@@ -1,12 +1,13 @@
 import { Alert, Anchor, Button, Card, Loader, Modal, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { createSystemForm } from "@polyforge/contracts/systems";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type ReactNode, useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
+import { type ReactNode, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { fieldErrors } from "../ordering";
 import { fetchBlock, finishDraft, queryKeys } from "../polymerBuilderApi";
 import {
   allStepsComplete,
@@ -40,14 +41,18 @@ export function CreateStep({
   const { t } = useTranslation("polymerBuilder");
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [name, setName] = useState("");
-  const [error, setError] = useState<string>();
-  const [projectId, setProjectId] = useState<string | null>(null);
+  const form = useForm<{ name: string; project_id: string | null }>({
+    mode: "controlled",
+    initialValues: { name: "", project_id: null },
+    validate: zod4Resolver(createSystemForm),
+    validateInputOnChange: true,
+  });
   const complete = allStepsComplete(completion);
   const create = useMutation({
     mutationFn: (systemName: string) => finishDraft(draftId, { name: systemName, is_draft: false }),
     onSuccess: async (system) => {
       queryClient.removeQueries({ queryKey: queryKeys.all });
+      const projectId = form.getValues().project_id;
       if (filing && projectId) await filing.file(system, projectId);
       await queryClient.invalidateQueries({ queryKey: ["systems"] });
       toast.success(t("create.created"));
@@ -56,27 +61,34 @@ export function CreateStep({
     onError: (e) => toast.error(t("create.failed"), { description: e.message }),
   });
 
-  function submit() {
-    const parsed = createSystemForm.safeParse({ name });
-    setError(parsed.success ? undefined : fieldErrors(parsed.error.issues).name);
-    // A second click while the system is being created sends nothing.
-    if (parsed.success && !create.isPending) create.mutate(parsed.data.name);
-  }
+  // A second click while the system is being created sends nothing (the pending state re-renders
+  // too late for a double click).
+  const creating = useRef(false);
+  const submit = form.onSubmit((values) => {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(createSystemForm.parse(values).name, {
+      onSettled: () => {
+        creating.current = false;
+      },
+    });
+  });
 
   return (
     <Stack>
       <Title order={3}>{t("create.heading")}</Title>
-      <TextInput
-        w={360}
-        label={t("create.systemName")}
-        value={name}
-        error={error}
-        onChange={(e) => setName(e.currentTarget.value)}
-      />
-      {filing?.field({ value: projectId, onChange: setProjectId })}
-      <Button w="fit-content" disabled={!complete} loading={create.isPending} onClick={submit}>
-        {t("create.button")}
-      </Button>
+      <form noValidate onSubmit={submit}>
+        <Stack>
+          <TextInput w={360} label={t("create.systemName")} {...form.getInputProps("name")} />
+          {filing?.field({
+            value: form.values.project_id,
+            onChange: (value) => form.setFieldValue("project_id", value),
+          })}
+          <Button type="submit" w="fit-content" disabled={!complete} loading={create.isPending}>
+            {t("create.button")}
+          </Button>
+        </Stack>
+      </form>
       {complete ? <Review /> : <Alert color="yellow">{t("create.incomplete")}</Alert>}
     </Stack>
   );
