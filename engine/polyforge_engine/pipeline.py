@@ -29,7 +29,8 @@ from polyforge_engine.simulate.properties import ChainKind, measure_properties
 from polyforge_engine.simulate.references import reference_for_units
 from polyforge_engine.versions import tool_versions
 
-StageProgress = Callable[[str, float], None]
+# (stage, percent[, fields]): the fields (dynamics: simulated_ns, total_ns, remaining_s) go out as they are.
+StageProgress = Callable[..., None]
 DEFAULT_PRESSURE_BAR = 1.0
 
 
@@ -37,9 +38,9 @@ def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
     """Report a stage's own 0-100 % as its share of the whole command, checking for cancellation."""
     low, high = stage_span
 
-    def report(stage: str, percent: float) -> None:
+    def report(stage: str, percent: float, fields: dict[str, Any] | None = None) -> None:
         raise_if_cancelled()
-        events.progress(stage, low + (high - low) * max(0.0, min(100.0, percent)) / 100)
+        events.progress(stage, low + (high - low) * max(0.0, min(100.0, percent)) / 100, **(fields or {}))
 
     return report
 
@@ -161,7 +162,9 @@ def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> St
     steps = md_protocol.minimization_steps + md_protocol.dynamics_steps
     split = low + (high - low) * (md_protocol.minimization_steps / steps if steps else 1.0)
     minimisation, dynamics = stage_progress((low, split)), stage_progress((split, high))
-    return lambda stage, percent: (minimisation if stage == "minimisation" else dynamics)(stage, percent)
+    return lambda stage, percent, fields=None: (minimisation if stage == "minimisation" else dynamics)(
+        stage, percent, fields
+    )
 
 
 def _named(report: StageProgress, stage: str) -> StageProgress:

@@ -21,7 +21,7 @@ from polymer_samples import PE_UNIT, melt
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 
 
-def _no_progress(stage: str, percent: float) -> None:
+def _no_progress(stage: str, percent: float, *_: object) -> None:
     pass
 
 

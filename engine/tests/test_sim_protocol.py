@@ -89,7 +89,7 @@ def test_equilibration_stages_show_as_progress_and_in_energies(tmp_path: Path) -
     seen: list[tuple[str, float]] = []
     protocol = Protocol(0, 840, 200.0, "NPT", 4, pressure_bar=500.0, equilibration="melt_21_step")
     report, files = run_protocol(
-        tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", protocol, tmp_path, lambda s, p: seen.append((s, p))
+        tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", protocol, tmp_path, lambda s, p, *_: seen.append((s, p))
     )
     labels = list(dict.fromkeys(stage for stage, _ in seen))
     assert labels == [f"equilibration stage {n} of 21: {s.describe()}" for n, s in enumerate(report.stages, 1)]

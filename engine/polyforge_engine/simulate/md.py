@@ -48,7 +48,8 @@ _MOLAR_GAS_CONSTANT = 0.00831446261815324  # kJ/(mol K)
 _AMU_PER_A3_TO_G_PER_CM3 = 1.66053906660
 
 Ensemble = Literal["NVE", "NVT", "NPT"]
-ProgressCallback = Callable[[str, float], None]
+# (stage, percent[, fields]): dynamics add a third argument, {simulated_ns, total_ns, remaining_s} (time_left).
+ProgressCallback = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -346,6 +347,7 @@ def _dynamics(
         temperatures.append(_record(simulation, 0, dof, cell, 1, energies, None))
         done = 0
         last_progress = time.monotonic()
+        started = last_progress
         for number, stage in enumerate(stages, start=1):
             _enter_stage(simulation, stage, barostat, barostat_interval(protocol))
             if len(stages) > 1:
@@ -362,10 +364,22 @@ def _dynamics(
                 if recorded:
                     temperatures.append(_record(simulation, done, dof, cell, number, energies, dcd))
                 if recorded or time.monotonic() - last_progress >= PROGRESS_EVERY_S:
-                    progress(_stage_label(stages, number), 100 * done / total_steps)
+                    elapsed = time.monotonic() - started
+                    progress(_stage_label(stages, number), 100 * done / total_steps, time_left(done, total_steps, elapsed))
                     last_progress = time.monotonic()
     log.write(f"dynamics finished after {total_steps} steps\n")
     return temperatures
+
+
+def time_left(done: int, total: int, elapsed_s: float) -> dict[str, float | None]:
+    """What a dynamics progress line adds (issue 23): nanoseconds simulated and in all, and the wall
+    time left at the speed so far (None until a second of dynamics has been timed)."""
+    remaining = elapsed_s / done * (total - done) if done > 0 and elapsed_s >= 1.0 else None
+    return {
+        "simulated_ns": round(done * TIMESTEP_FS * 1e-6, 6),
+        "total_ns": round(total * TIMESTEP_FS * 1e-6, 6),
+        "remaining_s": round(remaining, 1) if remaining is not None else None,
+    }
 
 
 def _stage_label(stages: list[Stage], number: int) -> str:
