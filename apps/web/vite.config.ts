@@ -1,7 +1,8 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 
-// In development the API server (make start, port 8080) serves everything that is not the SPA.
+// In development (`npm run dev`) the API server on port 8080 serves everything that is not the SPA:
+// the API and its socket, sign-in, the client config and the user guide.
 const backend = process.env.POLYFORGE_BACKEND_URL ?? "http://localhost:8080";
 
 export default defineConfig({
@@ -17,10 +18,13 @@ export default defineConfig({
     commonjsOptions: { transformMixedEsModules: true },
   },
   server: {
+    port: 5173,
+    strictPort: true,
     proxy: {
       "/api": { target: backend, ws: true, changeOrigin: false },
       "/auth": { target: backend, changeOrigin: false },
       "/config.json": { target: backend, changeOrigin: false },
+      "/docs": { target: backend, changeOrigin: false },
     },
   },
 });

@@ -6,8 +6,13 @@ export const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
 /** The drizzle-kit migrations applied at start. */
 export const MIGRATIONS_DIR = resolve(REPO_ROOT, "apps/server/migrations");
 
-/** The engine's Python (the `.venv` that `make start` creates). */
-export const ENGINE_PYTHON = resolve(REPO_ROOT, ".venv/bin/python");
+/** The engine's Python: POLYFORGE_ENGINE_PYTHON (a worker on another machine has its own), else the
+ * `.venv` that `make start` creates in this checkout. */
+export const ENGINE_PYTHON = enginePython(process.env.POLYFORGE_ENGINE_PYTHON);
+
+export function enginePython(setting: string | undefined): string {
+  return setting?.trim() ? resolve(setting.trim()) : resolve(REPO_ROOT, ".venv/bin/python");
+}
 
 /** The GrowthBook-format feature file served at /api/features/{clientKey}. */
 export const FEATURES_FILE = resolve(REPO_ROOT, "deploy/growthbook/features.json");
