@@ -17,6 +17,7 @@ import { molecularSystemsRoutes } from "./modules/molecular-systems/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
 import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
 import { polymersRoutes } from "./modules/polymers/routes";
+import { potentialsRoutes } from "./modules/potentials/routes";
 import { projectsRoutes } from "./modules/projects/routes";
 import { segmentsRoutes } from "./modules/segments/routes";
 import { systemExecutionsRoutes } from "./modules/system-executions/routes";
@@ -109,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const closeResources = async () => {
     await processing.runner.stop();
     await processing.structures.stop();
+    await processing.potentials.stop();
     await notifications?.close();
     await database.close();
   };
@@ -118,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (options.runJobs !== false) {
       processing.runner.start();
       processing.structures.start();
+      processing.potentials.start();
     }
   } catch (err) {
     await closeResources();
@@ -166,6 +169,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(systemExecutionsRoutes(context));
       await api.register(systemCatalogueRoutes(context));
       await api.register(molecularSystemsRoutes(context));
+      await api.register(potentialsRoutes(context));
       await api.register(projectsRoutes(context));
     },
     { prefix: "/api/v2" },

@@ -21,9 +21,10 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel });
   const database = await openDatabase(databaseTarget(config), logger);
-  const { runner, structures } = createSystemProcessing(config, database.db, logger);
+  const { runner, structures, potentials } = createSystemProcessing(config, database.db, logger);
   runner.start();
   structures.start();
+  potentials.start();
   logger.info({ runnerId: runner.runnerId, maxJobs: config.maxJobs }, "PolyForge worker is waiting for jobs");
 
   // On SIGTERM the running jobs are handed back to the queue for another runner.
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, "worker stopping");
-    Promise.all([runner.stop(), structures.stop()])
+    Promise.all([runner.stop(), structures.stop(), potentials.stop()])
       .then(() => database.close())
       .then(
         () => process.exit(0),

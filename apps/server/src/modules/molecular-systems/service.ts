@@ -15,13 +15,8 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import {
-  bareEtag,
-  type FileStore,
-  MIN_PART_BYTES,
-  MultipartError,
-  normalizeCompletedParts,
-} from "../../platform/storage/file-store";
+import type { FileStore } from "../../platform/storage/file-store";
+import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
 import { isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
 import type { SystemRow } from "../systems/schema";
 import {
@@ -209,46 +204,7 @@ export async function listUploadParts(
 }
 
 function storeError(error: unknown): unknown {
-  if (!(error instanceof MultipartError)) return error;
-  const status = error.code === "NoSuchUpload" ? 404 : 400;
-  return new AppError(status, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED, {
-    reason: error.code,
-    message: error.message,
-    ...(error.partNumber !== undefined ? { part_number: error.partNumber } : {}),
-  });
-}
-
-/**
- * The part list checked against what the store holds before anything is assembled, so a bad list
- * keeps every stored part for a retry: parts 1…n each stored with the ETag given, every one but the
- * last at least 5 MB, together exactly the size begun with.
- */
-function checkPartList(
-  given: UploadCompleteBody["parts"],
-  stored: UploadedPart[],
-  fileSize: number,
-): ReturnType<typeof normalizeCompletedParts> {
-  const ordered = normalizeCompletedParts(given);
-  const byNumber = new Map(stored.map((part) => [part.part_number, part]));
-  let total = 0;
-  ordered.forEach((part, index) => {
-    if (part.part_number !== index + 1) {
-      throw new MultipartError("InvalidPart", `Part ${index + 1} is missing from the list.`, index + 1);
-    }
-    const found = byNumber.get(part.part_number);
-    if (!found) throw new MultipartError("InvalidPart", `Part ${part.part_number} was not uploaded.`, part.part_number);
-    if (bareEtag(found.etag) !== part.etag) {
-      throw new MultipartError("InvalidPart", `Part ${part.part_number}'s ETag does not match.`, part.part_number);
-    }
-    if (index < ordered.length - 1 && found.size < MIN_PART_BYTES) {
-      throw new MultipartError("EntityTooSmall", `Part ${part.part_number} is smaller than 5 MB.`, part.part_number);
-    }
-    total += found.size;
-  });
-  if (total !== fileSize) {
-    throw new MultipartError("InvalidPart", `The parts hold ${total} bytes, not the file's ${fileSize}.`);
-  }
-  return ordered;
+  return multipartApiError(error, SystemErrors.CREATE_UPLOADED_SYSTEM_FAILED);
 }
 
 /** POST …/upload/complete: assembles the file and queues its validation (pending_validation). */
@@ -360,4 +316,44 @@ export async function openUploadedFile(
   const complete = ["pending_validation", "validating", "valid", "invalid", "error"].includes(data.status);
   if (!complete || !data.file) throw new AppError(409, SystemErrors.GET_FILES_NOT_READY, { status: data.status });
   return openKey(deps.store, uploadKey(system.id, data.file), data.file);
+}
+
+/** Where a system's structure is, for the potentials that parametrise it (issue 21). */
+export interface PotentialStructure {
+  system: SystemRow;
+  /** The structure is validated (file) or converted (SMILES): potentials can be made for it. */
+  ready: boolean;
+  status: string;
+  /** The structure file's store key and a file name with its extension (the engine reads the
+   * format from it): the converted SMILES's SDF (bond orders known), else the uploaded file. */
+  key: string;
+  fileName: string;
+}
+
+/** The caller's system as its potentials see it: another user's (or an archived one) answers 404,
+ * a polymer-builder system 400 (its potentials come from the builder's force fields). */
+export async function structureForPotentials(db: Db, user: AuthenticatedUser, id: string): Promise<PotentialStructure> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const system = await findOwnSystem(db, user.id, id);
+  if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
+  if (system.origin !== "upload" && system.origin !== "smiles") {
+    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });
+  }
+  const data = molecularData(system);
+  if (system.origin === "smiles") {
+    return {
+      system,
+      ready: data.status === "converted",
+      status: data.status,
+      key: structureKey(system.id, "structure.sdf"),
+      fileName: "structure.sdf",
+    };
+  }
+  return {
+    system,
+    ready: data.status === "valid",
+    status: data.status,
+    key: uploadKey(system.id, data.file ?? ""),
+    fileName: data.file ?? "structure.pdb",
+  };
 }

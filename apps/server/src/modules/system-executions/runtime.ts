@@ -7,6 +7,7 @@ import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
 import { createFileStore, type FileStore } from "../../platform/storage/file-store";
 import type { StructureJobRow } from "../molecular-systems/schema";
 import { StructureJobQueue } from "../molecular-systems/structure-jobs";
+import { type PotentialJob, PotentialJobQueue } from "../potentials/jobs";
 import { type ProcessingOptions, SystemProcessingQueue } from "./processing";
 import type { SystemExecutionRow } from "./schema";
 
@@ -17,6 +18,9 @@ export interface SystemProcessing {
   /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
    * and slots, so a long simulation never holds back a file's validation. */
   structures: JobRunner<StructureJobRow>;
+  /** Potential generation (generate-potential) and .top checks (validate-topology), issue 21: its
+   * own queue and slots too. */
+  potentials: JobRunner<PotentialJob>;
 }
 
 export type ProcessingTuning = Partial<
@@ -48,5 +52,7 @@ export function createSystemProcessing(
   const runner = new JobRunner(queue, { ...tuning, ...slots, logger });
   const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
   const structures = new JobRunner(structureQueue, { ...tuning, ...slots, logger });
-  return { store, runner, structures };
+  const potentialQueue = new PotentialJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
+  const potentials = new JobRunner(potentialQueue, { ...tuning, ...slots, logger });
+  return { store, runner, structures, potentials };
 }

@@ -8,6 +8,7 @@ import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { findDraftSystem, isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
+import { potentialSummaries } from "../potentials/service";
 import { notifyStatus } from "../system-executions/processing";
 import {
   executionResponse,
@@ -93,16 +94,15 @@ export async function finishDraft(
   return systemResponse(row);
 }
 
-/** A system as the catalogue and the detail page read it: with its executions, oldest first.
- * No potentials can be attached to a system yet, so the list is empty. */
+/** A system as the catalogue and the detail page read it: with its potentials and its executions,
+ * oldest first. */
 async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
-  const executions = await executionsOfSystems(
-    db,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const executions = await executionsOfSystems(db, ids);
+  const potentials = await potentialSummaries(db, ids);
   return rows.map((row) => ({
     ...systemResponse(row),
-    potentials: [],
+    potentials: potentials.get(row.id) ?? [],
     system_executions: (executions.get(row.id) ?? []).map(executionResponse),
   }));
 }

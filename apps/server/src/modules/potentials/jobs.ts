@@ -1,0 +1,372 @@
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
+import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
+import type { GeneratedPotentialResult, PotentialMoleculeKind } from "@polyforge/contracts/potentials";
+import type { ResultFile } from "@polyforge/contracts/system-executions";
+import { fileExtension } from "@polyforge/contracts/uploads";
+import { sql } from "drizzle-orm";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "../../platform/db/database";
+import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
+import { withoutPaths } from "../../platform/jobs/engine-process";
+import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
+import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import type { FileStore } from "../../platform/storage/file-store";
+import {
+  ACTIVE_STATUSES,
+  findPotentialById,
+  giveUpInterrupted,
+  HELD_STATUSES,
+  notifyPotential,
+  type PotentialUpdate,
+  renewLease,
+  updatePotential,
+  WAITING_STATUSES,
+} from "./repository";
+import type { PotentialRow } from "./schema";
+import { potentialKey } from "./service";
+
+/** A potential as the runner holds it (the row is the job). */
+export type PotentialJob = PotentialRow;
+
+/** A job taken back this many times (its runner kept dying) ends in error. */
+export const MAX_POTENTIAL_ATTEMPTS = 3;
+/** Progress is written (and pushed) at most this often; status changes go out at once. */
+const PROGRESS_INTERVAL_MS = 2_000;
+
+/** Engine codes that say the run itself broke (error, restartable), not the user's input (failed). */
+const RUNNER_FAILURES = new Set([
+  "ENGINE_CRASHED",
+  "ENGINE_NOT_FOUND",
+  "INVALID_INPUT",
+  "INTERNAL_ERROR",
+  "TIME_LIMIT",
+  "MEMORY_LIMIT",
+  "PROCESSING_FAILED",
+  "CANCELLED",
+]);
+
+export interface PotentialJobOptions {
+  db: Db;
+  store: FileStore;
+  /** Engine work directories are created under it and removed after each run. */
+  workRoot: string;
+  logger: FastifyBaseLogger;
+  /** Where the engine runs (POLYFORGE_EXECUTOR): here by default, or on Slurm. */
+  executor?: EngineExecutor;
+}
+
+type Outcome = PotentialUpdate & { status: string };
+
+/**
+ * Potentials as jobs of the runner (ARCHITECTURE §7): a generated potential runs generate-potential
+ * on the system's structure, an uploaded one validate-topology on its .top against that structure.
+ * The row is the job, claimed with the shared claim (lease, heartbeat, fair share); a cancelled or
+ * deleted potential is no longer the runner's at its next heartbeat, which kills the engine.
+ */
+export class PotentialJobQueue implements JobQueue<PotentialRow> {
+  private readonly executor: EngineExecutor;
+
+  constructor(private readonly options: PotentialJobOptions) {
+    this.executor = options.executor ?? new LocalExecutor(1);
+  }
+
+  async claim(request: ClaimRequest): Promise<PotentialRow | undefined> {
+    const { db } = this.options;
+    for (const row of await giveUpInterrupted(db, MAX_POTENTIAL_ATTEMPTS)) await notifyPotential(db, row);
+    // A generation for a scheduler waits there (for its resources) until the scheduler starts it.
+    const started = this.executor.kind === "local" ? "processing" : "waiting_for_resources";
+    const claimed = await claimJob(
+      db,
+      {
+        table: "potentials",
+        waiting: WAITING_STATUSES,
+        active: ACTIVE_STATUSES,
+        set: sql`status = CASE status WHEN 'pending_validation' THEN 'validating' WHEN 'waiting_for_resources' THEN ${started} ELSE status END,
+          progress = 0, stage = NULL, error_code = NULL, error_message = NULL`,
+      },
+      request,
+    );
+    if (!claimed) return undefined;
+    const row = await findPotentialById(db, claimed.id);
+    if (row) await notifyPotential(db, row);
+    return row;
+  }
+
+  renew(job: PotentialRow, runnerId: string, leaseMs: number): Promise<boolean> {
+    return renewLease(this.options.db, job.id, runnerId, leaseMs);
+  }
+
+  async run(job: PotentialRow, { runnerId, signal }: JobContext): Promise<void> {
+    const { logger } = this.options;
+    // On the shared path for Slurm: the compute node reads the inputs and writes the results there.
+    const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `potential-${job.id}`, job.attempts);
+    try {
+      await mkdir(workdir, { recursive: true });
+      const outcome =
+        job.origin === "generate"
+          ? await this.generate(job, runnerId, workdir, signal)
+          : await this.validate(job, workdir, signal);
+      if (signal.aborted) {
+        // Cancelled, deleted or taken back: no longer ours to write. On shutdown, hand it back.
+        if (signal.reason === "shutdown") await this.release(job, runnerId);
+        return;
+      }
+      await this.finish(job, runnerId, outcome);
+    } catch (err) {
+      logger.error({ err, potentialId: job.id }, "potential job failed");
+      if (signal.aborted) return;
+      const message =
+        job.origin === "generate"
+          ? "The potential could not be generated. Try again."
+          : "The topology could not be checked.";
+      await this.finish(job, runnerId, {
+        status: "error",
+        errorCode: "PROCESSING_FAILED",
+        errorMessage: message,
+        ...(job.origin === "upload" ? { problem: { code: "PROCESSING_FAILED", message, line: null } } : {}),
+      }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed potential job failed"));
+    } finally {
+      await rm(workdir, { recursive: true, force: true });
+    }
+  }
+
+  /** The structure the potential parametrises, copied into the work directory under its format's
+   * extension (the engine reads the format from it). */
+  private async structureFile(job: PotentialRow, workdir: string): Promise<string> {
+    const extension = fileExtension(String(job.input.file ?? "")) || ".pdb";
+    const local = join(workdir, `structure${extension}`);
+    await this.options.store.download(String(job.input.key), local);
+    return local;
+  }
+
+  /** generate-potential: GAFF/GAFF2 parameters, AM1-BCC charges, minimisation; its files are kept. */
+  private async generate(job: PotentialRow, runnerId: string, workdir: string, signal: AbortSignal): Promise<Outcome> {
+    const parameters = job.parameters ?? {};
+    const input = {
+      structure_file: await this.structureFile(job, workdir),
+      force_field: parameters.force_field,
+      charge: parameters.charge,
+      minimization_steps: parameters.minimization_steps,
+      system: { name: job.name, sanitized_name: job.sanitizedName || "potential" },
+    };
+    const progress = new ProgressWriter((values) => this.update(job, runnerId, values));
+    const outcome = await this.engine("generate-potential", input, workdir, signal, job, {
+      onProgress: (stage, percent) => progress.report(percent, stage),
+      onQueueState: ({ waiting, reason }) =>
+        progress.now({
+          status: waiting ? "waiting_for_resources" : "processing",
+          schedulerReason: reason,
+          ...(waiting ? { progress: 0, stage: null } : {}),
+        }),
+    });
+    await progress.flushed();
+    if (outcome.kind === "cancelled") return { status: "cancelled", errorMessage: outcome.message };
+    if (outcome.kind === "error") {
+      return {
+        status: RUNNER_FAILURES.has(outcome.code) ? "error" : "failed",
+        errorCode: outcome.code,
+        errorMessage: withoutPaths(outcome.message),
+      };
+    }
+    const resultFiles: ResultFile[] = [];
+    for (const relativePath of resultPaths(outcome.payload)) {
+      const path = resolve(workdir, relativePath);
+      if (!path.startsWith(resolve(workdir) + sep)) continue; // only files the engine wrote in its workdir
+      if (!(await stat(path).catch(() => undefined))?.isFile()) continue;
+      const name = basename(path);
+      if (resultFiles.some((file) => file.name === name)) continue;
+      resultFiles.push({ name, size: await this.options.store.put(potentialKey(job.id, name), path) });
+    }
+    return {
+      status: "completed",
+      progress: 100,
+      stage: null,
+      resultFiles,
+      result: generatedResultOf(outcome.payload),
+    };
+  }
+
+  /** validate-topology: the uploaded .top against the system's structure. */
+  private async validate(job: PotentialRow, workdir: string, signal: AbortSignal): Promise<Outcome> {
+    const structure = await this.structureFile(job, workdir);
+    // The .top keeps the user's file name (made safe), so the engine's messages name it.
+    const topology = join(workdir, safeTopologyName(job.file ?? "topology.top"));
+    await this.options.store.download(String(job.input.topology_key), topology);
+    const outcome = await this.engine(
+      "validate-topology",
+      { topology_file: topology, structure_file: structure },
+      workdir,
+      signal,
+      job,
+      { onProgress: () => {} },
+    );
+    if (outcome.kind === "cancelled") {
+      return { status: "error", problem: { code: "CANCELLED", message: outcome.message, line: null } };
+    }
+    if (outcome.kind === "error") {
+      return { status: "error", problem: { code: outcome.code, message: withoutPaths(outcome.message), line: null } };
+    }
+    const payload = outcome.payload;
+    if (payload.valid === false) {
+      const message = withoutPaths(String(payload.message ?? "The topology does not describe the structure."));
+      return { status: "invalid", problem: problemOf(String(payload.error_code ?? "INVALID_TOPOLOGY"), message) };
+    }
+    return {
+      status: "valid",
+      problem: null,
+      result: {
+        atoms: integerOr(payload.atoms, 0),
+        molecules: integerOr(payload.molecules, 0),
+        molecule_types: Array.isArray(payload.molecule_types) ? payload.molecule_types.map(String) : [],
+      },
+    };
+  }
+
+  private async engine(
+    command: string,
+    input: object,
+    workdir: string,
+    signal: AbortSignal,
+    job: PotentialRow,
+    hooks: {
+      onProgress: (stage: string, percent: number) => void;
+      onQueueState?: (state: { waiting: boolean; reason: string | null }) => void;
+    },
+  ): Promise<ExecutorOutcome> {
+    const inputPath = join(workdir, "job.json");
+    await writeFile(inputPath, JSON.stringify(input));
+    // Not followed after a restart (a generation is submitted anew), so no scheduler job id.
+    return this.executor.run({
+      command,
+      inputPath,
+      workdir,
+      signal,
+      onProgress: hooks.onProgress,
+      ...(hooks.onQueueState ? { onQueueState: hooks.onQueueState } : {}),
+      jobName: `polyforge-potential-${job.id}`,
+      input,
+      // Stopped being ours without a cancel here: cancelled or deleted through another server.
+      wasCancelled: async () => {
+        const row = await findPotentialById(this.options.db, job.id);
+        return !row || row.status === "cancelled";
+      },
+    });
+  }
+
+  /** Writes the row while this runner holds it; a status or progress change is pushed. */
+  private async update(
+    job: PotentialRow,
+    runnerId: string,
+    values: PotentialUpdate,
+  ): Promise<PotentialRow | undefined> {
+    const { db } = this.options;
+    const row = await updatePotential(db, job.id, values, { fromStatuses: HELD_STATUSES, leaseOwner: runnerId });
+    if (row && (values.status !== undefined || values.progress !== undefined)) await notifyPotential(db, row);
+    return row;
+  }
+
+  private async finish(job: PotentialRow, runnerId: string, outcome: Outcome): Promise<void> {
+    await this.update(job, runnerId, {
+      ...outcome,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      schedulerReason: null,
+      finishedAt: sql`now()`,
+    });
+  }
+
+  /** Back to the queue for this or another runner (shutdown). */
+  private async release(job: PotentialRow, runnerId: string): Promise<void> {
+    await this.update(job, runnerId, {
+      status: job.origin === "generate" ? "waiting_for_resources" : "pending_validation",
+      progress: 0,
+      stage: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+  }
+}
+
+/** Coalesces the engine's progress lines: at most one write every PROGRESS_INTERVAL_MS; queue
+ * states are written at once, in order with the progress. */
+class ProgressWriter {
+  private lastWrite = 0;
+  private pending: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly write: (values: PotentialUpdate) => Promise<unknown>) {}
+
+  report(percent: number, stage: string): void {
+    const now = Date.now();
+    if (now - this.lastWrite < PROGRESS_INTERVAL_MS) return;
+    this.lastWrite = now;
+    this.now({ status: "processing", progress: Math.max(0, Math.min(100, percent)), stage });
+  }
+
+  now(values: PotentialUpdate): void {
+    this.pending = this.pending.then(() => this.write(values)).catch(() => undefined);
+  }
+
+  flushed(): Promise<unknown> {
+    return this.pending;
+  }
+}
+
+/** The files a result names: `files` as {label: path} or [path]. */
+function resultPaths(payload: Record<string, unknown>): string[] {
+  const files = payload.files;
+  const values = Array.isArray(files) ? files : files && typeof files === "object" ? Object.values(files) : [];
+  return values.filter((value): value is string => typeof value === "string");
+}
+
+function integerOr(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isInteger(value) ? value : fallback;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** A problem with the line its message names ("system.top line 12: …"). */
+function problemOf(code: string, message: string): StructureProblem {
+  const line = /\bline (\d+)\b/.exec(message);
+  return { code, message, line: line ? Number(line[1]) : null };
+}
+
+/** The user's .top name without anything a path could make of it. */
+function safeTopologyName(name: string): string {
+  const cleaned = basename(name).replace(/[^\w.-]+/g, "_");
+  const stem = cleaned.startsWith(".") ? `topology${cleaned}` : cleaned || "topology.top";
+  return fileExtension(stem) === ".top" ? stem : `${stem}.top`;
+}
+
+/** generate-potential's summary as the contract's result (what the Potentials step shows). */
+export function generatedResultOf(payload: Record<string, unknown>): GeneratedPotentialResult {
+  const summary = (payload.summary ?? {}) as Record<string, unknown>;
+  const charges = (summary.charges ?? {}) as Record<string, unknown>;
+  const energies = (summary.energies ?? {}) as Record<string, unknown>;
+  const kinds: PotentialMoleculeKind[] = Array.isArray(charges.molecules)
+    ? charges.molecules.map((entry) => {
+        const kind = (entry ?? {}) as Record<string, unknown>;
+        return {
+          name: String(kind.name ?? ""),
+          copies: integerOr(kind.copies, 0),
+          atoms: integerOr(kind.atoms, 0),
+          net_charge: integerOr(kind.net_charge, 0),
+          min_atom_charge: numberOrNull(kind.min_atom_charge) ?? 0,
+          max_atom_charge: numberOrNull(kind.max_atom_charge) ?? 0,
+          atom_types: Array.isArray(kind.atom_types) ? kind.atom_types.map(String) : [],
+        };
+      })
+    : [];
+  return {
+    force_field: String(summary.force_field ?? ""),
+    atoms: integerOr(summary.atoms, 0),
+    molecules: integerOr(summary.molecules, 0),
+    total_charge: numberOrNull(charges.total_charge) ?? 0,
+    charge_method: String(charges.method ?? ""),
+    kinds,
+    energy_before_minimization_kj_mol: numberOrNull(energies.potential_before_minimization_kj_mol),
+    minimized_energy_kj_mol: numberOrNull(energies.potential_after_minimization_kj_mol),
+  };
+}

@@ -1,0 +1,278 @@
+import { createPotentialBody, potentialResponse, potentialsList } from "@polyforge/contracts/potentials";
+import {
+  TOPOLOGY_FILE,
+  uploadBeginBody,
+  uploadBeginResponse,
+  uploadCancelBody,
+  uploadCompleteBody,
+  uploadPartsQuery,
+  uploadPartsResponse,
+  uploadUrlQuery,
+  uploadUrlResponse,
+} from "@polyforge/contracts/uploads";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ModuleContext } from "../../app";
+import { requireUser } from "../../platform/auth/authenticate";
+import {
+  beginTopologyUpload,
+  cancelGeneration,
+  cancelTopologyUpload,
+  completeTopologyUpload,
+  createPotential,
+  getPotential,
+  listPotentials,
+  openPotentialFiles,
+  type PotentialDownload,
+  type PotentialsDeps,
+  removePotential,
+  topologyParts,
+  topologyPartUrl,
+} from "./service";
+
+const tags = ["potentials"];
+
+function sendDownload(reply: FastifyReply, file: PotentialDownload) {
+  return reply
+    .header("content-type", file.contentType)
+    .header("content-length", file.size)
+    .header("content-disposition", `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, "")}"`)
+    .send(file.stream);
+}
+const systemParams = z.object({ systemId: z.string() });
+const potentialParams = z.object({ systemId: z.string(), potentialId: z.string() });
+
+/** No body (OpenAPI: a response without content; @fastify/swagger leaves it out only for
+ * `type: "null"`). */
+const noContent = (description: string) => z.null().meta({ type: "null", description } as Record<string, unknown>);
+
+/**
+ * /api/v2/systems/{systemId}/potentials calls (SPEC §7, issue 21): list, create (generate or
+ * upload), read, delete, cancel a generation, the .top's multipart upload and the files. Every call
+ * is scoped to the caller: another user's system or potential answers 404.
+ */
+export function potentialsRoutes({ database, processing, config }: ModuleContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const db = database.db;
+    const deps: PotentialsDeps = { db, store: processing.store, logger: app.log, limits: config.jobLimits };
+    const topologyFile = uploadBeginBody(TOPOLOGY_FILE);
+    const base = "/systems/:systemId/potentials";
+
+    app.get(
+      base,
+      {
+        schema: {
+          tags,
+          summary: "The system's potentials, oldest first",
+          params: systemParams,
+          response: { 200: potentialsList },
+        },
+      },
+      async (request) => listPotentials(db, requireUser(request), request.params.systemId),
+    );
+
+    app.post(
+      base,
+      {
+        schema: {
+          tags,
+          summary: "Add a potential: generate (GAFF/GAFF2, queued at once) or upload (a .top follows)",
+          description:
+            "The structure must be validated (file) or converted (SMILES), else 409 SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY. One draft (an uploaded potential still without its file) at a time: 409 SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT. The cosmetics organization gets GAFF2 only: 400 SYSTEM.CREATE_POTENTIAL.FORCE_FIELD_NOT_ALLOWED.",
+          params: systemParams,
+          body: createPotentialBody,
+          response: { 201: potentialResponse },
+        },
+      },
+      async (request, reply) => {
+        const created = await createPotential(deps, requireUser(request), request.params.systemId, request.body);
+        if (created.origin === "generate") processing.potentials.wake();
+        return reply.status(201).send(created);
+      },
+    );
+
+    app.get(
+      `${base}/:potentialId`,
+      { schema: { tags, summary: "One potential", params: potentialParams, response: { 200: potentialResponse } } },
+      async (request) => getPotential(db, requireUser(request), request.params.systemId, request.params.potentialId),
+    );
+
+    app.delete(
+      `${base}/:potentialId`,
+      {
+        schema: {
+          tags,
+          summary: "Delete a potential (a generation in progress is stopped, its engine killed)",
+          params: potentialParams,
+          response: { 204: noContent("Deleted") },
+        },
+      },
+      async (request, reply) => {
+        const deleted = await removePotential(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+        );
+        processing.potentials.cancel(deleted.id);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.delete(
+      `${base}/:potentialId/process/cancel`,
+      {
+        schema: {
+          tags,
+          summary: "Cancel a waiting or running generation",
+          params: potentialParams,
+          response: { 200: potentialResponse },
+        },
+      },
+      async (request) => {
+        const row = await cancelGeneration(
+          db,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+        );
+        processing.potentials.cancel(row.id);
+        return row;
+      },
+    );
+
+    app.post(
+      `${base}/:potentialId/upload/begin`,
+      {
+        schema: {
+          tags,
+          summary: "Begin a multipart upload of the potential's .top (up to 4000 MB)",
+          params: potentialParams,
+          body: topologyFile,
+          response: { 200: uploadBeginResponse },
+        },
+      },
+      async (request) =>
+        beginTopologyUpload(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+          request.body,
+        ),
+    );
+
+    app.get(
+      `${base}/:potentialId/upload/upload_url`,
+      {
+        schema: {
+          tags,
+          summary: "A signed URL to PUT one part to (its answer's ETag header is the part's ETag)",
+          params: potentialParams,
+          querystring: uploadUrlQuery,
+          response: { 200: uploadUrlResponse },
+        },
+      },
+      async (request) =>
+        topologyPartUrl(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+          request.query.upload_id,
+          request.query.part_number,
+        ),
+    );
+
+    app.get(
+      `${base}/:potentialId/upload/parts`,
+      {
+        schema: {
+          tags,
+          summary: "The parts stored so far (S3 ListParts), to resume an interrupted upload",
+          params: potentialParams,
+          querystring: uploadPartsQuery,
+          response: { 200: uploadPartsResponse },
+        },
+      },
+      async (request) =>
+        topologyParts(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+          request.query.upload_id,
+        ),
+    );
+
+    app.post(
+      `${base}/:potentialId/upload/complete`,
+      {
+        schema: {
+          tags,
+          summary: "Complete the upload and check the .top against the structure (validate-topology job)",
+          params: potentialParams,
+          body: uploadCompleteBody,
+          response: { 200: potentialResponse },
+        },
+      },
+      async (request) => {
+        const completed = await completeTopologyUpload(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+          request.body,
+        );
+        processing.potentials.wake();
+        return completed;
+      },
+    );
+
+    app.post(
+      `${base}/:potentialId/upload/cancel`,
+      {
+        schema: {
+          tags,
+          summary: "Cancel the upload and drop its parts (a second cancel answers the same)",
+          params: potentialParams,
+          body: uploadCancelBody,
+          response: { 204: noContent("Cancelled (or already gone)") },
+        },
+      },
+      async (request, reply) => {
+        await cancelTopologyUpload(
+          deps,
+          requireUser(request),
+          request.params.systemId,
+          request.params.potentialId,
+          request.body.upload_id,
+        );
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.get(
+      `${base}/:potentialId/files`,
+      {
+        schema: {
+          tags,
+          summary: "A completed generation's files as one zip, or an uploaded potential's .top",
+          params: potentialParams,
+          response: {
+            200: {
+              description: "The zip (generate) or the .top as uploaded (upload)",
+              content: { "application/zip": { schema: z.string() }, "text/plain": { schema: z.string() } },
+            },
+          },
+        },
+      },
+      async (request, reply) =>
+        sendDownload(
+          reply,
+          await openPotentialFiles(deps, requireUser(request), request.params.systemId, request.params.potentialId),
+        ),
+    );
+  };
+}
