@@ -114,6 +114,60 @@ describe("system detail", () => {
     );
   });
 
+  it("shows the simulated time and the time left of running dynamics, refreshed with the run", async () => {
+    const runningAt = (simulated: number, remaining: number | null): SystemWithExecutions => ({
+      ...failedSystem,
+      system_executions: [
+        {
+          ...failedSystem.system_executions[0]!,
+          status: "running",
+          progress: 64,
+          stage: "dynamics",
+          error_code: null,
+          error_message: null,
+          simulated_ns: simulated,
+          total_ns: 2,
+          remaining_seconds: remaining,
+        },
+      ],
+    });
+    let current = runningAt(0.05, null);
+    fetchMock.mockImplementation(async () => json(200, current));
+    const { queryClient } = renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByTestId("execution-dynamics-progress")).toHaveTextContent(
+      "Simulated 0.05 of 2.00 ns · estimating the time left",
+    );
+    // The next progress the server pushes (a notification refreshes the system).
+    current = runningAt(1.28, 95);
+    await queryClient.invalidateQueries();
+    expect(await screen.findByText("Simulated 1.28 of 2.00 ns · about 1 min 35 s left")).toBeInTheDocument();
+  });
+
+  it("says what happened to a run taken back after its server stopped", async () => {
+    const notice =
+      "The server running this stopped; processing was taken back and started again from the beginning (attempt 2 of 3).";
+    const retaken: SystemWithExecutions = {
+      ...failedSystem,
+      system_executions: [
+        {
+          ...failedSystem.system_executions[0]!,
+          status: "processing",
+          progress: 0,
+          stage: null,
+          error_code: null,
+          error_message: null,
+          notice,
+        },
+      ],
+    };
+    fetchMock.mockImplementation(async () => json(200, retaken));
+    renderApp(`/systems/${SYSTEM_ID}`);
+    const alert = await screen.findByTestId("execution-notice");
+    expect(alert).toHaveTextContent("What happened to this run");
+    expect(alert).toHaveTextContent(notice);
+    expect(screen.queryByTestId("execution-dynamics-progress")).not.toBeInTheDocument();
+  });
+
   it("shows why the cluster keeps a waiting job waiting (Slurm's reason)", async () => {
     const waiting: SystemWithExecutions = {
       ...failedSystem,

@@ -1,4 +1,4 @@
-import { Anchor, Group, Loader, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { currentStatus } from "@polyforge/contracts/system-executions";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
@@ -6,6 +6,7 @@ import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { DynamicsProgress } from "./DynamicsProgress";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { PolymerBuilderSummary } from "./PolymerBuilderSummary";
 import { SystemActions } from "./SystemActions";
@@ -66,12 +67,18 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras 
               {t("detail.stage", { stage: latest.stage })}
             </Text>
           ) : null}
+          {data.origin === "polymer_builder" ? <DynamicsProgress execution={latest} /> : null}
         </Group>
         <Group gap="sm">
           {headerExtras?.(data)}
           <SystemActions system={data} onArchived={onLeave} />
         </Group>
       </Group>
+      {data.origin === "polymer_builder" && latest?.notice ? (
+        <Alert color="yellow" title={t("detail.noticeTitle")} data-testid="execution-notice">
+          {latest.notice}
+        </Alert>
+      ) : null}
       {data.origin === "polymer_builder" ? (
         <>
           <PolymerBuilderSummary data={data.system_data} />

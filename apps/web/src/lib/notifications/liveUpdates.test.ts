@@ -1,4 +1,5 @@
 import { QueryClient } from "@tanstack/react-query";
+import { toast } from "sonner";
 import { TEST_SESSION } from "../../test/signedInFetch";
 import { signIn } from "../auth/session";
 import { startLiveUpdates } from "./liveUpdates";
@@ -43,6 +44,26 @@ describe("live updates", () => {
     expect(queryClient.getQueryState(["systems", { type: "molecule" }])?.isInvalidated).toBe(true);
     expect(queryClient.getQueryState(["systems", "abc"])?.isInvalidated).toBe(true);
     expect(queryClient.getQueryState(["building-blocks"])?.isInvalidated).toBe(false);
+    stop();
+  });
+
+  it("says at once when a run was taken back after its server stopped (the message's notice)", async () => {
+    const warning = vi.spyOn(toast, "warning");
+    const stop = startLiveUpdates(new QueryClient());
+    await vi.waitFor(() => expect(FakeWebSocket.opened).toHaveLength(1));
+    const socket = FakeWebSocket.opened[0]!;
+    const notice = "The server running this stopped; processing was taken back and started again.";
+    socket.onmessage?.(
+      new MessageEvent("message", {
+        data: JSON.stringify({ message_type: "system_execution_status_updated", status: "processing", notice }),
+      }),
+    );
+    socket.onmessage?.(
+      new MessageEvent("message", { data: '{"message_type":"system_execution_status_updated","status":"running"}' }),
+    );
+    expect(warning).toHaveBeenCalledTimes(1);
+    expect(warning).toHaveBeenCalledWith(notice, expect.anything());
+    warning.mockRestore();
     stop();
   });
 });

@@ -1,4 +1,9 @@
-import { NOTIFICATION_RETRY_MS, NOTIFICATION_TYPES, type NotificationType } from "@polyforge/contracts/notifications";
+import {
+  NOTIFICATION_RETRY_MS,
+  NOTIFICATION_TYPES,
+  type NotificationMessage,
+  type NotificationType,
+} from "@polyforge/contracts/notifications";
 
 /** Minimal WebSocket surface used here, so tests can hand in a stand-in for the browser's socket. */
 export interface SocketLike {
@@ -12,7 +17,8 @@ export interface SocketLike {
 export interface NotificationsSocketOptions {
   /** A fresh access token; called before every (re)connection. */
   getToken: () => Promise<string>;
-  onNotification: (type: NotificationType) => void;
+  /** Each known message: its type, and the whole message (e.g. an execution's `notice`). */
+  onNotification: (type: NotificationType, message: NotificationMessage) => void;
   onConnectedChange: (connected: boolean) => void;
   openSocket?: (url: string) => SocketLike;
   /** Page location, to pick ws:// or wss:// and the host. */
@@ -25,11 +31,12 @@ export function notificationsUrl(location: Pick<Location, "protocol" | "host">, 
   return `${scheme}//${location.host}/api/v2/notifications/?token=${encodeURIComponent(token)}`;
 }
 
-function notificationType(data: unknown): NotificationType | null {
+function notification(data: unknown): NotificationMessage | null {
   if (typeof data !== "string") return null;
   try {
-    const message = JSON.parse(data) as { message_type?: unknown };
-    return NOTIFICATION_TYPES.find((type) => type === message?.message_type) ?? null;
+    const message = JSON.parse(data) as { message_type?: unknown } | null;
+    const known = NOTIFICATION_TYPES.some((type) => type === message?.message_type);
+    return known ? (message as NotificationMessage) : null;
   } catch {
     return null; // SPEC §7: parse errors are ignored.
   }
@@ -75,8 +82,8 @@ export function startNotificationsSocket(options: NotificationsSocketOptions): (
     socket = current;
     current.onopen = () => onConnectedChange(true);
     current.onmessage = (event) => {
-      const type = notificationType(event.data);
-      if (type) onNotification(type);
+      const message = notification(event.data);
+      if (message) onNotification(message.message_type, message);
     };
     current.onerror = () => {}; // a close event always follows
     current.onclose = () => {
