@@ -493,10 +493,26 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
       ["GET", `/systems/${uploadSystem}/structure`],
       ["GET", `/systems/${uploadSystem}/upload/file`],
     ];
-    for (const [method, url, payload] of calls) {
+    // …and as much when the body or query is refused too (an id is looked at before the rest).
+    const refused: Array<["GET" | "POST", string, object?]> = [
+      ["POST", `/systems/${smilesSystem}/smiles`, {}],
+      ["POST", `/systems/${uploadSystem}/upload/begin`, { file: "b.txt", file_size: -1 }],
+      ["POST", `/systems/${uploadSystem}/upload/begin`, {}],
+      ["GET", `/systems/${uploadSystem}/upload/upload_url?part_number=0`],
+      ["GET", `/systems/${uploadSystem}/upload/parts`],
+      ["POST", `/systems/${uploadSystem}/upload/complete`, { parts: "none" }],
+      ["POST", `/systems/${uploadSystem}/upload/cancel`, {}],
+      ["GET", `/systems/${uploadSystem}/structure?format=xyz`],
+    ];
+    for (const [method, url, payload] of [...calls, ...refused]) {
       const response = await stranger.call(method, url, payload);
       expect(response.status, `${method} ${url}`).toBe(404);
       expect(response.body.errors[0].error_code, `${method} ${url}`).toBe("SYSTEM.GET.NOT_FOUND");
+    }
+    // The owner, for the same refused calls, is told what is wrong with them.
+    for (const [method, url, payload] of refused) {
+      const response = await owner.call(method, url, payload);
+      expect(response.status, `${method} ${url}`).toBe(400);
     }
     // The owner's upload is untouched by the stranger's cancel.
     const system = await owner.expectCall(200, "GET", `/systems/${uploadSystem}`);

@@ -113,14 +113,49 @@ export function toLoggableError(error: unknown, depth = 0): Record<string, unkno
   };
 }
 
+/** Answers an error in the envelope (and logs a fault). */
+function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const { statusCode, body } = toErrorResponse(error);
+  if (statusCode >= 500) request.log.error({ err: toLoggableError(error) }, "request failed");
+  return reply.status(statusCode).send(body);
+}
+
+/** Throws the resource's 404 AppError when the caller may not see the resource a path id names
+ * (e.g. the module's own get), and nothing otherwise. */
+export type PathIdCheck = (request: FastifyRequest, id: string) => Promise<unknown>;
+
+/** Refusals of what a request sends (its body, query or media type) rather than of who sends it. */
+const isRefusalOfInput = (status: number) => status >= 400 && status < 500 && ![401, 403, 404, 429].includes(status);
+
+/**
+ * For a scope of routes whose path names the caller's resources (`:systemId`…): a request refused
+ * for what it sends (a body or query its schema refuses, a route's own 400, a body too large) on an
+ * id the caller may not see answers that id's 404, as a valid request would. Another user's id
+ * never answers anything but 404, whatever else is wrong with the request; the check runs on
+ * refusals only, so an accepted request pays nothing for it.
+ */
+export function checkPathIdsOnRefusal(app: FastifyInstance, checks: Record<string, PathIdCheck>): void {
+  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    if (isRefusalOfInput(toErrorResponse(error).statusCode)) {
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      for (const [name, check] of Object.entries(checks)) {
+        const id = params[name];
+        if (typeof id !== "string") continue;
+        try {
+          await check(request, id);
+        } catch (notFound) {
+          if (notFound instanceof AppError && notFound.statusCode === 404) return sendError(notFound, request, reply);
+        }
+      }
+    }
+    return sendError(error, request, reply);
+  });
+}
+
 /** Installs the envelope for thrown errors and for unknown /api paths, and the guard that refuses a
  * NUL character anywhere in a request (body, query, path) before any route's schema runs. */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const { statusCode, body } = toErrorResponse(error);
-    if (statusCode >= 500) request.log.error({ err: toLoggableError(error) }, "request failed");
-    return reply.status(statusCode).send(body);
-  });
+  app.setErrorHandler(sendError);
   app.addHook("preValidation", async (request) => {
     for (const [part, value] of [
       ["params", request.params],

@@ -15,7 +15,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
-import { AppError } from "../../platform/errors";
+import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import { onUserProvisioned } from "../users/provisioning";
 import { addSampleBlocks } from "./sample-blocks";
 import {
@@ -47,6 +47,8 @@ export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPlugin
   onUserProvisioned(addSampleBlocks);
   const { db } = database;
   return async (app) => {
+    // Another user's id answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, { id: (request, id) => getBuildingBlock(db, requireUser(request).id, id) });
     app.get(
       "/building_blocks",
       {

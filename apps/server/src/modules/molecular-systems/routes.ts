@@ -21,7 +21,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
-import { AppError } from "../../platform/errors";
+import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
+import { getSystem } from "../systems/service";
 import { molecularData } from "./repository";
 import {
   beginUpload,
@@ -85,6 +86,8 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
     const db = database.db;
     const deps: MolecularSystemsDeps = { db, store: processing.store, logger: app.log };
     const structureFile = uploadBeginBody(STRUCTURE_FILE);
+    // Another user's system answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, { systemId: (request, id) => getSystem(db, requireUser(request), id) });
 
     app.post(
       "/systems",

@@ -1,3 +1,4 @@
+import { PolymerBuilderSystemErrors } from "@polyforge/contracts/errors";
 import {
   simulationProtocolBody,
   simulationProtocolResponse,
@@ -8,6 +9,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
+import { isUuid } from "../../platform/ids";
 import { getDraftProtocol, getDraftSetup, updateProtocol, updateSetup } from "./service";
 
 const idParams = z.object({ id: z.string() });
@@ -17,6 +20,17 @@ const tags = ["polymer_builder_systems"];
 export function polymerBuilderSystemsRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
+    // An id other than the caller's draft's setup or protocol answers 404 even when the body is
+    // refused too.
+    checkPathIdsOnRefusal(app, {
+      id: async (request, id) => {
+        if (!isUuid(id)) return;
+        const user = requireUser(request);
+        const setup = request.routeOptions.url?.includes("system_setup");
+        const own = await (setup ? getDraftSetup(db, user) : getDraftProtocol(db, user)).catch(() => undefined);
+        if (own?.id !== id) throw new AppError(404, PolymerBuilderSystemErrors.UPDATE_NOT_FOUND, { id });
+      },
+    });
     app.get(
       "/polymer_builder_systems/system_setup/draft",
       { schema: { tags, summary: "The draft's system setup", response: { 200: systemSetupResponse } } },

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { checkPathIdsOnRefusal } from "../../platform/errors";
 import { createPolymer, deletePolymer, getPolymer, listOwnPolymers, updatePolymer } from "./service";
 
 const idParams = z.object({ id: z.string() });
@@ -14,6 +15,8 @@ const polymerList = listResponse(polymerResponse);
 export function polymersRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
+    // Another user's id answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, { id: (request, id) => getPolymer(db, requireUser(request), id) });
     app.get(
       "/polymers",
       {

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { checkPathIdsOnRefusal } from "../../platform/errors";
 import {
   addSystemToProject,
   createProject,
@@ -27,6 +28,8 @@ const idParams = z.object({ id: z.string() });
 export function projectsRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
+    // Another user's id answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, { id: (request, id) => getProject(db, requireUser(request), id) });
     app.get(
       "/projects",
       {

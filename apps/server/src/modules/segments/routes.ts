@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { checkPathIdsOnRefusal } from "../../platform/errors";
 import { onBlockUsageCheck } from "../building-blocks/repository";
 import { blockUsedBySegment } from "./repository";
 import { createSegment, deleteSegment, getSegment, listOwnSegments, updateSegment } from "./service";
@@ -18,6 +19,8 @@ export function segmentsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
   onBlockUsageCheck(blockUsedBySegment);
   return async (app) => {
     const db = database.db;
+    // Another user's id answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, { id: (request, id) => getSegment(db, requireUser(request), id) });
     app.get(
       "/segments",
       {

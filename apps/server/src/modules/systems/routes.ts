@@ -6,7 +6,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
-import { AppError } from "../../platform/errors";
+import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
+import { isUuid } from "../../platform/ids";
 import { systemIdsInProject } from "../projects/service";
 import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
 
@@ -16,6 +17,14 @@ const tags = ["systems"];
 export function systemDraftRoutes({ database, config }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
+    // An id other than the caller's draft answers 404 even when the body is refused too.
+    checkPathIdsOnRefusal(app, {
+      id: async (request, id) => {
+        if (!isUuid(id)) return;
+        const draft = await getDraft(db, requireUser(request)).catch(() => undefined);
+        if (draft?.id !== id) throw new AppError(404, SystemErrors.UPDATE_NOT_FOUND, { id });
+      },
+    });
     app.post(
       "/systems/draft",
       { schema: { tags, summary: "Start a polymer-builder draft", response: { 201: systemResponse } } },
