@@ -7,6 +7,7 @@ within seconds: every progress report and every chunk of work checks for it."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -66,6 +67,7 @@ def parametrise_simulate_bundle(
     parametrise_end = progress_from + span * 0.35
     simulate_end = progress_from + span * 0.95
     topology_dir = workdir / "topology"
+    started = time.monotonic()
     parametrised = parametrise_system(
         system,
         atom_types,
@@ -74,6 +76,7 @@ def parametrise_simulate_bundle(
         kind_labels,
         title,
     )
+    parametrisation_s = time.monotonic() - started
     simulation_dir = workdir / "simulation"
     simulation_dir.mkdir(parents=True, exist_ok=True)
     report, _ = run_protocol(
@@ -108,7 +111,10 @@ def parametrise_simulate_bundle(
         "dynamics_stages": [asdict(stage) | {"number": number} for number, stage in enumerate(report.stages, 1)],
         "timestep_fs": report.timestep_fs,
         "platform": report.platform,
+        **({"platform_note": report.platform_note} if report.platform_note else {}),
         "tool_versions": tool_versions(),
+        **({"minimization": report.minimisation} if report.minimisation is not None else {}),
+        "performance": {"parametrisation_s": round(parametrisation_s, 2), **(report.performance or {})},
         **(extra_report or {}),
     }
     if chain_kinds is not None:

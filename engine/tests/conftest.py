@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from typing import Any
+
+# Engine runs in tests repeat their seed bit for bit, which OpenMM does on one CPU thread only
+# (runtime/openmm_cpu.py); engines started as processes inherit it. Thread tests set their own.
+os.environ.setdefault("POLYFORGE_ENGINE_THREADS", "1")
 
 ETHYLENE = "[*:1]CC[*:2]"
 STYRENE = "[*:1]CC([*:2])c1ccccc1"

@@ -301,14 +301,24 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
             else "OpenMM, isolated molecules (no cutoff)"
         )
         + f", bonds to hydrogen constrained, {TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
-        + (f"{protocol.minimization_steps} steps. " if protocol.minimization_steps else "none. ")
+        + (
+            f"{protocol.minimization_steps} steps at most (capped steepest descent, then L-BFGS; "
+            "report.json's `minimization` says how many of each ran). "
+            if protocol.minimization_steps
+            else "none. "
+        )
         + dynamics
         + (
             " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
             if protocol.potential_wall_z
             else ""
         )
-        + "\n"
+        + "\n\nReproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
+        "this run bit for bit. On several threads (report.json's `performance.threads`) OpenMM's force sums "
+        "differ in the last bits from run to run, so a rerun repeats it statistically (same ensemble, same "
+        "averages within their errors), not bit for bit; the engine setting POLYFORGE_ENGINE_THREADS=1 gives "
+        "bit-for-bit runs. The GROMACS and Amber inputs below are seeded but are not bit-for-bit copies of "
+        "OpenMM's trajectory (different integrators' random streams).\n"
     )
 
 

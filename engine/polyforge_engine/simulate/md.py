@@ -23,11 +23,12 @@ import openmm
 from openmm import app, unit
 
 from polyforge_engine.protocol import EngineError
-from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
-from polyforge_engine.runtime.openmm_cpu import cpu_properties
+from polyforge_engine.runtime.cancellation import raise_if_cancelled
+from polyforge_engine.runtime.openmm_platform import choose_platform
 from polyforge_engine.simulate.equilibration import Equilibration, Stage, dynamics_stages
+from polyforge_engine.simulate.minimise import SIMULATION_UNSTABLE, MinimisationResult, minimise
+from polyforge_engine.simulate.trajectory import DcdWriter
 
-SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"
 CELL_TOO_SMALL = "CELL_TOO_SMALL"
 
 CUTOFF_NM = 1.0
@@ -37,6 +38,9 @@ WALL_FORCE_CONSTANT = 10_000.0  # kJ/mol/nm², steep enough to act as a hard wal
 VACUUM_GAP_NM = 2.0 * CUTOFF_NM  # atoms across the gap stay beyond the cutoff of each other
 STEPS_BETWEEN_CANCEL_CHECKS = 10
 TARGET_FRAMES = 100
+# Every recorded frame evaluates the energy once more (about one step's work): frames every 10 steps
+# cost 10-16 % of the dynamics, every 50 steps 2-3 % (issue 27). A multiple of the chunk above.
+MIN_RECORD_INTERVAL = 50
 # Progress goes out at least this often (wall time) during dynamics, between recorded frames too: a
 # long run recorded 100 frames and so said nothing for minutes at a time (issue 23).
 PROGRESS_EVERY_S = 3.0
@@ -83,6 +87,7 @@ class SimulationReport:
     steps_run: int
     timestep_fs: float
     platform: str
+    platform_note: str | None  # why not the GPU platform asked for (POLYFORGE_OPENMM_PLATFORM)
     written: list[Path]
     stages: list[Stage]
     # Å, for the start files of other programs and the measured properties; molecules as integrated
@@ -90,6 +95,8 @@ class SimulationReport:
     minimized_positions: np.ndarray | None
     final_positions: np.ndarray
     final_box: np.ndarray | None  # Å, the cell at the end (NPT changes it)
+    minimisation: dict[str, object] | None = None  # steps run by each stage (minimise.py)
+    performance: dict[str, object] | None = None  # engine, platform, threads, seconds per stage, ns/day
 
 
 def run_protocol(
@@ -113,41 +120,70 @@ def run_protocol(
     stages = dynamics_stages(protocol) if protocol.dynamics_steps > 0 else []
     check_pressure_coupling(stages, box_nm, protocol.potential_wall_z)
     system = create_system(topology_file, box_nm, protocol.potential_wall_z)
+    choice = choose_platform()
+    platform = choice.platform()
+    minimisation: MinimisationResult | None = None
+    started = time.monotonic()
+    if protocol.minimization_steps > 0:
+        # On a copy of the system without constraints and before the barostat is added (minimise.py).
+        progress("minimisation", 0)
+        minimisation = minimise(
+            system,
+            np.asarray(coordinates.getPositions(asNumpy=True).value_in_unit(unit.nanometer)),
+            system.getDefaultPeriodicBoxVectors() if box_nm is not None else None,
+            protocol.minimization_steps,
+            platform,
+            choice.properties,
+            lambda percent: progress("minimisation", min(99.0, percent)),
+        )
+    minimisation_s = time.monotonic() - started
     if any(stage.ensemble == "NPT" for stage in stages):
         system.addForce(
             openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0)
         )
     integrator = _integrator(protocol)
-    platform = openmm.Platform.getPlatformByName("CPU")
-    simulation = app.Simulation(topology_file.topology, system, integrator, platform, cpu_properties())
-    simulation.context.setPositions(coordinates.positions)
+    simulation = app.Simulation(topology_file.topology, system, integrator, platform, choice.properties)
     if box_nm is not None:
         simulation.context.setPeriodicBoxVectors(*system.getDefaultPeriodicBoxVectors())
+    if minimisation is None:
+        simulation.context.setPositions(coordinates.positions)
+    else:
+        simulation.context.setPositions(minimisation.positions_nm)
+        simulation.context.applyConstraints(integrator.getConstraintTolerance())
     written: list[Path] = []
     with files.log.open("w") as log:
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
+        if choice.note:
+            log.write(f"platform: {choice.note}\n")
         log.write(
             f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n"
         )
-        before = _potential(simulation)
+        before = minimisation.energy_before_kj_mol if minimisation is not None else _potential(simulation)
         _check_finite(before, "before minimisation")
         log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
         after: float | None = None
         minimized_positions: np.ndarray | None = None
-        if protocol.minimization_steps > 0:
-            progress("minimisation", 0)
-            _minimise(simulation, protocol.minimization_steps, progress)
+        if minimisation is not None:
             after = _potential(simulation)
             _check_finite(after, "after minimisation")
-            log.write(f"potential energy after {protocol.minimization_steps} minimisation steps: {after:.3f} kJ/mol\n")
+            log.write(f"{minimisation.describe()}\n")
+            log.write(f"potential energy after minimisation (constraints applied): {after:.3f} kJ/mol\n")
             _write_pdb(simulation, files.minimized_pdb)
             minimized_positions = _positions_a(simulation)
             written.append(files.minimized_pdb)
             progress("minimisation", 100)
+        threads = platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
+        if threads is not None:
+            log.write(f"CPU threads: {threads}\n")
         temperatures: list[float] = []
+        started = time.monotonic()
         if protocol.dynamics_steps > 0:
             temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
             written += [files.energies_csv, files.trajectory_dcd]
+        dynamics_s = time.monotonic() - started
+        performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads)
+        log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
+        log.write(f", {performance['ns_per_day']} ns/day\n" if performance["ns_per_day"] is not None else "\n")
         _write_pdb(simulation, files.final_pdb)
         written += [files.final_pdb, files.log]
         final_box = _cell_a(simulation, box_nm, protocol.potential_wall_z)
@@ -163,13 +199,32 @@ def run_protocol(
         steps_run=protocol.dynamics_steps,
         timestep_fs=TIMESTEP_FS,
         platform=platform.getName(),
+        platform_note=choice.note,
         written=written,
         stages=stages,
         minimized_positions=minimized_positions,
         final_positions=_positions_a(simulation),
         final_box=final_box,
+        minimisation=minimisation.as_report() if minimisation is not None else None,
+        performance=performance,
     )
     return report, files
+
+
+def _performance(
+    minimisation_s: float, dynamics_s: float, steps: int, platform: str, threads: str | None
+) -> dict[str, object]:
+    """Where the simulation's time went and the dynamics' speed (ns of simulated time per day of wall
+    time, recording included), for the report."""
+    simulated_ns = steps * TIMESTEP_FS / 1e6
+    return {
+        "engine": f"OpenMM {openmm.version.version}",
+        "platform": platform,
+        "threads": int(threads) if threads is not None else None,
+        "minimisation_s": round(minimisation_s, 2),
+        "dynamics_s": round(dynamics_s, 2),
+        "ns_per_day": round(simulated_ns * 86_400 / dynamics_s, 3) if steps and dynamics_s > 0 else None,
+    }
 
 
 def create_system(
@@ -277,29 +332,6 @@ def _check_finite(value: float, when: str) -> None:
         )
 
 
-class _CancellableMinimisation(openmm.MinimizationReporter):
-    def __init__(self, steps: int, progress: ProgressCallback):
-        super().__init__()
-        self._steps = steps
-        self._progress = progress
-        self._highest = 0
-
-    def report(self, iteration, x, grad, args):
-        # OpenMM restarts its iteration count when it tightens constraints; progress never goes back.
-        if iteration % 10 == 0 and iteration > self._highest:
-            self._highest = iteration
-            self._progress("minimisation", min(99.0, 100 * iteration / self._steps))
-        return cancel_requested()  # True stops the minimiser
-
-
-def _minimise(simulation: app.Simulation, steps: int, progress: ProgressCallback) -> None:
-    reporter = _CancellableMinimisation(steps, progress)
-    simulation.minimizeEnergy(
-        tolerance=10 * unit.kilojoule_per_mole / unit.nanometer, maxIterations=steps, reporter=reporter
-    )
-    raise_if_cancelled()
-
-
 def _degrees_of_freedom(system: openmm.System) -> int:
     moving = sum(
         1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0
@@ -328,10 +360,7 @@ def _dynamics(
     total_mass = sum(system.getParticleMass(i).value_in_unit(unit.dalton) for i in range(system.getNumParticles()))
     cell = _CellReader(total_mass, box_nm, protocol.potential_wall_z)
     total_steps = sum(stage.steps for stage in stages)
-    interval = max(
-        STEPS_BETWEEN_CANCEL_CHECKS,
-        math.ceil(total_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS,
-    )
+    interval = recording_interval(total_steps)
     barostat = next((force for force in system.getForces() if isinstance(force, openmm.MonteCarloBarostat)), None)
     temperatures: list[float] = []
     log.write(
@@ -340,7 +369,7 @@ def _dynamics(
         + f", seed {protocol.seed}\n"
     )
     with files.energies_csv.open("w") as energies, files.trajectory_dcd.open("wb") as trajectory:
-        dcd = app.DCDFile(trajectory, simulation.topology, TIMESTEP_FS * unit.femtoseconds, 0, interval)
+        dcd = DcdWriter(trajectory, system.getNumParticles(), TIMESTEP_FS / 1000, interval, box_nm is not None)
         energies.write(
             "time_ps,potential_energy_kj_mol,kinetic_energy_kj_mol,total_energy_kj_mol,temperature_k,density_g_cm3,box_a_nm,box_b_nm,box_c_nm,stage\n"
         )
@@ -369,6 +398,13 @@ def _dynamics(
                     last_progress = time.monotonic()
     log.write(f"dynamics finished after {total_steps} steps\n")
     return temperatures
+
+
+def recording_interval(total_steps: int) -> int:
+    """Steps between recorded frames: about TARGET_FRAMES in all, at least MIN_RECORD_INTERVAL
+    apart (each costs an energy evaluation, about one step), on multiples of the cancellation chunk."""
+    per_frame = math.ceil(total_steps / TARGET_FRAMES / STEPS_BETWEEN_CANCEL_CHECKS) * STEPS_BETWEEN_CANCEL_CHECKS
+    return max(MIN_RECORD_INTERVAL, per_frame)
 
 
 def time_left(done: int, total: int, elapsed_s: float) -> dict[str, float | None]:
@@ -445,7 +481,7 @@ class _CellReader:
 
 
 def _record(
-    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies, dcd: app.DCDFile | None
+    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies, dcd: DcdWriter | None
 ) -> float:
     state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
     potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
@@ -463,7 +499,7 @@ def _record(
         f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f},{a:.5f},{b:.5f},{c:.5f},{stage}\n"
     )
     if dcd is not None:
-        dcd.writeModel(state.getPositions(), periodicBoxVectors=state.getPeriodicBoxVectors())
+        dcd.write(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer), _box_sides_nm(state))
     return temperature
 
 
