@@ -6,9 +6,13 @@ platform works) and the fallback for real (OpenMM here has no CUDA or OpenCL dev
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import openmm
 import pytest
 from polyforge_engine.runtime.openmm_platform import PLATFORM_ENV, choose_platform, gpu_properties, probe_platform
+from polyforge_engine.simulate.md import Protocol, run_protocol
+from test_sim_protocol import argon_lattice
 
 HAS_GPU = any(
     openmm.Platform.getPlatform(i).getName() in ("CUDA", "OpenCL") and probe_platform(openmm.Platform.getPlatform(i).getName()) is None
@@ -57,3 +61,15 @@ def test_the_real_probe_says_why_there_is_no_gpu_here() -> None:
     for name in ("CUDA", "OpenCL"):
         reason = probe_platform(name)
         assert reason is not None and name in reason
+
+
+@pytest.mark.skipif(HAS_GPU, reason="this machine has a usable GPU platform")
+def test_a_simulation_asked_for_a_gpu_runs_on_the_cpu_and_logs_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    argon_lattice(tmp_path, 1.0)
+    monkeypatch.setenv(PLATFORM_ENV, "auto")
+    report, files = run_protocol(tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", Protocol(10, 20, 300.0, "NVT", 7), tmp_path, lambda *_progress: None)
+    assert report.platform == "CPU"
+    assert report.platform_note is not None and report.platform_note.startswith("asked for a GPU, ran on the CPU: ")
+    log = files.log.read_text()
+    assert "on CPU;" in log
+    assert f"platform: {report.platform_note}\n" in log

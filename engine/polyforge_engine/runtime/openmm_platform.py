@@ -1,4 +1,4 @@
-"""Which OpenMM platform a simulation runs on: the CPU by default (reproducible), a GPU (CUDA, then
+"""Which OpenMM platform a simulation runs on: the CPU by default (openmm_cpu.py), a GPU (CUDA, then
 OpenCL) when POLYFORGE_OPENMM_PLATFORM asks for one and the node has it; else the CPU, with the reason.
 
 The server's Slurm executor sets POLYFORGE_OPENMM_PLATFORM=auto in the batch script of a job it
