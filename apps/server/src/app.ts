@@ -36,6 +36,7 @@ import { installApiRateLimits, installHttpHardening } from "./platform/http";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { configureEngineLimits } from "./platform/jobs/engine-process";
+import { jobFileRoute } from "./platform/jobs/slurm/transfer-route";
 import { LocalFileStore } from "./platform/storage/file-store";
 import { localPartRoute } from "./platform/storage/part-route";
 import { registerWebApp } from "./platform/web";
@@ -154,6 +155,10 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(notificationRoutes(context, authenticate));
   // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token).
   if (context.processing.store instanceof LocalFileStore) await app.register(localPartRoute(context.processing.store));
+  // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store (issue 26).
+  if (config.slurm?.transfer === "store" && !config.s3.bucket) {
+    await app.register(jobFileRoute(config, context.processing.store));
+  }
   // Every /api/v2 resource requires a signed-in caller.
   await app.register(
     async (api) => {
