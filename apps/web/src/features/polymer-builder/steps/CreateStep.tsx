@@ -44,7 +44,7 @@ export function CreateStep({
   const form = useForm<{ name: string; project_id: string | null }>({
     mode: "controlled",
     initialValues: { name: "", project_id: null },
-    validate: zod4Resolver(createSystemForm),
+    validate: zod4Resolver(createSystemForm, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
   const complete = allStepsComplete(completion);

@@ -66,3 +66,56 @@ describe("deleting a polymer the saved setup uses (issue 24: say so)", () => {
     expect(await screen.findByText("PS was also taken out of the saved system setup.")).toBeInTheDocument();
   });
 });
+
+describe("the linear polymer form (one form approach: @mantine/form with the zod resolver)", () => {
+  beforeAll(() => signIn(TEST_SESSION));
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("says what is missing, clears each message once its field is valid, and sends the polymer", async () => {
+    const posted: unknown[] = [];
+    vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      if (init?.method === "POST") {
+        posted.push(JSON.parse(String(init.body)));
+        return json(201, polymer("p-9", "PE-100"));
+      }
+      if (url.startsWith("/api/v2/segments/draft")) {
+        return json(200, {
+          data: [
+            { id: "s-1", name: "PE-50", type: "linear_block", data: {}, blocks: [], created_at: "", updated_at: "" },
+          ],
+          metadata: { page_num: 1, page_size: 100, num_records: 1 },
+        });
+      }
+      if (url.startsWith("/api/v2/polymers/draft")) {
+        return json(200, { data: [], metadata: { page_num: 1, page_size: 100, num_records: 0 } });
+      }
+      return json(404, { errors: [{ error_code: "COMMON.ROUTE.NOT_FOUND" }] });
+    });
+    renderWithProviders(<PolymersStep />);
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Add PE-50" }, { timeout: 20_000 }));
+    await user.click(screen.getByRole("button", { name: "Add polymer" }));
+    expect(await screen.findAllByText("Required field")).toHaveLength(2);
+
+    await user.type(screen.getByLabelText("Polymer name"), "PE-100");
+    expect(screen.getAllByText("Required field")).toHaveLength(1);
+    await user.click(screen.getByRole("textbox", { name: "Force field" }));
+    await user.click(await screen.findByRole("option", { name: "gaff2" }));
+    expect(screen.queryByText("Required field")).toBeNull();
+
+    const occurrence = screen.getByLabelText("Occurrence PE-50");
+    await user.clear(occurrence);
+    expect(await screen.findByText("Required field")).toBeInTheDocument();
+    await user.type(occurrence, "2");
+    expect(screen.queryByText("Required field")).toBeNull();
+
+    await user.click(screen.getByRole("button", { name: "Add polymer" }));
+    expect(await screen.findByText("Polymer created")).toBeInTheDocument();
+    expect(posted).toEqual([
+      { name: "PE-100", force_field: "gaff2", segments: [{ segment_id: "s-1", occurrence: 2, order: 1 }] },
+    ]);
+    // The form starts again, empty.
+    expect(screen.getByLabelText("Polymer name")).toHaveValue("");
+  });
+});

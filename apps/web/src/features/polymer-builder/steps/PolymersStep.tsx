@@ -1,18 +1,26 @@
 import { Accordion, ActionIcon, Button, Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { linearPolymerForm, type PolymerResponse, polymerForceFieldOptions } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { IconTrash } from "@tabler/icons-react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useIdentity } from "../../../lib/auth/useIdentity";
 import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { StepLayout } from "../components/StepLayout";
-import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
 import { useDraftPolymers, useDraftSegments, useSetup } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
+
+// A type, not an interface: the resolver takes values as a record.
+type PolymerValues = {
+  name: string;
+  /** "" until one is chosen (the schema says 'Required field'). */
+  force_field: string;
+  segments: Array<{ key: string; segment_id: string; name: string; occurrence: string }>;
+};
 
 /** Linear polymer: segments in order with occurrences; force fields offered by organization. */
 function LinearPolymerForm() {
@@ -20,96 +28,103 @@ function LinearPolymerForm() {
   const { organization } = useIdentity();
   const queryClient = useQueryClient();
   const segments = useDraftSegments();
-  const [name, setName] = useState("");
-  const [forceField, setForceField] = useState<string | null>(null);
-  const [items, setItems] = useState<OrderedItem[]>([]);
-  const parse = () =>
-    linearPolymerForm.safeParse({
-      name,
-      force_field: forceField ?? "",
-      segments: items.map((i) => ({ segment_id: i.id, occurrence: i.value })),
-    });
-  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, forceField, items]);
+  const form = useForm<PolymerValues>({
+    mode: "controlled",
+    initialValues: { name: "", force_field: "", segments: [] },
+    // The first message of a field, as the contracts order them (empty: "Required field").
+    validate: zod4Resolver(linearPolymerForm, { errorPriority: "first" }),
+    // 'Required field' goes as soon as the field is valid again, not only on the next submit.
+    validateInputOnChange: true,
+  });
+  const items: OrderedItem[] = form.values.segments.map((s) => ({
+    key: s.key,
+    id: s.segment_id,
+    name: s.name,
+    value: s.occurrence,
+  }));
   const available = segments.data?.data ?? [];
   const create = useMutation({
     mutationFn: createPolymer,
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: queryKeys.all });
       toast.success(t("polymers.created"));
-      setName("");
-      setForceField(null);
-      setItems([]);
+      form.reset();
     },
     onError: (error) => toast.error(t("polymers.createFailed"), { description: error.message }),
   });
 
-  function submit() {
-    const parsed = parse();
-    setErrors(errorsOf(parsed));
-    if (!parsed.success) return;
+  const submit = form.onSubmit((values) =>
     create.mutate({
-      name: name.trim(),
-      force_field: forceField!,
-      segments: items.map((i, index) => ({
-        segment_id: i.id,
-        occurrence: parseWholeNumber(i.value),
+      name: values.name.trim(),
+      force_field: values.force_field,
+      segments: values.segments.map((s, index) => ({
+        segment_id: s.segment_id,
+        occurrence: parseWholeNumber(s.occurrence),
         order: index + 1,
       })),
-    });
-  }
+    }),
+  );
 
   // SPEC §5: the form is disabled while no segment exists.
   if (segments.isSuccess && available.length === 0) return <Text c="dimmed">{t("polymers.noSegments")}</Text>;
   return (
-    <Stack>
-      <TextInput
-        label={t("polymers.polymerName")}
-        value={name}
-        error={errors.name}
-        onChange={(e) => setName(e.currentTarget.value)}
-      />
-      <Select
-        label={t("polymers.forceField")}
-        w={260}
-        data={polymerForceFieldOptions(organization)}
-        value={forceField}
-        error={errors.force_field}
-        onChange={setForceField}
-      />
-      <Text fw={600}>{t("polymers.segmentsToAdd")}</Text>
-      {segments.isError && <Text c="red">{t("segments.blocksLoadFailed")}</Text>}
-      {available.map((segment) => (
-        <Group key={segment.id} justify="space-between">
-          <Text>
-            {segment.name}{" "}
-            <Text span c="dimmed">
-              ({t(`segments.types.${segment.type}`)})
+    <form noValidate onSubmit={submit}>
+      <Stack>
+        <TextInput label={t("polymers.polymerName")} {...form.getInputProps("name")} />
+        <Select
+          label={t("polymers.forceField")}
+          w={260}
+          data={polymerForceFieldOptions(organization)}
+          value={form.values.force_field || null}
+          error={form.errors.force_field}
+          onChange={(value) => form.setFieldValue("force_field", value ?? "")}
+        />
+        <Text fw={600}>{t("polymers.segmentsToAdd")}</Text>
+        {segments.isError && <Text c="red">{t("segments.blocksLoadFailed")}</Text>}
+        {available.map((segment) => (
+          <Group key={segment.id} justify="space-between">
+            <Text>
+              {segment.name}{" "}
+              <Text span c="dimmed">
+                ({t(`segments.types.${segment.type}`)})
+              </Text>
             </Text>
-          </Text>
-          <Button
-            size="xs"
-            variant="light"
-            aria-label={`${t("common.add")} ${segment.name}`}
-            onClick={() => setItems((list) => [...list, newItem(segment.id, segment.name, String(DEFAULT_OCCURRENCE))])}
-          >
-            {t("common.add")}
-          </Button>
-        </Group>
-      ))}
-      <Text fw={600}>{t("polymers.selectedSegments")}</Text>
-      <OrderedItems
-        items={items}
-        valueLabel={t("common.occurrence")}
-        errors={itemErrors(errors, "segments", "occurrence")}
-        emptyText={t("polymers.noSelected")}
-        onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
-        onMove={(index, delta) => setItems((list) => moveItem(list, index, delta))}
-        onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
-      />
-      <Button onClick={submit} loading={create.isPending} disabled={items.length === 0} w="fit-content">
-        {t("polymers.create")}
-      </Button>
-    </Stack>
+            <Button
+              size="xs"
+              variant="light"
+              aria-label={`${t("common.add")} ${segment.name}`}
+              onClick={() => {
+                const item = newItem(segment.id, segment.name, String(DEFAULT_OCCURRENCE));
+                form.insertListItem("segments", {
+                  key: item.key,
+                  segment_id: item.id,
+                  name: item.name,
+                  occurrence: item.value,
+                });
+              }}
+            >
+              {t("common.add")}
+            </Button>
+          </Group>
+        ))}
+        <Text fw={600}>{t("polymers.selectedSegments")}</Text>
+        <OrderedItems
+          items={items}
+          valueLabel={t("common.occurrence")}
+          errors={itemErrors(form.errors as Record<string, string>, "segments", "occurrence")}
+          emptyText={t("polymers.noSelected")}
+          onValueChange={(index, value) => form.setFieldValue(`segments.${index}.occurrence`, value)}
+          onMove={(index, delta) => {
+            const to = index + delta;
+            if (to >= 0 && to < items.length) form.reorderListItem("segments", { from: index, to });
+          }}
+          onRemove={(index) => form.removeListItem("segments", index)}
+        />
+        <Button type="submit" loading={create.isPending} disabled={items.length === 0} w="fit-content">
+          {t("polymers.create")}
+        </Button>
+      </Stack>
+    </form>
   );
 }
 
