@@ -10,6 +10,7 @@ import { systems } from "../src/modules/systems/schema";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
 import { jobFileKeys, LocalJobFileUrls, StoreTransfer } from "../src/platform/jobs/slurm/transfer";
+import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
 import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
@@ -87,9 +88,12 @@ describe.skipIf(!hasSlurm).each([
     await s3?.close();
   });
 
-  function startRunner() {
+  function startRunner(slurm: Partial<NonNullable<Config["slurm"]>> = {}) {
     // The job's objects leave the store a second after its end (15 minutes by default).
-    const config: Config = { ...testApp.config, slurm: { ...testApp.config.slurm!, storeCleanupMs: 1_000 } };
+    const config: Config = {
+      ...testApp.config,
+      slurm: { ...testApp.config.slurm!, storeCleanupMs: 1_000, ...slurm },
+    };
     const processing = createSystemProcessing(config, db, testApp.app.log, { heartbeatMs: 500, pollMs: 200 });
     processing.runner.start();
     runners.push(processing);
@@ -163,6 +167,30 @@ describe.skipIf(!hasSlurm).each([
       expect(failed.errorMessage).toMatch(/Slurm job \d+ ended FAILED/);
     },
     240_000,
+  );
+
+  it.skipIf(skip || storeKind === "s3" || !existsSync("/usr/sbin/slurmrestd"))(
+    "does the same through slurmrestd",
+    async () => {
+      const jwt = execFileSync(join(REPO_ROOT, "deploy/slurm/one-node-cluster.sh"), ["token", "root", "3600"], {
+        encoding: "utf8",
+      }).trim();
+      const job = await queuedSystem();
+      startRunner({
+        rest: {
+          url: `http://127.0.0.1:${process.env.SLURMRESTD_PORT ?? "6820"}`,
+          user: "root",
+          jwt,
+          jwtFile: undefined,
+        },
+      });
+      const done = await waitForStatus(db, job.executionId, ["completed", "error", "cancelled"], 240_000);
+      expect(done.errorMessage).toBeNull();
+      expect(done.status).toBe("completed");
+      expect(done.resultFiles.map((f) => f.name)).toContain("system.pdb");
+      expect(await batchScriptOf(done.schedulerJobId!)).toContain("-m polyforge_engine.remote_job");
+    },
+    300_000,
   );
 
   it.skipIf(skip)("collects a job's results as often as asked, the same files each time", async () => {
