@@ -13,7 +13,7 @@
  * The job is the engine's `build-structure` of 2 chains of PE-3 (about a second of engine work),
  * so the executors' overhead is what differs. Run as root with the cluster up:
  *   deploy/slurm/one-node-cluster.sh start
- *   npx vitest run --config bench/slurm/vitest.config.ts
+ *   npx vitest run --config bench/slurm/vitest.config.ts executors.bench
  * Raw figures: bench/slurm/out/results.json.
  */
 import { execFile } from "node:child_process";

@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     name: "bench-slurm",
     root: import.meta.dirname,
-    include: ["executors.bench.test.ts"],
+    include: ["*.bench.test.ts"],
     testTimeout: 1_800_000,
     hookTimeout: 120_000,
   },
