@@ -569,6 +569,18 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       expect(response.status, `${what}: ${JSON.stringify(response.body)}`).toBe(404);
       expect(errorCode(response.body), what).toBe("SYSTEM.GET.NOT_FOUND");
     }
+    // …also when the body or query is refused: the foreign id is looked at first.
+    for (const [what, method, url] of calls) {
+      if (method === "DELETE") continue;
+      const refused = await stranger.call(
+        method,
+        method === "GET" ? url.replace(/\?.*$/, "?part_number=0") : url,
+        method === "POST" ? { name: 42, unknown: [] } : undefined,
+      );
+      expect(refused.status, `${what} refused: ${JSON.stringify(refused.body)}`).toBe(404);
+    }
+    const ownRefused = await owner.call("POST", `${base}/upload/begin`, { file: 42 });
+    expect(ownRefused.status).toBe(400);
     // The owner's potential under the owner's other system, and an unknown id.
     for (const url of [
       `/systems/${otherSystem}/potentials/${potential.id}`,

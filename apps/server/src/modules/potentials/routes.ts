@@ -15,6 +15,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import { checkPathIdsOnRefusal } from "../../platform/errors";
 import {
   beginTopologyUpload,
   cancelGeneration,
@@ -27,6 +28,7 @@ import {
   type PotentialDownload,
   type PotentialsDeps,
   removePotential,
+  requirePotentialsSystem,
   topologyParts,
   topologyPartUrl,
 } from "./service";
@@ -58,6 +60,12 @@ export function potentialsRoutes({ database, processing, config }: ModuleContext
     const deps: PotentialsDeps = { db, store: processing.store, logger: app.log, limits: config.jobLimits };
     const topologyFile = uploadBeginBody(TOPOLOGY_FILE);
     const base = "/systems/:systemId/potentials";
+    // Another user's system or potential answers 404 even when the body or query is refused too.
+    checkPathIdsOnRefusal(app, {
+      systemId: (request, id) => requirePotentialsSystem(db, requireUser(request), id),
+      potentialId: (request, id) =>
+        getPotential(db, requireUser(request), (request.params as { systemId: string }).systemId, id),
+    });
 
     app.get(
       base,

@@ -72,6 +72,11 @@ async function requirePotential(
   return { structure, row };
 }
 
+/** The caller's system whose potentials a call names: another user's answers 404. */
+export async function requirePotentialsSystem(db: Db, user: AuthenticatedUser, systemId: string): Promise<void> {
+  await structureForPotentials(db, user, systemId);
+}
+
 /** GET /systems/{id}/potentials/: the system's potentials, oldest first. */
 export async function listPotentials(
   db: Db,
