@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { type ClientMetadata, type Configuration, errors, type KoaContextWithOIDC } from "oidc-provider";
 import type { Db } from "../db/database";
 import { findUserById, userClaims } from "./accounts";
 import { databaseAdapterFactory } from "./adapter";
@@ -45,7 +45,6 @@ export interface ProviderOptions {
 
 export function createProvider({ issuer, appOrigin, db, keys, logger }: ProviderOptions): Provider {
   const mountPath = new URL(issuer).pathname;
-
   const configuration: Configuration = {
     adapter: databaseAdapterFactory(db),
     jwks: { keys: [keys.signingKey as never] },
@@ -57,19 +56,7 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
         resume: "polyforge_interaction_resume",
       },
     },
-    clients: [
-      {
-        client_id: WEB_CLIENT_ID,
-        client_name: "PolyForge",
-        token_endpoint_auth_method: "none",
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        // Listed for completeness; `isAppPage` below accepts every page of the app, since
-        // keycloak-js sends the current page as redirect_uri.
-        redirect_uris: [`${appOrigin}/`, `${appOrigin}/silent-check-sso.html`],
-        post_logout_redirect_uris: [`${appOrigin}/`],
-      },
-    ],
+    clients: [webClient(appOrigin)],
     routes: ROUTES,
     // Authorization code flow only, for public clients only, always with PKCE (S256 is the one
     // method oidc-provider implements).
@@ -89,87 +76,14 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => API_RESOURCE,
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== API_RESOURCE) throw new errors.InvalidTarget();
-          return {
-            scope: "openid profile email",
-            audience: API_AUDIENCE,
-            accessTokenFormat: "jwt",
-            accessTokenTTL: ACCESS_TOKEN_TTL,
-            jwt: { sign: { alg: "RS256" } },
-          };
-        },
-      },
-      rpInitiatedLogout: {
-        enabled: true,
-        logoutSource: (ctx, form) => {
-          // keycloak-js always names the ID token: then the request is the app's and needs no click.
-          const nonce = ctx.oidc.params?.id_token_hint ? randomBytes(16).toString("base64") : undefined;
-          ctx.set("Content-Security-Policy", contentSecurityPolicy(nonce));
-          ctx.type = "html";
-          ctx.body = logoutPage(form, `${appOrigin}/`, nonce);
-        },
-        postLogoutSuccessSource: (ctx) => {
-          ctx.set("Content-Security-Policy", contentSecurityPolicy());
-          ctx.type = "html";
-          ctx.body = messagePage("Signed out", "You have signed out of PolyForge.", `${appOrigin}/`);
-        },
-      },
+      resourceIndicators: apiResourceIndicator(),
+      rpInitiatedLogout: signOutPages(appOrigin),
     },
     interactions: { url: (_ctx, interaction) => `${mountPath}/interaction/${interaction.uid}` },
-    findAccount: async (_ctx, id, token) => {
-      const user = await findUserById(db, id);
-      if (!user) return undefined;
-      const grantId = token && "grantId" in token ? token.grantId : undefined;
-      const impersonation = await impersonatorClaim(db, grantId, user.id);
-      return { accountId: user.id, claims: () => ({ ...userClaims(user), ...impersonation }) };
-    },
-    // Access tokens carry the same identity claims as the ID token (the API reads them).
-    extraTokenClaims: async (_ctx, token) => {
-      if (token.kind !== "AccessToken") return undefined;
-      const user = await findUserById(db, token.accountId);
-      if (!user) return undefined;
-      const { sub: _sub, ...claims } = userClaims(user);
-      return {
-        ...claims,
-        ...(await impersonatorClaim(db, token.grantId, user.id)),
-        azp: token.clientId,
-        ...(token.sid ? { sid: token.sid } : {}),
-      };
-    },
-    // Our own client: consent is implicit, so whatever it asks for is granted. A sign-in that has
-    // just happened starts a new grant, so nothing of an earlier one (an impersonation) carries over.
-    loadExistingGrant: async (ctx) => {
-      const { client, session, result } = ctx.oidc;
-      if (!client || !session?.accountId) return undefined;
-      const grantId = result?.login ? undefined : session.grantIdFor(client.clientId);
-      const grant =
-        (grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined) ??
-        new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
-      grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(" "));
-      for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
-        grant.addResourceScope(indicator, server.scope);
-      }
-      const grantJti = await grant.save();
-      const impersonation = result?.impersonation as ImpersonationResult | undefined;
-      if (impersonation) await recordImpersonation(db, grantJti, session.accountId, impersonation, SESSION_TTL);
-      return grant;
-    },
+    ...accountClaims(db),
+    loadExistingGrant: grantEverythingAsked(db),
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed("refresh_token"),
-    ttl: {
-      AccessToken: ACCESS_TOKEN_TTL,
-      AuthorizationCode: MINUTE,
-      IdToken: ACCESS_TOKEN_TTL,
-      Interaction: HOUR,
-      Session: SESSION_TTL,
-      Grant: SESSION_TTL,
-      // A rotated refresh token keeps the lifetime left to the one it replaces.
-      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? SESSION_TTL,
-    },
+    ttl: TOKEN_LIFETIMES,
     clientBasedCORS: (_ctx, origin) => origin === appOrigin,
     renderError: (ctx, out) => {
       const description = [out.error, out.error_description].filter(Boolean).join(": ");
@@ -187,10 +101,128 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
   provider.on("server_error", (_ctx: KoaContextWithOIDC, err: Error) =>
     logger.error({ err }, "identity provider error"),
   );
+  // keycloak-js sends the current page as redirect_uri and post_logout_redirect_uri.
+  const isAppPage = appPageCheck(appOrigin, mountPath);
+  provider.Client.prototype.redirectUriAllowed = isAppPage;
+  provider.Client.prototype.postLogoutRedirectUriAllowed = isAppPage;
+  makeRefreshTokensJwtShaped(provider, issuer, keys);
+  return provider;
+}
 
-  // keycloak-js sends the current page as redirect_uri and post_logout_redirect_uri; any page of
-  // the web app is acceptable, nothing elsewhere is.
-  const isAppPage = (uri: string): boolean => {
+/** The single client: the web app, a public client (no secret) using PKCE S256. */
+function webClient(appOrigin: string): ClientMetadata {
+  return {
+    client_id: WEB_CLIENT_ID,
+    client_name: "PolyForge",
+    token_endpoint_auth_method: "none",
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    // Listed for completeness; `appPageCheck` accepts every page of the app, since keycloak-js
+    // sends the current page as redirect_uri.
+    redirect_uris: [`${appOrigin}/`, `${appOrigin}/silent-check-sso.html`],
+    post_logout_redirect_uris: [`${appOrigin}/`],
+  };
+}
+
+/** Every authorization resolves to the API (RFC 8707), which makes access tokens RS256 JWTs. */
+function apiResourceIndicator(): NonNullable<Configuration["features"]>["resourceIndicators"] {
+  return {
+    enabled: true,
+    defaultResource: () => API_RESOURCE,
+    useGrantedResource: () => true,
+    getResourceServerInfo: (_ctx, indicator) => {
+      if (indicator !== API_RESOURCE) throw new errors.InvalidTarget();
+      return {
+        scope: "openid profile email",
+        audience: API_AUDIENCE,
+        accessTokenFormat: "jwt",
+        accessTokenTTL: ACCESS_TOKEN_TTL,
+        jwt: { sign: { alg: "RS256" } },
+      };
+    },
+  };
+}
+
+/** Sign-out: the confirmation page (submitted by itself when the app asks) and the signed-out page. */
+function signOutPages(appOrigin: string): NonNullable<Configuration["features"]>["rpInitiatedLogout"] {
+  return {
+    enabled: true,
+    logoutSource: (ctx, form) => {
+      // keycloak-js always names the ID token: then the request is the app's and needs no click.
+      const nonce = ctx.oidc.params?.id_token_hint ? randomBytes(16).toString("base64") : undefined;
+      ctx.set("Content-Security-Policy", contentSecurityPolicy(nonce));
+      ctx.type = "html";
+      ctx.body = logoutPage(form, `${appOrigin}/`, nonce);
+    },
+    postLogoutSuccessSource: (ctx) => {
+      ctx.set("Content-Security-Policy", contentSecurityPolicy());
+      ctx.type = "html";
+      ctx.body = messagePage("Signed out", "You have signed out of PolyForge.", `${appOrigin}/`);
+    },
+  };
+}
+
+/** The user's claims in ID tokens and, for the API, in access tokens too. */
+function accountClaims(db: Db): Pick<Configuration, "findAccount" | "extraTokenClaims"> {
+  return {
+    findAccount: async (_ctx, id, token) => {
+      const user = await findUserById(db, id);
+      if (!user) return undefined;
+      const grantId = token && "grantId" in token ? token.grantId : undefined;
+      const impersonation = await impersonatorClaim(db, grantId, user.id);
+      return { accountId: user.id, claims: () => ({ ...userClaims(user), ...impersonation }) };
+    },
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== "AccessToken") return undefined;
+      const user = await findUserById(db, token.accountId);
+      if (!user) return undefined;
+      const { sub: _sub, ...claims } = userClaims(user);
+      return {
+        ...claims,
+        ...(await impersonatorClaim(db, token.grantId, user.id)),
+        azp: token.clientId,
+        ...(token.sid ? { sid: token.sid } : {}),
+      };
+    },
+  };
+}
+
+/** Our own client: consent is implicit, so whatever it asks for is granted. A sign-in that has just
+ * happened starts a new grant, so nothing of an earlier one (an impersonation) carries over. */
+function grantEverythingAsked(db: Db): Configuration["loadExistingGrant"] {
+  return async (ctx) => {
+    const { client, session, result } = ctx.oidc;
+    if (!client || !session?.accountId) return undefined;
+    const grantId = result?.login ? undefined : session.grantIdFor(client.clientId);
+    const grant =
+      (grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined) ??
+      new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+    grant.addOIDCScope([...ctx.oidc.requestParamOIDCScopes].join(" "));
+    for (const [indicator, server] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+      grant.addResourceScope(indicator, server.scope);
+    }
+    const grantJti = await grant.save();
+    const impersonation = result?.impersonation as ImpersonationResult | undefined;
+    if (impersonation) await recordImpersonation(db, grantJti, session.accountId, impersonation, SESSION_TTL);
+    return grant;
+  };
+}
+
+const TOKEN_LIFETIMES: Configuration["ttl"] = {
+  AccessToken: ACCESS_TOKEN_TTL,
+  AuthorizationCode: MINUTE,
+  IdToken: ACCESS_TOKEN_TTL,
+  Interaction: HOUR,
+  Session: SESSION_TTL,
+  Grant: SESSION_TTL,
+  // A rotated refresh token keeps the lifetime left to the one it replaces.
+  RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? SESSION_TTL,
+};
+
+/** Any page of the web app may receive the sign-in result; nothing elsewhere may (nor the
+ * provider's own pages or the API). */
+function appPageCheck(appOrigin: string, mountPath: string): (uri: string) => boolean {
+  return (uri) => {
     const url = URL.parse(uri);
     return (
       url !== null &&
@@ -200,11 +232,6 @@ export function createProvider({ issuer, appOrigin, db, keys, logger }: Provider
       !url.pathname.startsWith("/api/")
     );
   };
-  provider.Client.prototype.redirectUriAllowed = isAppPage;
-  provider.Client.prototype.postLogoutRedirectUriAllowed = isAppPage;
-
-  makeRefreshTokensJwtShaped(provider, issuer, keys);
-  return provider;
 }
 
 /** keycloak-js decodes the refresh token as a JWT (it throws on an opaque string), so refresh token
