@@ -135,12 +135,27 @@ describe("system detail", () => {
     fetchMock.mockImplementation(async () => json(200, current));
     const { queryClient } = renderApp(`/systems/${SYSTEM_ID}`);
     expect(await screen.findByTestId("execution-dynamics-progress")).toHaveTextContent(
-      "Simulated 0.05 of 2.00 ns · estimating the time left",
+      "Simulated 0.050 of 2.000 ns · estimating the time left",
     );
     // The next progress the server pushes (a notification refreshes the system).
     current = runningAt(1.28, 95);
     await queryClient.invalidateQueries();
-    expect(await screen.findByText("Simulated 1.28 of 2.00 ns · about 1 min 35 s left")).toBeInTheDocument();
+    expect(await screen.findByText("Simulated 1.280 of 2.000 ns · about 1 min 35 s left")).toBeInTheDocument();
+  });
+
+  it("stays on the page while the server cannot be reached (a restart), and leaves when the system is gone", async () => {
+    fetchMock.mockImplementation(async () => json(200, failedSystem));
+    const { queryClient, router } = renderApp(`/systems/${SYSTEM_ID}`);
+    expect(await screen.findByRole("heading", { name: "PE melt" })).toBeInTheDocument();
+    fetchMock.mockImplementation(async () => {
+      throw new TypeError("Failed to fetch");
+    });
+    await queryClient.refetchQueries();
+    expect(screen.getByRole("heading", { name: "PE melt" })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe(`/systems/${SYSTEM_ID}`);
+    fetchMock.mockImplementation(async () => json(404, { errors: [{ error_code: "SYSTEM.GET.NOT_FOUND", args: {} }] }));
+    await queryClient.refetchQueries();
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe("/systems"));
   });
 
   it("says what happened to a run taken back after its server stopped", async () => {

@@ -5,6 +5,7 @@ import { Link } from "@tanstack/react-router";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { DynamicsProgress } from "./DynamicsProgress";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
@@ -36,9 +37,14 @@ export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras 
 
   useEffect(() => {
     if (!system.isError) return;
+    // A refresh that cannot reach the server (it is restarting: issue 23, a run taken back) keeps the
+    // page, which refreshes again; a system that cannot be loaded at all, or is gone, sends the user
+    // back (SPEC).
+    const status = system.error instanceof ProductError ? system.error.status : null;
+    if (system.data && (status === null || status >= 500)) return;
     toast.error(t("detail.loadFailed"));
     onLeave();
-  }, [system.isError, onLeave, t]);
+  }, [system.isError, system.error, system.data, onLeave, t]);
 
   if (!system.data) return <Loader aria-label={t("loading")} />;
   const data = system.data;

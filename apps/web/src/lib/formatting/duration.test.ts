@@ -11,10 +11,10 @@ describe("time left and simulated time", () => {
   });
 
   it("shows short runs in ps and long ones in ns", () => {
-    expect(simulatedTime(0.0004, 0.001)).toEqual({ done: "0.40", total: "1.00", unit: "ps" });
-    expect(simulatedTime(0.25, 0.5)).toEqual({ done: "250", total: "500", unit: "ps" });
-    expect(simulatedTime(0.4, 1)).toEqual({ done: "0.40", total: "1.00", unit: "ns" });
-    expect(simulatedTime(12.5, 50)).toEqual({ done: "12.5", total: "50.0", unit: "ns" });
-    expect(simulatedTime(150, 1_000)).toEqual({ done: "150", total: "1,000", unit: "ns" });
+    expect(simulatedTime(0.0004, 0.001)).toEqual({ done: "0.400", total: "1.000", unit: "ps" });
+    expect(simulatedTime(0.25, 0.5)).toEqual({ done: "250.0", total: "500.0", unit: "ps" });
+    expect(simulatedTime(0.004, 6)).toEqual({ done: "0.004", total: "6.000", unit: "ns" });
+    expect(simulatedTime(12.5, 50)).toEqual({ done: "12.50", total: "50.00", unit: "ns" });
+    expect(simulatedTime(150, 1_000)).toEqual({ done: "150.0", total: "1,000.0", unit: "ns" });
   });
 });

@@ -14,7 +14,8 @@ export function formatDuration(seconds: number): string {
  * Answers the done and total values in that unit, with the unit. */
 export function simulatedTime(doneNs: number, totalNs: number): { done: string; total: string; unit: "ps" | "ns" } {
   const [scale, unit] = totalNs < 1 ? [1000, "ps" as const] : [1, "ns" as const];
-  const digits = totalNs * scale < 10 ? 2 : totalNs * scale < 100 ? 1 : 0;
+  // Enough decimals that the first steps of a long run do not read as nothing done.
+  const digits = totalNs * scale < 10 ? 3 : totalNs * scale < 100 ? 2 : 1;
   const format = (value: number) =>
     (value * scale).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
   return { done: format(doneNs), total: format(totalNs), unit };
