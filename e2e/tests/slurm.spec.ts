@@ -9,7 +9,8 @@ import { buildTinySystem } from "../support/polymerBuilder";
 /**
  * Processing started from the UI on a server whose executor is Slurm (issue 26): the one-node
  * cluster `make test` starts (deploy/slurm/one-node-cluster.sh). The server is this spec's own, on
- * E2E_SLURM_PORT, with the same built web app and a throwaway data directory.
+ * E2E_SLURM_PORT, with the same built web app and a throwaway data directory. Its jobs' files go
+ * through a shared directory, or through the file store with E2E_SLURM_TRANSFER=store.
  */
 const hasSlurm = (() => {
   try {
@@ -44,6 +45,8 @@ test.beforeAll(async () => {
       POLYFORGE_DEMO_PASSWORD: "Demo-Passw0rd!",
       LOG_LEVEL: "warn",
       POLYFORGE_EXECUTOR: "slurm",
+      // shared (the default) or store: the job's files through the embedded store's signed URLs.
+      POLYFORGE_SLURM_TRANSFER: process.env.E2E_SLURM_TRANSFER ?? "shared",
       POLYFORGE_SLURM_SHARED_DIR: shared,
       POLYFORGE_SLURM_POLL_MS: "1000",
       POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-system": { cpus: 1, memory: "1024M" } }),
