@@ -1,9 +1,10 @@
+import { invalidCodesMessage, SEGMENT_MESSAGES } from "@polyforge/contracts/segments";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { signedInWithFetch } from "../../test/signedInFetch";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
-import { LinearRandomSegmentForm } from "./steps/SegmentForms";
+import { LinearPeptideSegmentForm, LinearRandomSegmentForm } from "./steps/SegmentForms";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
@@ -115,5 +116,50 @@ describe("polymer builder forms", () => {
       await screen.findByText("There was a problem removing your building block from the list."),
     ).toBeInTheDocument();
     expect(within(added).getByText("Ethylene")).toBeInTheDocument();
+  });
+
+  it("checks a peptide sequence against the aminoacids on submit and clears its message while it is edited", async () => {
+    const aminoacid = (id: string, three: string, one: string) => ({
+      ...block(id, three),
+      type: "aminoacid",
+      data: { smiles: "[*:1]NCC(=O)[*:2]", three_letter_code: three, one_letter_code: one },
+    });
+    let posted: unknown;
+    routes({
+      "GET /api/v2/building_blocks": () => json(list([aminoacid("g", "Gly", "G"), aminoacid("a", "Ala", "A")])),
+      "POST /api/v2/segments": (init) => {
+        posted = JSON.parse(String(init?.body));
+        return json({ id: "s" }, 201);
+      },
+      "GET /api/v2/segments/draft": () => json(list([])),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<LinearPeptideSegmentForm />);
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    expect(await screen.findByText("Required field")).toBeInTheDocument();
+    expect(screen.getByText(SEGMENT_MESSAGES.SEQUENCE_REQUIRED)).toBeInTheDocument();
+    await user.type(screen.getByLabelText("Segment name"), "GAG");
+    expect(screen.queryByText("Required field")).toBeNull();
+    await user.type(screen.getByLabelText("Sequence"), "Gly-Xyz");
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    // Checked against the aminoacids loaded after the form first rendered.
+    const message = await screen.findByText(invalidCodesMessage(["Xyz"], "threeLetter"));
+    await user.type(screen.getByLabelText("Sequence"), "a");
+    expect(message).not.toBeInTheDocument();
+    await user.clear(screen.getByLabelText("Sequence"));
+    await user.type(screen.getByLabelText("Sequence"), "Gly-Ala-Gly");
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    await waitFor(() =>
+      expect(posted).toMatchObject({
+        name: "GAG",
+        type: "linear_peptide",
+        data: { total_building_blocks: 3, sequence: "Gly-Ala-Gly", sequence_naming: "threeLetter" },
+        blocks: [
+          { building_block_id: "g", order: 1 },
+          { building_block_id: "a", order: 2 },
+          { building_block_id: "g", order: 3 },
+        ],
+      }),
+    );
   });
 });

@@ -101,3 +101,44 @@ export function itemErrors(errors: Record<string, string>, listKey: string, fiel
   }
   return out;
 }
+
+/** A form's list whose items OrderedItems shows: each row has its own key, an id, a name and a
+ * typed number under `valueField` (the names the list's zod schema uses). */
+type ListRow = { key: string; name: string } & Record<string, unknown>;
+interface ListForm {
+  getValues(): unknown;
+  errors: Record<string, ReactNode>;
+  setFieldValue(path: string, value: string): void;
+  insertListItem(path: string, item: unknown): void;
+  removeListItem(path: string, index: number): void;
+  reorderListItem(path: string, payload: { from: number; to: number }): void;
+}
+
+/** OrderedItems' props for a @mantine/form list at `path` (e.g. "blocks"), its rows holding the
+ * item's id under `idField` and the typed number under `valueField`; plus `add` for a new row. */
+export function formListItems(
+  form: ListForm,
+  rows: ReadonlyArray<ListRow>,
+  path: string,
+  idField: string,
+  valueField: string,
+) {
+  const items: OrderedItem[] = rows.map((row) => ({
+    key: row.key,
+    id: String(row[idField]),
+    name: row.name,
+    value: String(row[valueField] ?? ""),
+  }));
+  return {
+    items,
+    errors: itemErrors(form.errors as Record<string, string>, path, valueField),
+    onValueChange: (index: number, value: string) => form.setFieldValue(`${path}.${index}.${valueField}`, value),
+    onMove: (index: number, delta: -1 | 1) => {
+      const to = index + delta;
+      if (to >= 0 && to < rows.length) form.reorderListItem(path, { from: index, to });
+    },
+    onRemove: (index: number) => form.removeListItem(path, index),
+    add: (id: string, name: string, value: string) =>
+      form.insertListItem(path, { key: crypto.randomUUID(), name, [idField]: id, [valueField]: value }),
+  };
+}

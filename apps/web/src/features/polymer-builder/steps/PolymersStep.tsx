@@ -8,7 +8,7 @@ import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useIdentity } from "../../../lib/auth/useIdentity";
-import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
+import { formListItems, OrderedItems } from "../components/OrderedItems";
 import { StepLayout } from "../components/StepLayout";
 import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
 import { useDraftPolymers, useDraftSegments, useSetup } from "../useDraftProgress";
@@ -36,12 +36,7 @@ function LinearPolymerForm() {
     // 'Required field' goes as soon as the field is valid again, not only on the next submit.
     validateInputOnChange: true,
   });
-  const items: OrderedItem[] = form.values.segments.map((s) => ({
-    key: s.key,
-    id: s.segment_id,
-    name: s.name,
-    value: s.occurrence,
-  }));
+  const list = formListItems(form, form.values.segments, "segments", "segment_id", "occurrence");
   const available = segments.data?.data ?? [];
   const create = useMutation({
     mutationFn: createPolymer,
@@ -93,15 +88,7 @@ function LinearPolymerForm() {
               size="xs"
               variant="light"
               aria-label={`${t("common.add")} ${segment.name}`}
-              onClick={() => {
-                const item = newItem(segment.id, segment.name, String(DEFAULT_OCCURRENCE));
-                form.insertListItem("segments", {
-                  key: item.key,
-                  segment_id: item.id,
-                  name: item.name,
-                  occurrence: item.value,
-                });
-              }}
+              onClick={() => list.add(segment.id, segment.name, String(DEFAULT_OCCURRENCE))}
             >
               {t("common.add")}
             </Button>
@@ -109,18 +96,15 @@ function LinearPolymerForm() {
         ))}
         <Text fw={600}>{t("polymers.selectedSegments")}</Text>
         <OrderedItems
-          items={items}
+          items={list.items}
           valueLabel={t("common.occurrence")}
-          errors={itemErrors(form.errors as Record<string, string>, "segments", "occurrence")}
+          errors={list.errors}
           emptyText={t("polymers.noSelected")}
-          onValueChange={(index, value) => form.setFieldValue(`segments.${index}.occurrence`, value)}
-          onMove={(index, delta) => {
-            const to = index + delta;
-            if (to >= 0 && to < items.length) form.reorderListItem("segments", { from: index, to });
-          }}
-          onRemove={(index) => form.removeListItem("segments", index)}
+          onValueChange={list.onValueChange}
+          onMove={list.onMove}
+          onRemove={list.onRemove}
         />
-        <Button type="submit" loading={create.isPending} disabled={items.length === 0} w="fit-content">
+        <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
           {t("polymers.create")}
         </Button>
       </Stack>

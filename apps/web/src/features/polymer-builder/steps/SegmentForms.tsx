@@ -1,4 +1,5 @@
 import { Button, SegmentedControl, Stack, Text, Textarea, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { INPUT_PATTERNS } from "@polyforge/contracts/polymer-builder";
 import {
@@ -17,12 +18,11 @@ import {
   type SegmentCreateBody,
 } from "@polyforge/contracts/segments";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
+import { formListItems, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
-import { errorsOf, fieldErrors, moveItem, useRevalidatedErrors } from "../ordering";
 import { createSegment, fetchAminoacids, fetchDraftBlocksPage, queryKeys } from "../polymerBuilderApi";
 
 /** Creates a segment; on failure the form keeps what the user typed. */
@@ -66,208 +66,199 @@ function BlockPicker({ onPick }: { onPick: (block: BuildingBlock) => void }) {
   );
 }
 
+// Types, not interfaces: the resolver takes values as a record.
+type BlockSegmentValues = {
+  name: string;
+  blocks: Array<{ key: string; name: string; building_block_id: string; occurrence: string }>;
+};
+type RandomSegmentValues = {
+  name: string;
+  multiplier: string;
+  blocks: Array<{ key: string; name: string; building_block_id: string; ratio: string }>;
+};
+
 /** Linear block segment: blocks in order, each repeated `occurrence` times. */
 export function LinearBlockSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
-  const [name, setName] = useState("");
-  const [items, setItems] = useState<OrderedItem[]>([]);
-  const parse = () =>
-    linearBlockSegmentForm.safeParse({
-      name,
-      blocks: items.map((i) => ({ building_block_id: i.id, occurrence: i.value })),
-    });
-  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, items]);
-  const create = useCreateSegment(() => {
-    setName("");
-    setItems([]);
+  const form = useForm<BlockSegmentValues>({
+    mode: "controlled",
+    initialValues: { name: "", blocks: [] },
+    // The first message of a field (empty: 'Required field'), cleared as soon as the field is valid.
+    validate: zod4Resolver(linearBlockSegmentForm, { errorPriority: "first" }),
+    validateInputOnChange: true,
   });
+  const create = useCreateSegment(() => form.reset());
+  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "occurrence");
+  const occurrences = form.values.blocks.map((b) => b.occurrence);
 
-  function submit() {
-    const parsed = parse();
-    setErrors(errorsOf(parsed));
-    if (!parsed.success || items.length === 0) return;
+  const submit = form.onSubmit((values) => {
+    if (values.blocks.length === 0) return;
     create.mutate({
-      name: name.trim(),
+      name: values.name.trim(),
       type: "linear_block",
-      data: { total_building_blocks: linearBlockTotal(items.map((i) => i.value)) },
-      blocks: items.map((i, index) => ({
-        building_block_id: i.id,
+      data: { total_building_blocks: linearBlockTotal(occurrences) },
+      blocks: values.blocks.map((b, index) => ({
+        building_block_id: b.building_block_id,
         order: index + 1,
-        occurrence: parseWholeNumber(i.value),
+        occurrence: parseWholeNumber(b.occurrence),
       })),
     });
-  }
+  });
 
   return (
-    <Stack>
-      <TextInput
-        label={t("segments.segmentName")}
-        value={name}
-        error={errors.name}
-        onChange={(e) => setName(e.currentTarget.value)}
-      />
-      <BlockPicker onPick={(b) => setItems((list) => [...list, newItem(b.id, b.name, String(DEFAULT_OCCURRENCE))])} />
-      <Text fw={600}>{t("segments.selectedBlocks")}</Text>
-      <OrderedItems
-        items={items}
-        valueLabel={t("common.occurrence")}
-        errors={itemErrors(errors, "blocks", "occurrence")}
-        emptyText={t("segments.noSelected")}
-        onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
-        onMove={(index, delta) => setItems((list) => moveItem(list, index, delta))}
-        onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
-      />
-      <Text>{t("segments.total", { total: linearBlockTotal(items.map((i) => i.value)) })}</Text>
-      <Button onClick={submit} loading={create.isPending} disabled={items.length === 0} w="fit-content">
-        {t("segments.create")}
-      </Button>
-    </Stack>
+    <form noValidate onSubmit={submit}>
+      <Stack>
+        <TextInput label={t("segments.segmentName")} {...form.getInputProps("name")} />
+        <BlockPicker onPick={(b) => list.add(b.id, b.name, String(DEFAULT_OCCURRENCE))} />
+        <Text fw={600}>{t("segments.selectedBlocks")}</Text>
+        <OrderedItems
+          items={list.items}
+          valueLabel={t("common.occurrence")}
+          errors={list.errors}
+          emptyText={t("segments.noSelected")}
+          onValueChange={list.onValueChange}
+          onMove={list.onMove}
+          onRemove={list.onRemove}
+        />
+        <Text>{t("segments.total", { total: linearBlockTotal(occurrences) })}</Text>
+        <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
+          {t("segments.create")}
+        </Button>
+      </Stack>
+    </form>
   );
 }
 
 /** Linear random segment: each block ratio × multiplier times, shuffled; live percentages and total. */
 export function LinearRandomSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
-  const [name, setName] = useState("");
-  const [multiplier, setMultiplier] = useState(String(DEFAULT_MULTIPLIER));
-  const [items, setItems] = useState<OrderedItem[]>([]);
-  const parse = () =>
-    linearRandomSegmentForm.safeParse({
-      name,
-      multiplier,
-      blocks: items.map((i) => ({ building_block_id: i.id, ratio: i.value })),
-    });
-  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [name, multiplier, items]);
-  const create = useCreateSegment(() => {
-    setName("");
-    setMultiplier(String(DEFAULT_MULTIPLIER));
-    setItems([]);
+  const form = useForm<RandomSegmentValues>({
+    mode: "controlled",
+    initialValues: { name: "", multiplier: String(DEFAULT_MULTIPLIER), blocks: [] },
+    validate: zod4Resolver(linearRandomSegmentForm, { errorPriority: "first" }),
+    validateInputOnChange: true,
   });
-  const ratios = items.map((i) => i.value);
+  const create = useCreateSegment(() => form.reset());
+  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "ratio");
+  const ratios = form.values.blocks.map((b) => b.ratio);
   const percentages = ratioPercentages(ratios);
 
-  function submit() {
-    const parsed = parse();
-    setErrors(errorsOf(parsed));
-    if (!parsed.success || items.length === 0) return;
+  const submit = form.onSubmit((values) => {
+    if (values.blocks.length === 0) return;
     create.mutate({
-      name: name.trim(),
+      name: values.name.trim(),
       type: "linear_random",
-      data: { total_building_blocks: linearRandomTotal(ratios, multiplier), multiplier: parseWholeNumber(multiplier) },
-      blocks: items.map((i, index) => ({
-        building_block_id: i.id,
+      data: {
+        total_building_blocks: linearRandomTotal(ratios, values.multiplier),
+        multiplier: parseWholeNumber(values.multiplier),
+      },
+      blocks: values.blocks.map((b, index) => ({
+        building_block_id: b.building_block_id,
         order: index + 1,
-        ratio: parseWholeNumber(i.value),
+        ratio: parseWholeNumber(b.ratio),
       })),
     });
-  }
+  });
 
   return (
-    <Stack>
-      <TextInput
-        label={t("segments.segmentName")}
-        value={name}
-        error={errors.name}
-        onChange={(e) => setName(e.currentTarget.value)}
-      />
-      <TextInput
-        label={t("segments.multiplier")}
-        value={multiplier}
-        error={errors.multiplier}
-        inputMode="numeric"
-        w={160}
-        onChange={(e) => INPUT_PATTERNS.digits.test(e.currentTarget.value) && setMultiplier(e.currentTarget.value)}
-      />
-      <BlockPicker onPick={(b) => setItems((list) => [...list, newItem(b.id, b.name, String(DEFAULT_RATIO))])} />
-      <Text fw={600}>{t("segments.selectedBlocks")}</Text>
-      <OrderedItems
-        items={items}
-        valueLabel={t("segments.ratio")}
-        errors={itemErrors(errors, "blocks", "ratio")}
-        emptyText={t("segments.noSelected")}
-        extra={(index) => t("segments.percentage", { value: percentages[index] })}
-        onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
-        onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
-      />
-      <Text>{t("segments.total", { total: linearRandomTotal(ratios, multiplier) })}</Text>
-      <Button onClick={submit} loading={create.isPending} disabled={items.length === 0} w="fit-content">
-        {t("segments.create")}
-      </Button>
-    </Stack>
+    <form noValidate onSubmit={submit}>
+      <Stack>
+        <TextInput label={t("segments.segmentName")} {...form.getInputProps("name")} />
+        <TextInput
+          label={t("segments.multiplier")}
+          inputMode="numeric"
+          w={160}
+          {...form.getInputProps("multiplier")}
+          onChange={(e) =>
+            INPUT_PATTERNS.digits.test(e.currentTarget.value) && form.setFieldValue("multiplier", e.currentTarget.value)
+          }
+        />
+        <BlockPicker onPick={(b) => list.add(b.id, b.name, String(DEFAULT_RATIO))} />
+        <Text fw={600}>{t("segments.selectedBlocks")}</Text>
+        <OrderedItems
+          items={list.items}
+          valueLabel={t("segments.ratio")}
+          errors={list.errors}
+          emptyText={t("segments.noSelected")}
+          extra={(index) => t("segments.percentage", { value: percentages[index] })}
+          onValueChange={list.onValueChange}
+          onRemove={list.onRemove}
+        />
+        <Text>{t("segments.total", { total: linearRandomTotal(ratios, form.values.multiplier) })}</Text>
+        <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
+          {t("segments.create")}
+        </Button>
+      </Stack>
+    </form>
   );
 }
+
+type PeptideValues = { name: string; sequence_naming: PeptideNaming; sequence: string };
 
 /** Linear peptide segment: a sequence of aminoacids in one- or three-letter codes, capped synthetic. */
 export function LinearPeptideSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
-  const [name, setName] = useState("");
-  const [naming, setNaming] = useState<PeptideNaming>("threeLetter");
-  const [sequence, setSequence] = useState("");
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const aminoacids = useQuery({ queryKey: queryKeys.aminoacids, queryFn: fetchAminoacids });
-  const create = useCreateSegment(() => {
-    setName("");
-    setSequence("");
+  const codes = aminoacids.data?.data.map((a) => ({
+    id: a.id,
+    one_letter_code: a.data.one_letter_code ?? "",
+    three_letter_code: a.data.three_letter_code ?? "",
+  }));
+  const schemaErrors = zod4Resolver(linearPeptideSegmentForm, { errorPriority: "first" });
+  const form = useForm<PeptideValues>({
+    mode: "controlled",
+    initialValues: { name: "", sequence_naming: "threeLetter", sequence: "" },
+    // The schema, then the sequence against the known aminoacids.
+    validate: (values) => {
+      const errors = schemaErrors(values);
+      const check = checkPeptideSequence(values.sequence, values.sequence_naming, codes);
+      if (!check.ok) errors.sequence ??= check.message;
+      return errors;
+    },
+    // The name's message goes as soon as it is valid; a sequence is checked on submit (a half-typed
+    // one is not wrong yet), its message cleared while it is edited.
+    validateInputOnChange: ["name"],
   });
+  const create = useCreateSegment(() => form.setValues({ name: "", sequence: "" }));
 
-  function submit() {
-    const parsed = linearPeptideSegmentForm.safeParse({ name, sequence_naming: naming, sequence });
-    const next = parsed.success ? {} : fieldErrors(parsed.error.issues);
-    const codes = aminoacids.data?.data.map((a) => ({
-      id: a.id,
-      one_letter_code: a.data.one_letter_code ?? "",
-      three_letter_code: a.data.three_letter_code ?? "",
-    }));
-    const check = checkPeptideSequence(sequence, naming, codes);
-    if (!check.ok) next.sequence ??= check.message;
-    setErrors(next);
-    if (!parsed.success || !check.ok) return;
+  const submit = form.onSubmit((values) => {
+    const check = checkPeptideSequence(values.sequence, values.sequence_naming, codes);
+    if (!check.ok) return;
     create.mutate({
-      name: name.trim(),
+      name: values.name.trim(),
       type: "linear_peptide",
       data: {
         total_building_blocks: check.residues.length,
-        sequence: sequence.trim(),
-        sequence_naming: naming,
+        sequence: values.sequence.trim(),
+        sequence_naming: values.sequence_naming,
         capping_type: "synthetic",
       },
       blocks: check.residues.map((r, index) => ({ building_block_id: r.id, order: index + 1, occurrence: 1 })),
     });
-  }
+  });
 
   return (
-    <Stack>
-      <TextInput
-        label={t("segments.segmentName")}
-        value={name}
-        error={errors.name}
-        onChange={(e) => setName(e.currentTarget.value)}
-      />
-      <Stack gap={4}>
-        <Text size="sm" fw={500}>
-          {t("segments.sequenceType")}
-        </Text>
-        <SegmentedControl
-          w="fit-content"
-          value={naming}
-          onChange={(value) => setNaming(value as PeptideNaming)}
-          data={[
-            { value: "threeLetter", label: t("segments.threeLetter") },
-            { value: "oneLetter", label: t("segments.oneLetter") },
-          ]}
-        />
+    <form noValidate onSubmit={submit}>
+      <Stack>
+        <TextInput label={t("segments.segmentName")} {...form.getInputProps("name")} />
+        <Stack gap={4}>
+          <Text size="sm" fw={500}>
+            {t("segments.sequenceType")}
+          </Text>
+          <SegmentedControl
+            w="fit-content"
+            {...form.getInputProps("sequence_naming")}
+            data={[
+              { value: "threeLetter", label: t("segments.threeLetter") },
+              { value: "oneLetter", label: t("segments.oneLetter") },
+            ]}
+          />
+        </Stack>
+        <Textarea label={t("segments.sequence")} autosize minRows={2} {...form.getInputProps("sequence")} />
+        <Button type="submit" loading={create.isPending} w="fit-content">
+          {t("segments.create")}
+        </Button>
       </Stack>
-      <Textarea
-        label={t("segments.sequence")}
-        value={sequence}
-        error={errors.sequence}
-        autosize
-        minRows={2}
-        onChange={(e) => setSequence(e.currentTarget.value)}
-      />
-      <Button onClick={submit} loading={create.isPending} w="fit-content">
-        {t("segments.create")}
-      </Button>
-    </Stack>
+    </form>
   );
 }
