@@ -81,7 +81,7 @@ describe.skipIf(!hasSlurm).each([
     user = caller(testApp, token);
   });
   afterEach(async () => {
-    await Promise.all(runners.splice(0).map((p) => p.runner.stop()));
+    await Promise.all(runners.splice(0).flatMap((p) => [p.runner.stop(), p.structures.stop()]));
   });
   afterAll(async () => {
     await testApp?.close();
@@ -191,6 +191,69 @@ describe.skipIf(!hasSlurm).each([
       expect(await batchScriptOf(done.schedulerJobId!)).toContain("-m polyforge_engine.remote_job");
     },
     300_000,
+  );
+
+  it.skipIf(skip)(
+    "validates an uploaded structure as a Slurm job: the upload goes to the node, the viewer file comes back",
+    async () => {
+      const lines = ["CRYST1   20.000   20.000   20.000  90.00  90.00  90.00 P 1           1"];
+      for (let w = 0; w < 3; w++) {
+        const atoms: Array<[string, number[], string]> = [
+          ["O", [2 + 4 * w, 2, 2], "O"],
+          ["H1", [2.957 + 4 * w, 2, 2], "H"],
+          ["H2", [1.76 + 4 * w, 2.927, 2], "H"],
+        ];
+        for (const [name, xyz, element] of atoms) {
+          const [x, y, z] = xyz.map((v) => v.toFixed(3).padStart(8));
+          lines.push(
+            `HETATM${String(lines.length).padStart(5)}  ${name.padEnd(3)} HOH A${String(w + 1).padStart(4)}    ${x}${y}${z}  1.00  0.00          ${element.padStart(2)}`,
+          );
+        }
+      }
+      const file = Buffer.from(`${lines.join("\n")}\nEND\n`);
+      const { id } = await expectStatus(user, 201, "POST", "/systems", {
+        name: "Waters on Slurm",
+        description: "from the store transfer test",
+        origin: "upload",
+      });
+      const { upload_id } = await expectStatus(user, 200, "POST", `/systems/${id}/upload/begin`, {
+        file: "waters.pdb",
+        file_size: file.length,
+      });
+      const { url } = await expectStatus(
+        user,
+        200,
+        "GET",
+        `/systems/${id}/upload/upload_url?upload_id=${encodeURIComponent(upload_id)}&part_number=1`,
+      );
+      const put = await fetch(url, { method: "PUT", body: file });
+      expect(put.status).toBe(200);
+      await expectStatus(user, 200, "POST", `/systems/${id}/upload/complete`, {
+        upload_id,
+        parts: [{ part_number: 1, etag: put.headers.get("etag") }],
+      });
+      startRunner().structures.start();
+      const system = await waitFor(
+        "the structure to be validated on Slurm",
+        async () => {
+          const body = await expectStatus(user, 200, "GET", `/systems/${id}`);
+          return ["valid", "invalid", "error"].includes(body.system_data.status) ? body : undefined;
+        },
+        180_000,
+        300,
+      );
+      expect(system.system_data.problem).toBeNull();
+      expect(system.system_data.status).toBe("valid");
+      expect(system.system_data.structure).toMatchObject({ atoms: 9, molecules: 3, viewer_file: expect.any(String) });
+      const viewer = await testApp.app.inject({
+        method: "GET",
+        url: `/api/v2/systems/${id}/structure`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(viewer.statusCode).toBe(200);
+      expect(viewer.body).toMatch(/HOH/);
+    },
+    240_000,
   );
 
   it.skipIf(skip)("collects a job's results as often as asked, the same files each time", async () => {
