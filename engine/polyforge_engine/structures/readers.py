@@ -401,6 +401,128 @@ def _nearest_in_order(
     hex_from: int | None,
 ) -> np.ndarray:
     """Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
+    or a digits-only field that reads as decimal and as hexadecimal), resolved as the records go:
+    a record's first atom is the candidate nearest the previous record's first atom, each partner
+    the candidate nearest its record's first atom; a digits-only field is decimal until the
+    reference reaches the atoms whose serials are hexadecimal, hexadecimal from there.
+
+    Whole arrays at once: the first atoms' chain is solved as a fixed point (each first atom the
+    candidate nearest the previous one's pick), started from the last unambiguous first atom before
+    each record. The recurrence has one solution, so a fixed point is the record-by-record answer;
+    should one not be reached in a few rounds, the record-by-record loop decides.
+
+    Parameters: order, atom indices sorted by serial (stable: ascending within a serial); indices,
+    each field's first candidate; ambiguous, fields with more than one; first and second, each
+    field's [low, high) range in `order` as read and read the other way; hex_from, the first atom
+    whose digits-only serials are hexadecimal. Returns the atom index of every field.
+    """
+    chosen = indices.copy()
+    firsts, partners = slice(0, None, 2), slice(1, None, 2)
+    ambiguous_firsts = ambiguous[firsts]
+    picks = chosen[firsts]
+    if ambiguous_firsts.any():
+        reference = _first_atom_estimate(picks, ambiguous_firsts, len(order))
+        where = np.flatnonzero(ambiguous_firsts) * 2
+        for _ in range(_FIXED_POINT_ROUNDS):
+            fresh = picks.copy()
+            fresh[ambiguous_firsts] = _nearest(order, where, reference[ambiguous_firsts], first, second, hex_from)
+            settled = np.array_equal(fresh, picks) and np.array_equal(reference, np.concatenate(([0], fresh[:-1])))
+            picks = fresh
+            if settled:
+                break
+            reference = np.concatenate(([0], picks[:-1]))
+        else:
+            return _nearest_in_order_loop(order, indices, ambiguous, first, second, hex_from)
+        chosen[firsts] = picks
+    ambiguous_partners = ambiguous[partners]
+    if ambiguous_partners.any():
+        where = np.flatnonzero(ambiguous_partners) * 2 + 1
+        chosen[where] = _nearest(order, where, chosen[where - 1], first, second, hex_from)
+    return chosen
+
+
+_FIXED_POINT_ROUNDS = 50
+
+
+def _first_atom_estimate(picks: np.ndarray, ambiguous: np.ndarray, count: int) -> np.ndarray:
+    """Where each record's previous first atom likely is: the last unambiguous first atom before
+    it, moved on by the records between them at the file's pace (atoms per record, from its
+    unambiguous records). Records go forward through the atoms, so this is near the truth, and the
+    candidates of a repeated serial lie a wrap (100,000 atoms or more) apart."""
+    records = np.arange(len(picks))
+    anchors = np.flatnonzero(~ambiguous)
+    if len(anchors) >= 2 and anchors[-1] > anchors[0]:
+        pace = (picks[anchors[-1]] - picks[anchors[0]]) / (anchors[-1] - anchors[0])
+    else:
+        pace = count / max(len(picks), 1)
+    # the reference of record k is the pick of record k - 1 (atom 0 for the first record)
+    previous = records - 1
+    known = np.where(~ambiguous, records, -1)
+    last = np.maximum.accumulate(known)
+    last_before = np.concatenate(([-1], last[:-1]))
+    anchored = np.where(last_before >= 0, picks[np.maximum(last_before, 0)] + pace * (previous - last_before), pace * previous)
+    reference = np.clip(np.rint(anchored), 0, count - 1).astype(np.int64)
+    reference[0] = 0
+    return reference
+
+
+def _nearest(
+    order: np.ndarray,
+    where: np.ndarray,
+    reference: np.ndarray,
+    first: tuple[np.ndarray, np.ndarray],
+    second: tuple[np.ndarray, np.ndarray],
+    hex_from: int | None,
+) -> np.ndarray:
+    """For the fields at `where`, the candidate nearest `reference` (on a tie the later atom), from
+    the preferred reading (hexadecimal from hex_from on, else as read), else the other."""
+    in_hexadecimal_part = np.full(len(where), hex_from is not None) & (reference >= (hex_from or 0) - 1)
+    low, high = first[0][where], first[1][where]
+    low2, high2 = second[0][where], second[1][where]
+    preferred_low = np.where(in_hexadecimal_part, low2, low)
+    preferred_high = np.where(in_hexadecimal_part, high2, high)
+    other_low = np.where(in_hexadecimal_part, low, low2)
+    other_high = np.where(in_hexadecimal_part, high, high2)
+    use_preferred = preferred_high > preferred_low
+    return _nearest_in_ranges(
+        order,
+        np.where(use_preferred, preferred_low, other_low),
+        np.where(use_preferred, preferred_high, other_high),
+        reference,
+    )
+
+
+def _nearest_in_ranges(order: np.ndarray, low: np.ndarray, high: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """In each range [low, high) of `order` (ascending atom indices, not empty), the index nearest
+    `reference`; on a tie the one at or after it."""
+    lo, hi = low.copy(), high.copy()
+    while True:  # binary search: the first index at or after the reference
+        open_ = lo < hi
+        if not open_.any():
+            break
+        mid = (lo + hi) // 2
+        before = open_ & (order[np.minimum(mid, len(order) - 1)] < reference)
+        lo = np.where(before, mid + 1, lo)
+        hi = np.where(open_ & ~before, mid, hi)
+    after = order[np.minimum(lo, len(order) - 1)]
+    below = order[np.maximum(lo - 1, 0)]
+    has_after = lo < high
+    has_below = lo > low
+    take_after = has_after & (~has_below | (after - reference <= reference - below))
+    return np.where(take_after, after, below)
+
+
+def _nearest_in_order_loop(
+    order: np.ndarray,
+    indices: np.ndarray,
+    ambiguous: np.ndarray,
+    first: tuple[np.ndarray, np.ndarray],
+    second: tuple[np.ndarray, np.ndarray],
+    hex_from: int | None,
+) -> np.ndarray:
+    """The record-by-record form of _nearest_in_order (its reference, and its fallback).
+
+    Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
     or a digits-only field that reads as decimal and as hexadecimal). CONECT records follow the
     atoms' order: a record's first atom is the candidate nearest the previous record's, and each
     partner the candidate nearest its record's first atom. A digits-only field is decimal until the
