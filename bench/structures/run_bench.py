@@ -59,6 +59,9 @@ PEER_SCRIPTS = {
     "mdanalysis": "import sys, MDAnalysis as mda\nu = mda.Universe(sys.argv[1])\nprint(len(u.atoms), float(u.atoms.positions.sum()))",
     "parmed": "import sys, parmed\ns = parmed.load_file(sys.argv[1])\nprint(len(s.atoms), len(s.bonds))",
 }
+# Peers that are programs rather than Python packages: GROMACS reads the file as a trajectory frame.
+PEER_COMMANDS = {"gmx": ["gmx", "-quiet", "check", "-f"]}
+PEERS = (*PEER_SCRIPTS, *PEER_COMMANDS)
 # A ~200-heavy-atom molecule: melittin (26 residues), SMILES from its sequence by RDKit.
 MELITTIN = "GIGAVLKVLTTGLPALISWIKRKRQQ"
 ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O"
@@ -182,6 +185,8 @@ def run_polyforge(path: Path, work: Path) -> dict[str, Any]:
 
 
 def run_peer(peer: str, path: Path, work: Path) -> dict[str, Any]:
+    if peer in PEER_COMMANDS:
+        return timed([*PEER_COMMANDS[peer], str(path)], work)
     script = work / f"peer_{peer}.py"  # not parmed.py: it would shadow the package it imports
     script.write_text(PEER_SCRIPTS[peer])
     return timed([str(PYTHON), str(script), str(path)], work)
@@ -218,6 +223,10 @@ def main() -> None:
     parser.add_argument("--readme-only", action="store_true", help="rewrite the README section from out/results.json")
     parser.add_argument("--polyforge-again", nargs="*", default=[], help="e.g. small.pdb: PolyForge measured again, peers kept")
     parser.add_argument("--polyforge-only-mb", type=float, default=0, help="add files of this size read by PolyForge alone")
+    parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=PEERS, help="the peers to run (default: all)")
+    parser.add_argument("--results", type=Path, default=OUT / "results.json", help="where the raw figures go")
+    parser.add_argument("--no-readme", action="store_true", help="leave bench/README.md alone (figures written by hand)")
+    parser.add_argument("--skip-smiles", action="store_true", help="no convert-smiles times")
     args = parser.parse_args()
     if args.readme_only:
         results = json.loads((OUT / "results.json").read_text())
@@ -266,8 +275,9 @@ def main() -> None:
 
     def save() -> None:  # after every measurement: a run cut short still reports what it measured
         results["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
-        (OUT / "results.json").write_text(json.dumps(results, indent=2))
-        write_readme(results)
+        args.results.write_text(json.dumps(results, indent=2))
+        if not args.no_readme:
+            write_readme(results)
 
     sizes = [("small", args.small_mb)] + ([] if args.skip_large else [("large", args.size_mb)])
     for label, size in sizes:
@@ -279,7 +289,7 @@ def main() -> None:
             results["files"][f"{label}.{suffix}"] = entry
             print(f"  polyforge {entry['polyforge']}", flush=True)
             save()
-            for peer in PEER_SCRIPTS:
+            for peer in args.peers:
                 small = results["files"].get(f"small.{suffix}", {}).get(peer)
                 if info["size_mb"] > args.peer_max_mb:
                     entry[peer] = {"ok": False, "skipped": f"not run: files over {args.peer_max_mb:g} MB are read by PolyForge only in this run"}
@@ -297,7 +307,7 @@ def main() -> None:
                 save()
             if not args.keep:
                 path.unlink()
-        if label == "small":
+        if label == "small" and not args.skip_smiles:
             results["convert_smiles"] = convert_smiles_times(args.work)
             save()
 
@@ -341,7 +351,7 @@ def write_readme(results: dict[str, Any]) -> None:
     ]
     for key, entry in results["files"].items():
         ours = entry["polyforge"]
-        for reader in ("polyforge", *PEER_SCRIPTS):
+        for reader in ("polyforge", *PEERS):
             run = entry.get(reader, {})
             speed, memory, note = _rate(entry, run)
             ratio = ""

@@ -9,8 +9,13 @@
  * 2. Save structure → converted through the API for aspirin and a 199-heavy-atom molecule
  *    (HO-(CH2CH2O)66-H), beside the engine's own convert-smiles run on the same SMILES.
  *
- * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--runs 3]
- * Ports 18812 (server), 18813 (moto), 18814 (the bare peer). Raw figures: bench/uploads/out/results.json.
+ * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--skip-conversions]
+ *      [--runs 3] [--in-flight 4] [--port-base 18812] [--baseline <dir>] [--out results.json]
+ * --baseline names another checkout of the repository (e.g. `git archive <commit> | tar -x -C dir`,
+ * with a node_modules symlink): its server is measured beside this one's, in turns with the bare
+ * peer, so a change is set against the code before it under the same load. --runs repeats each.
+ * Ports: the base (server), base+1 (moto), base+2 (the bare peer). Raw figures:
+ * bench/uploads/out/results.json.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,10 +30,6 @@ const OUT = join(ROOT, "bench/uploads/out");
 const PYTHON = join(ROOT, ".venv/bin/python");
 const MB = 1024 * 1024;
 const PART = 5 * MB;
-const IN_FLIGHT = 4;
-const SERVER_PORT = 18812;
-const MOTO_PORT = 18813;
-const BARE_PORT = 18814;
 const ISSUER = "https://bench.invalid";
 
 const args = process.argv.slice(2);
@@ -36,11 +37,20 @@ const flag = (name: string, fallback: string) => {
   const at = args.indexOf(name);
   return at >= 0 ? (args[at + 1] ?? fallback) : fallback;
 };
+/** Parts in flight at once: the web client's PARTS_IN_FLIGHT unless told. */
+const IN_FLIGHT = Number(flag("--in-flight", "4"));
+const PORT_BASE = Number(flag("--port-base", "18812"));
+const SERVER_PORT = PORT_BASE;
+const MOTO_PORT = PORT_BASE + 1;
+const BARE_PORT = PORT_BASE + 2;
+const skipConversions = args.includes("--skip-conversions");
+const outName = flag("--out", "results.json");
+const baseline = args.includes("--baseline") ? resolve(flag("--baseline", "")) : undefined;
 const sizeMb = Number(flag("--size-mb", "2000"));
 const runs = Number(flag("--runs", "3"));
 const skipS3 = args.includes("--skip-s3");
 
-const work = mkdtempSync(join(tmpdir(), "h1-bench-uploads-"));
+const work = mkdtempSync(join(tmpdir(), "uploads-bench-"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
@@ -94,10 +104,10 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(env: NodeJS.ProcessEnv, jwksFile: string): Promise<Server> {
+async function startServer(env: NodeJS.ProcessEnv, jwksFile: string, root = ROOT): Promise<Server> {
   const origin = `http://127.0.0.1:${SERVER_PORT}`;
-  const child = spawn("node", ["--import", "tsx", join(ROOT, "bench/uploads/server.ts")], {
-    cwd: ROOT,
+  const child = spawn("node", ["--import", "tsx", join(root, "bench/uploads/server.ts")], {
+    cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -340,16 +350,35 @@ async function main() {
   await makeFile(file, sizeMb);
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
+    in_flight: IN_FLIGHT,
     commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim(),
     machine: `${spawnSync("uname", ["-sr"]).stdout.toString().trim()}, ${(await import("node:os")).cpus().length} cores`,
   };
 
-  results.bare = await bareRun(file, size);
-  console.log("bare", results.bare);
-  const local = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile);
-  results.local = await uploadRun(local, token, file, size);
-  console.log("local", results.local);
-  await local.stop();
+  // In turns (bare, baseline, this code) so that a change in the machine's load falls on all of them.
+  const rounds: Array<Record<string, unknown>> = [];
+  for (let round = 0; round < runs; round++) {
+    const row: Record<string, unknown> = { bare: await bareRun(file, size) };
+    console.log("bare", row.bare);
+    for (const [name, root] of [
+      ["baseline", baseline],
+      ["local", ROOT],
+    ] as const) {
+      if (!root) continue;
+      const server = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile, root);
+      row[name] = await uploadRun(server, token, file, size);
+      console.log(name, row[name]);
+      await server.stop();
+    }
+    rounds.push(row);
+  }
+  results.rounds = rounds;
+  for (const name of ["bare", "baseline", "local"]) {
+    const measured = rounds.flatMap((row) => (row[name] ? [row[name] as Record<string, number>] : []));
+    if (measured.length === 0) continue;
+    const medianOf = (key: string) => median(measured.map((m) => m[key]!));
+    results[name] = Object.fromEntries(Object.keys(measured[0]!).map((key) => [key, medianOf(key)]));
+  }
 
   if (!skipS3) {
     const moto = await startMoto();
@@ -361,33 +390,35 @@ async function main() {
   }
   await rm(file, { force: true });
 
-  const jobs = await startServer({}, jwksFile);
-  const conversions: Record<string, unknown> = {};
-  for (const [name, smiles] of Object.entries(MOLECULES)) {
-    const api: number[] = [];
-    const engine: number[] = [];
-    let atoms = 0;
-    // The large molecule's conformer search takes minutes: one run of each.
-    for (let i = 0; i < (name === "aspirin" ? runs : 1); i++) {
-      const run = await conversionRun(jobs, token, smiles);
-      api.push(run.seconds);
-      atoms = run.atoms;
-      engine.push(engineRun(smiles));
+  if (!skipConversions) {
+    const jobs = await startServer({}, jwksFile);
+    const conversions: Record<string, unknown> = {};
+    for (const [name, smiles] of Object.entries(MOLECULES)) {
+      const api: number[] = [];
+      const engine: number[] = [];
+      let atoms = 0;
+      // The large molecule's conformer search takes minutes: one run of each.
+      for (let i = 0; i < (name === "aspirin" ? runs : 1); i++) {
+        const run = await conversionRun(jobs, token, smiles);
+        api.push(run.seconds);
+        atoms = run.atoms;
+        engine.push(engineRun(smiles));
+      }
+      conversions[name] = {
+        atoms,
+        api_s: api,
+        engine_s: engine,
+        api_median_s: median(api),
+        engine_median_s: median(engine),
+      };
+      console.log(name, conversions[name]);
     }
-    conversions[name] = {
-      atoms,
-      api_s: api,
-      engine_s: engine,
-      api_median_s: median(api),
-      engine_median_s: median(engine),
-    };
-    console.log(name, conversions[name]);
+    results.conversions = conversions;
+    await jobs.stop();
   }
-  results.conversions = conversions;
-  await jobs.stop();
-  writeFileSync(join(OUT, "results.json"), JSON.stringify(results, null, 2));
+  writeFileSync(join(OUT, outName), JSON.stringify(results, null, 2));
   await rm(work, { recursive: true, force: true });
-  if (existsSync(join(OUT, "results.json"))) console.log(`written ${join(OUT, "results.json")}`);
+  if (existsSync(join(OUT, outName))) console.log(`written ${join(OUT, outName)}`);
 }
 
 main().catch(async (err) => {
