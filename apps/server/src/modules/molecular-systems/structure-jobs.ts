@@ -14,6 +14,7 @@ import type { Db } from "../../platform/db/database";
 import type { ClaimRequest } from "../../platform/jobs/claim";
 import type { EngineOutcome } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
+import { resultPaths } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
@@ -161,7 +162,7 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
         problem: engineProblem(outcome, workdir),
       };
     }
-    const files = resultFiles(outcome.payload);
+    const files = resultPaths(outcome.payload);
     let viewer: string | null = null;
     for (const file of files) {
       const name = `structure${fileExtension(file)}`;
@@ -278,13 +279,6 @@ function integerOrNull(value: unknown): number | null {
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === "string" && value !== "" ? value : null;
-}
-
-/** The files a convert-smiles result names: `files` as {kind: path} or [path]. */
-function resultFiles(payload: Record<string, unknown>): string[] {
-  const files = payload.files;
-  const values = Array.isArray(files) ? files : files && typeof files === "object" ? Object.values(files) : [];
-  return values.filter((value): value is string => typeof value === "string");
 }
 
 /** The engine's summary read defensively: fields an older engine does not report get their

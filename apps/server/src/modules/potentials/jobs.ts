@@ -1,8 +1,7 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
-import { basename, join, resolve, sep } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
 import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
 import type { GeneratedPotentialResult, PotentialMoleculeKind } from "@polyforge/contracts/potentials";
-import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { fileExtension } from "@polyforge/contracts/uploads";
 import { sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
@@ -10,6 +9,7 @@ import type { Db } from "../../platform/db/database";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import { withoutPaths } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
+import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
@@ -169,15 +169,9 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
         errorMessage: withoutPaths(outcome.message),
       };
     }
-    const resultFiles: ResultFile[] = [];
-    for (const relativePath of resultPaths(outcome.payload)) {
-      const path = resolve(workdir, relativePath);
-      if (!path.startsWith(resolve(workdir) + sep)) continue; // only files the engine wrote in its workdir
-      if (!(await stat(path).catch(() => undefined))?.isFile()) continue;
-      const name = basename(path);
-      if (resultFiles.some((file) => file.name === name)) continue;
-      resultFiles.push({ name, size: await this.options.store.put(potentialKey(job.id, name), path) });
-    }
+    const resultFiles = await storeResultFiles(this.options.store, workdir, outcome.payload, (name) =>
+      potentialKey(job.id, name),
+    );
     return {
       status: "completed",
       progress: 100,
@@ -310,13 +304,6 @@ class ProgressWriter {
   flushed(): Promise<unknown> {
     return this.pending;
   }
-}
-
-/** The files a result names: `files` as {label: path} or [path]. */
-function resultPaths(payload: Record<string, unknown>): string[] {
-  const files = payload.files;
-  const values = Array.isArray(files) ? files : files && typeof files === "object" ? Object.values(files) : [];
-  return values.filter((value): value is string => typeof value === "string");
 }
 
 function integerOr(value: unknown, fallback: number): number {

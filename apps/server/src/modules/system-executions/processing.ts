@@ -1,7 +1,6 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
-import { basename, join, resolve, sep } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
-import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { FastifyBaseLogger } from "fastify";
@@ -11,6 +10,7 @@ import { publishNotification } from "../../platform/events/notifications";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import type { ProgressDetail } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
+import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
 import { systems } from "../systems/schema";
@@ -266,15 +266,9 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       return;
     }
     // The bundle and the files the detail page shows (contracts RESULT_VIEWER_FILES), by name.
-    const resultFiles: ResultFile[] = [];
-    for (const relativePath of resultPaths(outcome.payload)) {
-      const path = resolve(workdir, relativePath);
-      if (!path.startsWith(resolve(workdir) + sep)) continue; // only files the engine wrote in its workdir
-      if (!(await stat(path).catch(() => undefined))?.isFile()) continue;
-      const name = basename(path);
-      if (resultFiles.some((file) => file.name === name)) continue;
-      resultFiles.push({ name, size: await this.options.store.put(resultKey(job.id, name), path) });
-    }
+    const resultFiles = await storeResultFiles(this.options.store, workdir, outcome.payload, (name) =>
+      resultKey(job.id, name),
+    );
     await this.finish(job, runnerId, {
       status: "completed",
       progress: 100,
@@ -399,13 +393,6 @@ class ProgressWriter {
   flushed(): Promise<void> {
     return this.pending;
   }
-}
-
-/** The files a result names: `files` as {label: path} or [path]. */
-function resultPaths(payload: Record<string, unknown>): string[] {
-  const files = payload.files;
-  const values = Array.isArray(files) ? files : files && typeof files === "object" ? Object.values(files) : [];
-  return values.filter((value): value is string => typeof value === "string");
 }
 
 /** The seed the engine used (ARCHITECTURE §5: −1 means it drew one). */
