@@ -1,3 +1,4 @@
+import fastifyCompress from "@fastify/compress";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import fastifyWebsocket from "@fastify/websocket";
@@ -133,6 +134,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
 async function registerRoutes(app: App, context: ModuleContext, issuerKeys: IssuerKeys | undefined): Promise<void> {
   const { config, database } = context;
+  // Brotli or gzip as the client accepts, for every reply registered after this: API JSON, the web
+  // app's files and the guide (issue 27). Notifications travel by WebSocket, which it leaves alone.
+  await app.register(fastifyCompress, { encodings: ["br", "gzip"], threshold: 1024 });
   await app.register(fastifySwagger, {
     openapi: {
       info: { title: "PolyForge API", version: "2" },
