@@ -11,6 +11,7 @@ import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
 import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { freePort } from "./support/s3-server";
 import { userClaims } from "./support/tokens";
 
 const execFileAsync = promisify(execFile);
@@ -44,23 +45,30 @@ async function jobsNamed(name: string): Promise<string[]> {
  * name (polyforge-<execution id>) and follow it, not submit a second one. Needs PostgreSQL (the
  * worker is another process) and the one-node cluster of `make test`.
  */
-describe.skipIf(!SBATCH || !process.env.TEST_DATABASE_URL)(
-  "Slurm executor, killed between sbatch and saving the id",
-  () => {
+describe.skipIf(!SBATCH || !process.env.TEST_DATABASE_URL).each(["shared", "store"])(
+  "Slurm executor (files: %s), killed between sbatch and saving the id",
+  (transfer) => {
     let testApp: TestApp;
     let db: Db;
     let user: Caller;
     let processing: SystemProcessing | undefined;
     const shared = mkdtempSync(join(tmpdir(), "polyforge-slurm-crash-shared-"));
-    const settings = {
+    // With the store transfer the marker of a submission is the job's inputs in the embedded store,
+    // whose signed URLs this app (listening) serves to the node.
+    const settings: Record<string, string> = {
       POLYFORGE_EXECUTOR: "slurm",
+      POLYFORGE_SLURM_TRANSFER: transfer,
       POLYFORGE_SLURM_SHARED_DIR: shared,
       POLYFORGE_SLURM_POLL_MS: "300",
       POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-system": { cpus: 1, memory: "1024M" } }),
     };
 
     beforeAll(async () => {
+      const port = await freePort();
+      settings.PORT = String(port);
+      settings.PUBLIC_URL = `http://127.0.0.1:${port}`;
       testApp = await startTestApp("postgres", settings, { runJobs: false });
+      await testApp.app.listen({ host: "127.0.0.1", port });
       db = testApp.app.database.db;
       user = caller(testApp, await testApp.issuer.sign(userClaims(), { expiresIn: "1h" }));
     });
