@@ -2,8 +2,11 @@
 
 Each distinct molecule ("kind") is parametrised once: a Tripos mol2 with GAFF types and our
 charges, parmchk2 for terms missing from gaff.dat/gaff2.dat, tleap for the Amber topology. ParmEd
-then replicates kinds into the system's copies, sets coordinates and box, and writes GROMACS
-(system.top + molecules.itp + system.gro) and Amber (system.prmtop + system.inpcrd) files."""
+then replicates kinds into the system's copies, sets coordinates and box, and writes system.gro,
+system.inpcrd and system.pdb. The topologies are written from a template, one copy of each kind:
+GROMACS molecule types (system.top + molecules.itp) with the runs of copies in [ molecules ], and
+system.prmtop replicated section by section (prmtop.py); ParmEd's conversions of the whole system
+took most of the parametrisation of large systems (issue 27)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from polyforge_engine.parametrise.charges import ChargedMolecule, FragmentCache,
 from polyforge_engine.parametrise.errors import PARAMETERS_MISSING
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import residue_groups
+from polyforge_engine.parametrise.prmtop import write_replicated_prmtop
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.runtime.tools import run_tool
@@ -168,7 +172,9 @@ def parametrise_system(
         progress("charging", (number + 1) * share)
     structure = _replicate(system, kind_structures)
     structure.title = title or "PolyForge system"
-    files = write_topology(structure, workdir, molecule_type_names(system, kind_structures, labels))
+    files = write_topology(
+        structure, workdir, molecule_type_names(system, kind_structures, labels), _template(system, kind_structures)
+    )
     summary = _charges_summary(system, charged_kinds, labels, cache, structure)
     return ParametrisedSystem(structure, files, summary)
 
@@ -330,6 +336,32 @@ def _replicate(system: SystemModel, kind_structures: list[parmed.Structure]) -> 
     return structure
 
 
+@dataclass(frozen=True)
+class Template:
+    """One copy of each kind (in the order kinds first appear) and the kinds of the copies, which
+    the system's prmtop is replicated from (prmtop.py)."""
+
+    structure: parmed.Structure
+    kind_atoms: list[int]  # atoms of each kind, in the template's order
+    copy_kinds: list[int]  # of every copy in file order, as positions in the template
+
+
+def _template(system: SystemModel, kind_structures: list[parmed.Structure]) -> Template:
+    order: list[int] = []
+    for copy in system.copies:
+        if copy.kind not in order:
+            order.append(copy.kind)
+    structure = kind_structures[order[0]].copy(parmed.Structure)
+    for kind in order[1:]:
+        structure += kind_structures[kind]
+    position = {kind: index for index, kind in enumerate(order)}
+    return Template(
+        structure,
+        [len(kind_structures[kind].atoms) for kind in order],
+        [position[copy.kind] for copy in system.copies],
+    )
+
+
 def molecule_type_names(system: SystemModel, kind_structures: list[parmed.Structure], labels: list[str]) -> list[str]:
     """GROMACS molecule type names of the kinds of more than one residue, in the order of their
     first copy (the order in which ParmEd names them system1, system2, …): each kind's label as a
@@ -362,7 +394,10 @@ def _rename_molecule_types(files: TopologyFiles, names: list[str]) -> None:
 
 
 def write_topology(
-    structure: parmed.Structure, workdir: Path, molecule_names: list[str] | None = None
+    structure: parmed.Structure,
+    workdir: Path,
+    molecule_names: list[str] | None = None,
+    template: Template | None = None,
 ) -> TopologyFiles:
     files = TopologyFiles(
         gromacs_top=workdir / "system.top",
@@ -372,20 +407,20 @@ def write_topology(
         amber_inpcrd=workdir / "system.inpcrd",
         pdb=workdir / "system.pdb",
     )
-    gromacs = parmed.gromacs.GromacsTopologyFile.from_structure(structure)
-    gromacs.title = structure.title
-    gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
-    # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
-    top_text = files.gromacs_top.read_text()
-    files.gromacs_top.write_text(
-        top_text.replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"')
-    )
+    if template is not None:
+        template.structure.box = structure.box
+    if template is None or not _write_gromacs_topology(template.structure, structure.title, files, template.copy_kinds):
+        _write_gromacs_topology(structure, structure.title, files)
     if molecule_names:
         _rename_molecule_types(files, molecule_names)
     parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro))
-    amber = parmed.amber.AmberParm.from_structure(structure)
-    amber.parm_data["TITLE"] = [(structure.title or "")[:80]]  # one 20a4 line
-    amber.write_parm(str(files.amber_prmtop))
+    box = structure.box[:3] if structure.box is not None else None
+    if template is None or not write_replicated_prmtop(
+        template.structure, template.kind_atoms, template.copy_kinds, box, structure.title or "", files.amber_prmtop
+    ):
+        amber = parmed.amber.AmberParm.from_structure(structure)
+        amber.parm_data["TITLE"] = [(structure.title or "")[:80]]  # one 20a4 line
+        amber.write_parm(str(files.amber_prmtop))
     restart = parmed.amber.Rst7(natom=len(structure.atoms))
     restart.coordinates = structure.coordinates
     if structure.box is not None:
@@ -393,6 +428,35 @@ def write_topology(
     restart.write(str(files.amber_inpcrd))
     structure.save(str(files.pdb), overwrite=True)
     return files
+
+
+def _write_gromacs_topology(
+    structure: parmed.Structure, title: str, files: TopologyFiles, copy_kinds: list[int] | None = None
+) -> bool:
+    """system.top and molecules.itp by ParmEd. With `copy_kinds`, `structure` is the template (one
+    copy of each kind): its molecule types are the system's, and [ molecules ] is rewritten with the
+    runs of the copies' kinds, as ParmEd writes it for the whole system (which costs ParmEd a pass over
+    every copy). False, nothing kept, if ParmEd did not make one molecule type of each template kind."""
+    gromacs = parmed.gromacs.GromacsTopologyFile.from_structure(structure)
+    gromacs.title = title
+    gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
+    # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
+    text = files.gromacs_top.read_text().replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"')
+    if copy_kinds is not None:
+        head, marker, listed = text.partition("[ molecules ]\n; Compound       #mols\n")
+        lines = [line for line in listed.splitlines() if line.strip()]
+        if not marker or len(lines) != max(copy_kinds) + 1 or any(line.split()[1] != "1" for line in lines):
+            return False
+        names = [line.split()[0] for line in lines]
+        runs: list[list[int]] = []
+        for kind in copy_kinds:
+            if runs and runs[-1][0] == kind:
+                runs[-1][1] += 1
+            else:
+                runs.append([kind, 1])
+        text = head + marker + "".join(f"{names[kind]:<15s} {count:6d}\n" for kind, count in runs)
+    files.gromacs_top.write_text(text)
+    return True
 
 
 def _charges_summary(
