@@ -4,8 +4,10 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { DRAFT_POTENTIAL_MESSAGE } from "@polyforge/contracts/potentials";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { potentials } from "../src/modules/potentials/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type Caller, caller, errorCode, expectStatus } from "./support/polymer-builder";
@@ -491,6 +493,36 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       const twice = await user.call("DELETE", `/systems/${systemId}/potentials/${next.id}/process/cancel`);
       expect(twice.status).toBe(409);
       expect(errorCode(twice.body)).toBe("SYSTEM.CANCEL_POTENTIAL.NOT_RUNNING");
+    } finally {
+      socket.close();
+    }
+  }, 300_000);
+
+  it("ends a job whose runners kept dying in error, and pushes it", async () => {
+    const { token, user } = await signIn();
+    const systemId = await fileSystem(user, watersPdb());
+    const draft = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
+      origin: "upload",
+      name: "T",
+    });
+    const { socket, messages } = await listen(token);
+    try {
+      // As a runner that died holding it the third time leaves it: validating, its lease lapsed.
+      await testApp.app.database.db
+        .update(potentials)
+        .set({
+          status: "validating",
+          leaseOwner: "gone:1:dead",
+          leaseExpiresAt: new Date(Date.now() - 60_000),
+          attempts: 3,
+        })
+        .where(eq(potentials.id, draft.id));
+      const ended = await waitForPotential(user, systemId, draft.id, ["error", "valid", "invalid"]);
+      expect(ended.uploaded_potential).toMatchObject({ status: "error", problem: { code: "INTERRUPTED" } });
+      expect(ended.uploaded_potential.problem.message).toContain("interrupted 3 times");
+      await waitFor("the error message", async () =>
+        messages.some((m) => m.potential_id === draft.id && m.status === "error") ? true : undefined,
+      );
     } finally {
       socket.close();
     }
