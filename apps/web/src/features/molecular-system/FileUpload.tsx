@@ -30,10 +30,12 @@ export interface FileUploadProps {
   dropLabel: string;
   /** The badge text of a status (null: no badge), with the upload's percent. */
   badge: (status: string, percent: number) => string | null;
-  /** Locked for good whatever the status (a saved uploaded potential, SPEC §2). */
+  /** Locked for good whatever the status (a saved uploaded potential, SPEC §2): no drop zone. */
   readOnly?: boolean;
   /** A file chosen before the upload target existed (the Upload potential form): sent at once. */
   initialFile?: File;
+  /** What to do after a refused file (default: choose a corrected one). */
+  invalidHint?: string;
 }
 
 /** The stored upload this file continues: same name and size as the interrupted one (SPEC §4). */
@@ -47,7 +49,16 @@ function resumableUploadId(stored: StoredUpload, file: File): string | null {
  * upload machine, then validated by the server's job; an interrupted upload resumes, a refused file
  * says why with its line. Used for a system's structure and for a potential's topology.
  */
-export function FileUpload({ kind, target, stored, dropLabel, badge, readOnly = false, initialFile }: FileUploadProps) {
+export function FileUpload({
+  kind,
+  target,
+  stored,
+  dropLabel,
+  badge,
+  readOnly = false,
+  initialFile,
+  invalidHint,
+}: FileUploadProps) {
   const { t } = useTranslation("molecularSystems");
   const queryClient = useQueryClient();
   const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
@@ -105,38 +116,40 @@ export function FileUpload({ kind, target, stored, dropLabel, badge, readOnly = 
 
   return (
     <Stack gap="md">
-      <Box
-        onDragOver={(event) => {
-          event.preventDefault();
-          if (!locked) setDragging(true);
-        }}
-        onDragLeave={() => setDragging(false)}
-        onDrop={onDrop}
-        p="xl"
-        data-testid="file-drop-zone"
-        aria-disabled={locked}
-        style={{
-          border: `2px dashed var(--mantine-color-${dragging ? "blue-5" : "gray-4"})`,
-          borderRadius: 8,
-          opacity: locked ? 0.6 : 1,
-          textAlign: "center",
-        }}
-      >
-        <Stack align="center" gap="xs">
-          <IconUpload size={32} stroke={1.5} />
-          <Text>{dropLabel}</Text>
-          <Text size="sm" c="dimmed">
-            {t("file.hint", { max: kind.maxMegabytes })}
-          </Text>
-          <FileButton onChange={choose} accept={kind.extensions.join(",")} disabled={locked}>
-            {(props) => (
-              <Button {...props} variant="light" disabled={locked}>
-                {t("file.choose")}
-              </Button>
-            )}
-          </FileButton>
-        </Stack>
-      </Box>
+      {readOnly ? null : (
+        <Box
+          onDragOver={(event) => {
+            event.preventDefault();
+            if (!locked) setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+          p="xl"
+          data-testid="file-drop-zone"
+          aria-disabled={locked}
+          style={{
+            border: `2px dashed var(--mantine-color-${dragging ? "blue-5" : "gray-4"})`,
+            borderRadius: 8,
+            opacity: locked ? 0.6 : 1,
+            textAlign: "center",
+          }}
+        >
+          <Stack align="center" gap="xs">
+            <IconUpload size={32} stroke={1.5} />
+            <Text>{dropLabel}</Text>
+            <Text size="sm" c="dimmed">
+              {t("file.hint", { max: kind.maxMegabytes })}
+            </Text>
+            <FileButton onChange={choose} accept={kind.extensions.join(",")} disabled={locked}>
+              {(props) => (
+                <Button {...props} variant="light" disabled={locked}>
+                  {t("file.choose")}
+                </Button>
+              )}
+            </FileButton>
+          </Stack>
+        </Box>
+      )}
 
       {refused ? (
         <Alert color="red" role="alert">
@@ -191,7 +204,12 @@ export function FileUpload({ kind, target, stored, dropLabel, badge, readOnly = 
       ) : null}
 
       {machine !== "uploading" && machine !== "error" && machine !== "canceled" && !interrupted ? (
-        <UploadStatus label={badge(shownStatus, percent)} status={shownStatus} problem={problem} />
+        <UploadStatus
+          label={badge(shownStatus, percent)}
+          status={shownStatus}
+          problem={problem}
+          hint={invalidHint ?? t("file.tryAnother")}
+        />
       ) : null}
     </Stack>
   );
@@ -210,12 +228,13 @@ function UploadStatus({
   label,
   status,
   problem,
+  hint,
 }: {
   label: string | null;
   status: string;
   problem: StructureProblem | null;
+  hint: string;
 }) {
-  const { t } = useTranslation("molecularSystems");
   const problemText = useProblemText();
   if (!label || status === "uploading") return null;
   return (
@@ -227,7 +246,7 @@ function UploadStatus({
         <Alert color="red" role="alert">
           <Text>{problemText(problem)}</Text>
           <Text size="sm" mt="xs">
-            {t("file.tryAnother")}
+            {hint}
           </Text>
         </Alert>
       ) : null}

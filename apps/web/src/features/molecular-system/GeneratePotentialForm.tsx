@@ -58,6 +58,7 @@ export function GeneratePotentialForm({ submitting, onSubmit, onDiscard }: Gener
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <Select
             label={t("potentials.forceField")}
+            description={t("potentials.forceFieldHint")}
             withAsterisk
             allowDeselect={false}
             data={forceFields.map((value) => ({ value, label: value }))}

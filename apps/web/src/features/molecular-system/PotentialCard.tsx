@@ -64,8 +64,8 @@ export function usePotentialStatusText() {
   };
 }
 
-/** One potential of the system: read-only once saved (SPEC §2), its live status, its results or
- * its file, and Delete. */
+/** One potential of the system: read-only once saved (SPEC §2), its live status (an uploaded one's
+ * beside its file), its results or its file, and Delete. */
 export function PotentialCard({
   system,
   potential,
@@ -79,8 +79,8 @@ export function PotentialCard({
   const { t } = useTranslation("molecularSystems");
   const statusText = usePotentialStatusText();
   const status = potentialStatus(potential);
-  const uploaded = potential.uploaded_potential;
-  const locked = potential.origin === "upload" && uploaded?.status === "valid";
+  // Once its file is complete an uploaded potential is saved: locked, whatever the check found.
+  const locked = potential.origin === "upload" && !potential.is_draft;
 
   return (
     <Card withBorder padding="lg" radius="md" data-potential-id={potential.id} aria-label={potential.name}>
@@ -109,9 +109,7 @@ export function PotentialCard({
             ) : null}
           </Stack>
           <Group gap="xs" wrap="nowrap">
-            {potential.origin === "generate" || uploaded?.status !== "uploading" ? (
-              <StatusBadge status={status} label={statusText(potential)} />
-            ) : null}
+            {potential.origin === "generate" ? <StatusBadge status={status} label={statusText(potential)} /> : null}
             <DeletePotential system={system} potential={potential} />
           </Group>
         </Group>
@@ -224,8 +222,11 @@ function GeneratedResult({ result }: { result: GeneratedPotentialResult }) {
           }
         />
         <Fact label={t("found.atoms")} value={result.atoms.toLocaleString("en")} />
-        <Fact label={t("potentials.chargeMethod")} value={result.charge_method} />
+        <Fact label={t("found.molecules")} value={result.molecules.toLocaleString("en")} />
       </SimpleGrid>
+      <Text size="sm" c="dimmed">
+        {t("potentials.chargeMethodValue", { method: result.charge_method })}
+      </Text>
       <Table withTableBorder striped aria-label={t("potentials.kindsTitle")}>
         <Table.Caption>{t("potentials.kindsTitle")}</Table.Caption>
         <Table.Thead>
@@ -292,7 +293,8 @@ function UploadedPotential({
         target={target}
         stored={uploaded}
         initialFile={pendingFile}
-        readOnly={uploaded.status === "valid"}
+        readOnly={!potential.is_draft}
+        invalidHint={t("potentials.invalidHint")}
         dropLabel={t("potentials.dropLabel")}
         badge={(status, percent) =>
           status === "pending_upload" ? t("potentials.status.not_submitted") : badgeText("upload", status, percent)

@@ -363,7 +363,7 @@ describe("potentials: upload", () => {
     );
   });
 
-  it("explains an invalid .top with its line and lets another be chosen", async () => {
+  it("explains an invalid .top with its line; the saved potential is locked", async () => {
     serve([
       potential("upload", {
         uploaded_potential: {
@@ -382,7 +382,9 @@ describe("potentials: upload", () => {
     expect(within(card).getByRole("alert")).toHaveTextContent(
       "Line 12: [ molecules ] lists 3 SOL, the structure has 216",
     );
-    expect(within(card).getByRole("button", { name: "Choose file" })).toBeEnabled();
+    expect(within(card).getByRole("alert")).toHaveTextContent(/delete this potential and upload the corrected .top/);
+    expect(within(card).getByText("Locked")).toBeInTheDocument();
+    expect(within(card).queryByRole("button", { name: "Choose file" })).not.toBeInTheDocument();
   });
 
   it("shows a pending upload as 'Not submitted'", async () => {
@@ -409,7 +411,7 @@ describe("potentials: upload", () => {
     renderStep();
     const card = await screen.findByLabelText("Hand-made");
     expect(within(card).getByText("Locked")).toBeInTheDocument();
-    expect(within(card).getByRole("button", { name: "Choose file" })).toBeDisabled();
+    expect(within(card).queryByRole("button", { name: "Choose file" })).not.toBeInTheDocument();
     expect(within(card).getByText("SOL")).toBeInTheDocument();
   });
 });

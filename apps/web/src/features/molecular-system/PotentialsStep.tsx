@@ -1,5 +1,5 @@
 import { useFeatureIsOn } from "@growthbook/growthbook-react";
-import { Alert, Button, Group, Loader, Menu, Stack, Text, Title } from "@mantine/core";
+import { Alert, Button, Card, Group, Loader, Menu, Stack, Text, Title } from "@mantine/core";
 import { FLAGS } from "@polyforge/contracts/flags";
 import type { CreatePotentialInput, GeneratePotentialFormInput } from "@polyforge/contracts/potentials";
 import { IconChevronDown, IconFileUpload, IconFlask } from "@tabler/icons-react";
@@ -122,10 +122,14 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
         </Alert>
       ) : null}
 
-      {draft === "generate" ? (
-        <GeneratePotentialForm submitting={create.isPending} onSubmit={generate} onDiscard={discard} />
-      ) : draft === "upload" ? (
-        <UploadPotentialForm submitting={create.isPending} onSubmit={upload} onDiscard={discard} />
+      {draft ? (
+        <Card withBorder padding="lg" radius="md" bg="var(--mantine-color-gray-0)">
+          {draft === "generate" ? (
+            <GeneratePotentialForm submitting={create.isPending} onSubmit={generate} onDiscard={discard} />
+          ) : (
+            <UploadPotentialForm submitting={create.isPending} onSubmit={upload} onDiscard={discard} />
+          )}
+        </Card>
       ) : null}
 
       {potentials.isPending ? (

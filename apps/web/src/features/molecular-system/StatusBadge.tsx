@@ -3,7 +3,14 @@ import { type ConversionStatus, fileBadge, STRUCTURE_BADGES } from "@polyforge/c
 import { displayGroup } from "@polyforge/contracts/system-executions";
 import { useTranslation } from "react-i18next";
 
-const COLORS = { running: "cyan", completed: "green", error: "red" } as Record<string, string>;
+const COLORS: Record<string, string> = {
+  "waiting-for-resources": "yellow",
+  processing: "blue",
+  running: "cyan",
+  completed: "green",
+  error: "red",
+  cancelled: "orange",
+};
 
 /** The badge text of a status (SPEC §4): which statuses have one is the contracts' rule, the text
  * is the locale's ('structureBadges' for a SMILES, 'badges' for a file). */
@@ -25,7 +32,9 @@ export function StatusBadge({ status, label }: { status: string; label: string }
       variant="light"
       size="lg"
       data-status={status}
-      leftSection={group === "running" ? <Loader size={12} color="cyan" /> : undefined}
+      leftSection={
+        group === "running" || group === "processing" ? <Loader size={12} color={COLORS[group]} /> : undefined
+      }
     >
       {label}
     </Badge>
