@@ -15,7 +15,8 @@ import { buildTinySystem } from "../support/polymerBuilder";
 const port = Number(process.env.E2E_TAKEBACK_PORT ?? 18768);
 const baseURL = `http://localhost:${port}`;
 const root = resolve(import.meta.dirname, "../..");
-const dataDir = mkdtempSync(join(tmpdir(), "polyforge-e2e-takeback-"));
+// Made when the spec runs (not when Playwright loads the file to list tests), kept across the restart.
+let dataDir = "";
 const SYSTEM_NAME = "E2E long melt";
 
 test.use({ baseURL });
@@ -56,6 +57,7 @@ async function stopServer(signal: NodeJS.Signals): Promise<void> {
 }
 
 test.beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "polyforge-e2e-takeback-"));
   server = await startServer();
 });
 
