@@ -5,19 +5,20 @@ import { Link, useNavigate } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { BUILDING_BLOCKS_QUERY_KEY, blockQueryOptions } from "../../lib/api/buildingBlock";
 import { ProductError } from "../../lib/api/productError";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { formatDate } from "../../lib/formatting/date";
 import { BlockForm, type BlockFormValues } from "./BlockForm";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-import { BUILDING_BLOCKS_QUERY_KEY, blockQueryKey, fetchBlock, patchBlock } from "./buildingBlocksApi";
+import { patchBlock } from "./buildingBlocksApi";
 import { StructureDrawing } from "./StructureDrawing";
 
 /** /building-blocks/$blockId: dates, type and the edit form; a load error goes back to the catalogue. */
 export function BlockDetailPage({ blockId }: { blockId: string }) {
   const { t } = useTranslation("buildingBlocks");
   const navigate = useNavigate();
-  const block = useQuery({ queryKey: blockQueryKey(blockId), queryFn: () => fetchBlock(blockId) });
+  const block = useQuery(blockQueryOptions(blockId));
 
   useEffect(() => {
     if (!block.isError) return;
@@ -79,7 +80,7 @@ function EditBlock({ block }: { block: BuildingBlock }) {
       patchBlock(block.id, { name, description: description || null, data }),
     onSuccess: (updated) => {
       toast.success(t("detail.updated"));
-      queryClient.setQueryData(blockQueryKey(block.id), updated);
+      queryClient.setQueryData(blockQueryOptions(block.id).queryKey, updated);
       void queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
     },
     // The server's reason (e.g. a segment uses the block: IN_USE) under the spec's title; the form

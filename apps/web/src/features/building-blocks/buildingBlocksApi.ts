@@ -6,7 +6,10 @@ import type {
 import type { BlockType } from "@polyforge/contracts/enums";
 import { IDEMPOTENCY_KEY_HEADER } from "@polyforge/contracts/idempotency";
 import type { ListResponse } from "@polyforge/contracts/pagination";
+import { BUILDING_BLOCKS_QUERY_KEY } from "../../lib/api/buildingBlock";
 import { api } from "../../lib/api/client";
+
+export { BUILDING_BLOCKS_QUERY_KEY } from "../../lib/api/buildingBlock";
 
 export interface BlockListParams {
   page_num: number;
@@ -16,15 +19,10 @@ export interface BlockListParams {
   show_archived: boolean;
 }
 
-/** Every building-block query starts with this key, so one invalidation refreshes lists and details. */
-export const BUILDING_BLOCKS_QUERY_KEY = ["building-blocks"] as const;
-
 export const blockListQueryKey = (params: BlockListParams) => [...BUILDING_BLOCKS_QUERY_KEY, "list", params] as const;
-export const blockQueryKey = (id: string) => [...BUILDING_BLOCKS_QUERY_KEY, "detail", id] as const;
 
 export const fetchBlocks = (params: BlockListParams) =>
   api.get<ListResponse<BuildingBlock>>("/building_blocks", { query: { ...params } });
-export const fetchBlock = (id: string) => api.get<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);
 /** `idempotencyKey`: one per creation form, so a repeated submit answers the block already made. */
 export const createBlock = (body: CreateBuildingBlockBody, idempotencyKey?: string) =>
   api.post<BuildingBlock>("/building_blocks", body, {

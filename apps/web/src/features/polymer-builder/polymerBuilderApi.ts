@@ -29,7 +29,6 @@ export const queryKeys = {
   setup: [...ROOT, "setup"] as const,
   protocol: [...ROOT, "protocol"] as const,
   aminoacids: [...ROOT, "aminoacids"] as const,
-  block: (id: string) => [...ROOT, "block", id] as const,
 };
 
 const OWN_BLOCK_TYPES: BlockType[] = ["linear", "dendrimer"];
@@ -58,7 +57,6 @@ export const setBlockDraftStatus = (id: string, draft: boolean) =>
   api.patch<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}/draft`, undefined, {
     query: { draft_status: draft },
   });
-export const fetchBlock = (id: string) => api.get<BuildingBlock>(`/building_blocks/${encodeURIComponent(id)}`);
 export const fetchAminoacids = () =>
   api.get<ListResponse<BuildingBlock>>("/building_blocks", {
     query: { page_num: 1, page_size: PAGE_SIZES.aminoacids, type: ["aminoacid"] },

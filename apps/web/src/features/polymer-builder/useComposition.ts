@@ -10,8 +10,8 @@ import {
 import { estimatedChainAtoms } from "@polyforge/contracts/job-limits";
 import { useQueries } from "@tanstack/react-query";
 import { useMemo } from "react";
+import { blockQueryOptions } from "../../lib/api/buildingBlock";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
-import { fetchBlock, queryKeys } from "./polymerBuilderApi";
 import { useDraftPolymers, useDraftSegments } from "./useDraftProgress";
 
 export interface PolymerComposition {
@@ -39,7 +39,7 @@ export function useDraftComposition() {
     [segments.data],
   );
   const blocks = useQueries({
-    queries: blockIds.map((id) => ({ queryKey: queryKeys.block(id), queryFn: () => fetchBlock(id) })),
+    queries: blockIds.map((id) => blockQueryOptions(id)),
     combine: loadedBlocks,
   });
   const rdkit = useRDKit();

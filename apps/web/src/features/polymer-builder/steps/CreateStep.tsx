@@ -8,7 +8,8 @@ import { zod4Resolver } from "mantine-form-zod-resolver";
 import { type ReactNode, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { fetchBlock, finishDraft, queryKeys } from "../polymerBuilderApi";
+import { blockQueryOptions } from "../../../lib/api/buildingBlock";
+import { finishDraft, queryKeys } from "../polymerBuilderApi";
 import {
   allStepsComplete,
   type StepCompletion,
@@ -162,11 +163,7 @@ function Review() {
 
 function BlockDetailsModal({ blockId, onClose }: { blockId: string | null; onClose: () => void }) {
   const { t } = useTranslation("polymerBuilder");
-  const block = useQuery({
-    queryKey: queryKeys.block(blockId ?? ""),
-    queryFn: () => fetchBlock(blockId!),
-    enabled: blockId !== null,
-  });
+  const block = useQuery({ ...blockQueryOptions(blockId ?? ""), enabled: blockId !== null });
   return (
     <Modal opened={blockId !== null} onClose={onClose} title={t("create.blockDetails")} centered size="lg">
       {block.isLoading && <Loader size="sm" />}
