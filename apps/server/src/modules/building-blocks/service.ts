@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
+import { requireUuid } from "../../platform/ids";
 import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   type BlockChanges,
@@ -27,11 +28,9 @@ import {
 } from "./repository";
 import type { BuildingBlockRow } from "./schema";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A path id that is not a UUID is a client error, before any lookup. */
 export function assertBlockId(id: string): void {
-  if (!UUID.test(id)) throw new AppError(400, BuildingBlockErrors.VALIDATE_ID_INVALID_FORMAT, { id });
+  requireUuid(id, BuildingBlockErrors.VALIDATE_ID_INVALID_FORMAT);
 }
 
 export function toBuildingBlock(row: BuildingBlockRow): BuildingBlock {

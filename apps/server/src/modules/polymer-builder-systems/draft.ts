@@ -10,14 +10,6 @@ import { type SystemRow, systems } from "../systems/schema";
  * belong to the caller's one draft system.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A path id must be a uuid; otherwise the resource's own INVALID_ID code answers 400. */
-export function requireUuid(id: string, code: ErrorCode): string {
-  if (!UUID.test(id)) throw new AppError(400, code, { id });
-  return id;
-}
-
 /** A broken SPEC §5 rule as the client sees it: 400 with its code and args. */
 export function ruleError(problem: RuleProblem): AppError {
   return new AppError(400, problem.code, problem.args ?? {});

@@ -10,7 +10,8 @@ import {
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import { requireDraftSystem, requireUuid, ruleError } from "./draft";
+import { requireUuid } from "../../platform/ids";
+import { requireDraftSystem, ruleError } from "./draft";
 import {
   findProtocolOfSystem,
   findSetupOfSystem,

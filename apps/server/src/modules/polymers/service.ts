@@ -12,13 +12,8 @@ import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import {
-  findDraftSystem,
-  listPage,
-  requireDraftSystem,
-  requireUuid,
-  ruleError,
-} from "../polymer-builder-systems/draft";
+import { requireUuid } from "../../platform/ids";
+import { findDraftSystem, listPage, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
 import {
   deletePolymerRow,
   findPolymer,

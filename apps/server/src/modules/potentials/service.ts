@@ -21,10 +21,11 @@ import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
+import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
 import { type PotentialStructure, structureForPotentials } from "../molecular-systems/service";
-import { isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
+import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   deletePotential as deleteRow,
   findDraft,

@@ -5,7 +5,8 @@ import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import { isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
+import { requireUuid } from "../../platform/ids";
+import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import { catalogueSystemIds, getSystem } from "../systems/service";
 import {
   deleteProjectRow,

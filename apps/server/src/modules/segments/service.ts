@@ -16,12 +16,12 @@ import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
+import { requireUuid } from "../../platform/ids";
 import {
   findDraftSystem,
   isUniqueViolation,
   listPage,
   requireDraftSystem,
-  requireUuid,
   ruleError,
   validationError,
 } from "../polymer-builder-systems/draft";

@@ -6,7 +6,8 @@ import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import { findDraftSystem, isUniqueViolation, requireUuid } from "../polymer-builder-systems/draft";
+import { requireUuid } from "../../platform/ids";
+import { findDraftSystem, isUniqueViolation } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
 import { potentialSummaries } from "../potentials/service";
 import { notifyStatus } from "../system-executions/processing";

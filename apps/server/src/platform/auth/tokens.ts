@@ -11,6 +11,7 @@ import {
   jwtVerify,
 } from "jose";
 import { AppError } from "../errors";
+import { isUuid } from "../ids";
 
 /** The claims we read from an access token (SPEC §3, ARCHITECTURE §4). */
 export interface AccessClaims {
@@ -38,8 +39,6 @@ export interface TokenVerifier {
   /** The verified claims, or an AppError with the UNAUTHORIZED code that fits. */
   verify(token: string): Promise<AccessClaims>;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Verifies against keys held in memory (the embedded provider runs in this process). */
 export function localTokenVerifier(keys: IssuerKeys, audience?: string): TokenVerifier {
@@ -99,12 +98,7 @@ async function verifyToken(
     throw new AppError(500, CommonErrors.SERVER_ERROR_USER_PUBLIC_KEY_ERROR, {}, { cause: err });
   }
 
-  if (
-    typeof payload.sub !== "string" ||
-    !UUID.test(payload.sub) ||
-    typeof payload.email !== "string" ||
-    !payload.email
-  ) {
+  if (typeof payload.sub !== "string" || !isUuid(payload.sub) || typeof payload.email !== "string" || !payload.email) {
     throw new AppError(401, CommonErrors.UNAUTHORIZED_INVALID_PAYLOAD);
   }
   return payload as unknown as AccessClaims;

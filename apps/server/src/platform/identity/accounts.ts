@@ -4,11 +4,10 @@ import { passwordProblems, type SignUpInput } from "@polyforge/contracts/users";
 import { eq, sql } from "drizzle-orm";
 import { type UserRow, users } from "../../modules/users/schema";
 import type { Db } from "../db/database";
+import { isUuid } from "../ids";
 import { hashPassword, verifyPassword } from "./passwords";
 
 export const DEMO_EMAIL = "demo@polyforge.local";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The identity claims of ARCHITECTURE §4 / SPEC §3, as they go into tokens and userinfo. */
 export type UserClaims = {
@@ -43,7 +42,7 @@ export function userClaims(user: UserRow): UserClaims {
 }
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [user] = await db.select().from(users).where(eq(users.id, id));
   return user;
 }
