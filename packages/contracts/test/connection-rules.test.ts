@@ -11,7 +11,6 @@ import {
   SMILES_FORMAT_MESSAGES,
   smilesAtomCount,
 } from "../src/smiles/connection-rules";
-import { drawConnectionSvg } from "../src/smiles/drawing";
 import { loadRDKit, type RDKitModule } from "../src/smiles/rdkit";
 import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "../src/testing/smiles-connection-cases";
 
@@ -63,20 +62,5 @@ describe("SMILES connection rules", () => {
 
   it("loads RDKit once and shares it", async () => {
     expect(await loadRDKit()).toBe(rdkit);
-  });
-});
-
-describe("drawConnectionSvg", () => {
-  it("draws the molecule with each connection point labelled by its number", () => {
-    const svg = drawConnectionSvg(rdkit, "[*:1]CC(c1ccccc1)[*:2]", { width: 300, height: 200 });
-    expect(svg).toMatch(/^<\?xml|^<svg/);
-    // The two markers (atoms 0 and 9) are highlighted and drawn with their labels instead of `*`.
-    expect(svg).toContain("atom-0");
-    expect(svg).toContain("atom-9");
-    expect(svg).not.toContain("*");
-  });
-
-  it("answers null for a SMILES RDKit cannot read", () => {
-    expect(drawConnectionSvg(rdkit, "C1CC", { width: 100, height: 100 })).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import { Box, Text } from "@mantine/core";
-import { drawConnectionSvg } from "@polyforge/contracts/smiles/drawing";
 import type { RDKitModule } from "@polyforge/contracts/smiles/rdkit";
 import DOMPurify from "dompurify";
 import { useLayoutEffect, useMemo, useRef } from "react";
 import { useTranslation } from "react-i18next";
+import { drawConnectionSvg } from "../../lib/chemistry/drawing";
 
 const WIDTH = 300;
 const HEIGHT = 190;

@@ -1,5 +1,10 @@
-import { dummyAtoms, isParsableSmiles, MAX_UNIT_ATOMS, smilesAtomCount } from "./connection-rules";
-import type { RDKitModule } from "./rdkit";
+import {
+  dummyAtoms,
+  isParsableSmiles,
+  MAX_UNIT_ATOMS,
+  smilesAtomCount,
+} from "@polyforge/contracts/smiles/connection-rules";
+import type { RDKitModule } from "@polyforge/contracts/smiles/rdkit";
 
 // Head side [*:1] in blue, tail side [*:2] in orange (RGB 0..1 as RDKit expects).
 const MARKER_COLOURS: Record<string, [number, number, number]> = {
