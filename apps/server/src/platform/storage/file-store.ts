@@ -580,7 +580,13 @@ export function createFileStore(config: Config): FileStore {
       signingKey: uploadSigningKey(config),
     });
   }
-  const client = new S3Client({
+  return new S3FileStore(s3Client(config), s3.bucket);
+}
+
+/** The client of the S3_* settings' store (the file store's, and the Slurm jobs' presigned URLs). */
+export function s3Client(config: Config): S3Client {
+  const { s3 } = config;
+  return new S3Client({
     endpoint: s3.endpoint,
     region: s3.region ?? "us-east-1",
     // S3-compatible servers (MinIO, LocalStack) answer on path-style URLs.
@@ -593,5 +599,4 @@ export function createFileStore(config: Config): FileStore {
       ? { credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }
       : {}),
   });
-  return new S3FileStore(client, s3.bucket);
 }

@@ -4,10 +4,10 @@ import { mkdir, rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { promisify } from "node:util";
-import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { Config } from "../../config";
-import { createFileStore, type FileStore, uploadSigningKey } from "../../storage/file-store";
+import { createFileStore, type FileStore, s3Client, uploadSigningKey } from "../../storage/file-store";
 
 const execFileAsync = promisify(execFile);
 
@@ -83,22 +83,10 @@ export class LocalJobFileUrls implements JobFileUrls {
   }
 }
 
-/** The URLs of the configured store: S3 when a bucket is set (the client as the file store makes
- * it, platform/storage/file-store.ts), else this server's signed URLs. */
+/** The URLs of the configured store: S3 when a bucket is set, else this server's signed URLs. */
 export function jobFileUrlsFor(config: Config): JobFileUrls {
-  const { s3 } = config;
-  if (!s3.bucket) return LocalJobFileUrls.fromConfig(config);
-  const client = new S3Client({
-    endpoint: s3.endpoint,
-    region: s3.region ?? "us-east-1",
-    forcePathStyle: Boolean(s3.endpoint),
-    requestChecksumCalculation: "WHEN_REQUIRED",
-    responseChecksumValidation: "WHEN_REQUIRED",
-    ...(s3.accessKeyId && s3.secretAccessKey
-      ? { credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } }
-      : {}),
-  });
-  return new S3JobFileUrls(client, s3.bucket);
+  if (!config.s3.bucket) return LocalJobFileUrls.fromConfig(config);
+  return new S3JobFileUrls(s3Client(config), config.s3.bucket);
 }
 
 /**
