@@ -84,7 +84,12 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._contacts",
-                                    "Compiled closest-contact measurement of built systems (see _contacts.c).", -1, methods};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polyforge_engine.build._contacts",
+    .m_doc = "Compiled closest-contact measurement of built systems (see _contacts.c).",
+    .m_size = -1,
+    .m_methods = methods,
+};
 
 PyMODINIT_FUNC PyInit__contacts(void) { return PyModule_Create(&module); }

@@ -101,7 +101,7 @@ static int64_t local_cell(const double *relative, double reach, double width, in
     return (index[0] * local + index[1]) * local + index[2];
 }
 
-static PyObject *acceptable(PyObject *module, PyObject *args, PyObject *kwargs) {
+static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"out", "candidates", "centres", "reach", "molecules", "checked", "ahead_from", "ahead_room",
                                "molecule_base", "close_pairs", "atom_count", "inter", "intra", "table", "positions",
                                "molecule_of", "shape", "box", "periodic_z", NULL};
@@ -491,7 +491,12 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._growth",
-                                    "Compiled inner loops of chain growth (see _growth.c).", -1, methods};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polyforge_engine.build._growth",
+    .m_doc = "Compiled inner loops of chain growth (see _growth.c).",
+    .m_size = -1,
+    .m_methods = methods,
+};
 
 PyMODINIT_FUNC PyInit__growth(void) { return PyModule_Create(&module); }

@@ -503,8 +503,13 @@ static PyTypeObject RelaxerType = {
     .tp_methods = Relaxer_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "polyforge_engine.build._relax",
-                                    "Compiled geometric relaxation for dense builds (see _relax.c).", -1, NULL};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "polyforge_engine.build._relax",
+    .m_doc = "Compiled geometric relaxation for dense builds (see _relax.c).",
+    .m_size = -1,
+    .m_methods = NULL,
+};
 
 PyMODINIT_FUNC PyInit__relax(void) {
     if (PyType_Ready(&RelaxerType) < 0) return NULL;
