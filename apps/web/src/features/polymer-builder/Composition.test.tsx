@@ -1,3 +1,4 @@
+import { CELL_SIDE_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -118,6 +119,34 @@ describe("system setup: the atom ceiling at the chains field", () => {
     await user.click(screen.getByRole("button", { name: "Save system setup" }));
     await waitFor(() => expect(patches).toHaveLength(1));
     expect(patches[0]).toMatchObject({ polymers: [{ polymer_id: "p", order: 1, occurrence: 5000 }] });
+  });
+});
+
+describe("system setup: one form, bounds at the fields", () => {
+  signedInWithFetch(fetchMock);
+
+  it("says a side is out of bounds as it is typed, clears it once right, and saves the cell", async () => {
+    const patches = serveDraft();
+    const user = userEvent.setup();
+    renderWithProviders(<SystemSetupStep />);
+    await user.click(await screen.findByText("Cell sides", { exact: true }));
+    const x = screen.getByLabelText("X (Å)");
+    await user.clear(x);
+    await user.type(x, "5");
+    expect(await screen.findByText(CELL_SIDE_MESSAGE)).toBeInTheDocument();
+    await user.type(x, "0");
+    expect(screen.queryByText(CELL_SIDE_MESSAGE)).toBeNull();
+    await user.click(screen.getByRole("switch", { name: /Hard walls in z/ }));
+    await user.click(screen.getByRole("button", { name: "Save system setup" }));
+    await waitFor(() => expect(patches).toHaveLength(1));
+    expect(patches[0]).toEqual({
+      cell_dimension_selector: "cell_sides",
+      density: null,
+      cell_sides: [50, 100, 100],
+      potential_wall_z: true,
+      construction_order: "as_listed_in_components",
+      polymers: [{ polymer_id: "p", order: 1, occurrence: 10 }],
+    });
   });
 });
 

@@ -247,7 +247,8 @@ export function LinearPeptideSegmentForm() {
           </Text>
           <SegmentedControl
             w="fit-content"
-            {...form.getInputProps("sequence_naming")}
+            value={form.values.sequence_naming}
+            onChange={(value) => form.setFieldValue("sequence_naming", value as PeptideNaming)}
             data={[
               { value: "threeLetter", label: t("segments.threeLetter") },
               { value: "oneLetter", label: t("segments.oneLetter") },

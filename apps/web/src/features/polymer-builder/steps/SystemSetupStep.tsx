@@ -1,4 +1,5 @@
 import { Button, Group, Radio, SegmentedControl, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import {
   densityFromText,
@@ -9,13 +10,13 @@ import {
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
+import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { itemErrors, newItem, type OrderedItem, OrderedItems } from "../components/OrderedItems";
+import { formListItems, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
-import { errorsOf, moveItem, useRevalidatedErrors } from "../ordering";
 import { fetchDraftPolymers, PAGE_SIZES, queryKeys, saveSetup } from "../polymerBuilderApi";
 import type { CellDimensionSelector, ConstructionOrder } from "../setupTypes";
 import { type PolymerComposition, useDraftComposition } from "../useComposition";
@@ -51,36 +52,52 @@ export function SystemSetupStep() {
   );
 }
 
+type SetupValues = {
+  cell_dimension_selector: CellDimensionSelector;
+  density: string;
+  cell_sides: [string, string, string];
+  potential_wall_z: boolean;
+  construction_order: ConstructionOrder;
+  polymers: Array<{ key: string; name: string; polymer_id: string; occurrence: string }>;
+};
+
 function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const { t } = useTranslation("polymerBuilder");
   const queryClient = useQueryClient();
-  const [selector, setSelector] = useState<CellDimensionSelector>(setup.cell_dimension_selector);
-  const [density, setDensity] = useState(String(setup.density ?? ""));
-  const [sides, setSides] = useState<[string, string, string]>(
-    (setup.cell_sides ?? [100, 100, 100]).map(String) as [string, string, string],
-  );
-  const [walls, setWalls] = useState(setup.potential_wall_z);
-  const [order, setOrder] = useState<ConstructionOrder>(setup.construction_order);
-  const [items, setItems] = useState<OrderedItem[]>(
-    setup.polymers.map((p) => newItem(p.polymer_id, p.name, String(p.occurrence))),
-  );
-  const parse = () =>
-    systemSetupForm.safeParse({
-      cell_dimension_selector: selector,
-      density,
-      cell_sides: sides,
-      potential_wall_z: walls,
-      construction_order: order,
-      polymers: items.map((i) => ({ polymer_id: i.id, occurrence: i.value })),
-    });
-  // Checked at submit, then on every change: a message (e.g. a side out of bounds) goes once it is right.
-  const [errors, setErrors] = useRevalidatedErrors(() => errorsOf(parse()), [selector, density, sides, items]);
+  const form = useForm<SetupValues>({
+    mode: "controlled",
+    initialValues: {
+      cell_dimension_selector: setup.cell_dimension_selector,
+      density: String(setup.density ?? ""),
+      cell_sides: (setup.cell_sides ?? [100, 100, 100]).map(String) as [string, string, string],
+      potential_wall_z: setup.potential_wall_z,
+      construction_order: setup.construction_order,
+      polymers: setup.polymers.map((p) => ({
+        key: crypto.randomUUID(),
+        name: p.name,
+        polymer_id: p.polymer_id,
+        occurrence: String(p.occurrence),
+      })),
+    },
+    // The first message of a field (a side out of bounds, 'Required field'), gone once it is right.
+    validate: zod4Resolver(systemSetupForm, { errorPriority: "first" }),
+    validateInputOnChange: true,
+  });
+  const values = form.values;
+  const list = formListItems(form, values.polymers, "polymers", "polymer_id", "occurrence");
+  const items = list.items;
   // A polymer deleted in step 3 (or another tab) leaves the list being edited.
   const draftPolymers = useDraftPolymers();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the draft's polymers only.
   useEffect(() => {
     if (!draftPolymers.data) return;
     const existing = new Set(draftPolymers.data.data.map((p) => p.id));
-    setItems((list) => (list.every((i) => existing.has(i.id)) ? list : list.filter((i) => existing.has(i.id))));
+    const current = form.getValues().polymers;
+    if (!current.every((p) => existing.has(p.polymer_id)))
+      form.setFieldValue(
+        "polymers",
+        current.filter((p) => existing.has(p.polymer_id)),
+      );
   }, [draftPolymers.data]);
   // The atom ceiling at the chains field: the count follows every keystroke, before any submit.
   const compositions = useDraftComposition().byPolymer;
@@ -95,30 +112,31 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     onError: (error) => toast.error(t("setup.saveFailed"), { description: error.message }),
   });
 
-  function submit() {
-    const parsed = parse();
-    setErrors(errorsOf(parsed));
-    if (!parsed.success || tooManyAtoms) return;
+  const submit = form.onSubmit((v) => {
+    if (tooManyAtoms) return;
     save.mutate({
-      cell_dimension_selector: selector,
-      density: selector === "density" ? densityFromText(density) : null,
-      cell_sides: selector === "cell_sides" ? sides.map(Number) : null,
-      potential_wall_z: walls,
-      construction_order: order,
-      polymers: items.map((i, index) => ({
-        polymer_id: i.id,
+      cell_dimension_selector: v.cell_dimension_selector,
+      density: v.cell_dimension_selector === "density" ? densityFromText(v.density) : null,
+      cell_sides: v.cell_dimension_selector === "cell_sides" ? v.cell_sides.map(Number) : null,
+      potential_wall_z: v.potential_wall_z,
+      construction_order: v.construction_order,
+      polymers: v.polymers.map((p, index) => ({
+        polymer_id: p.polymer_id,
         order: index + 1,
-        occurrence: parseWholeNumber(i.value),
+        occurrence: parseWholeNumber(p.occurrence),
       })),
     });
-  }
+  });
 
-  const decimalSetter = (set: (v: string) => void) => (event: React.ChangeEvent<HTMLInputElement>) => {
-    if (INPUT_PATTERNS.decimal.test(event.currentTarget.value)) set(event.currentTarget.value);
-  };
+  const decimalField = (path: string) => ({
+    ...form.getInputProps(path),
+    onChange: (event: React.ChangeEvent<HTMLInputElement>) => {
+      if (INPUT_PATTERNS.decimal.test(event.currentTarget.value)) form.setFieldValue(path, event.currentTarget.value);
+    },
+  });
 
   return (
-    <>
+    <form noValidate onSubmit={submit} style={{ display: "contents" }}>
       <Title order={3}>{t("setup.heading")}</Title>
       <Stack gap={4}>
         <Text size="sm" fw={500}>
@@ -126,22 +144,16 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
         </Text>
         <SegmentedControl
           w="fit-content"
-          value={selector}
-          onChange={(v) => setSelector(v as CellDimensionSelector)}
+          value={values.cell_dimension_selector}
+          onChange={(v) => form.setFieldValue("cell_dimension_selector", v as CellDimensionSelector)}
           data={[
             { value: "density", label: t("setup.density") },
             { value: "cell_sides", label: t("setup.cellSides") },
           ]}
         />
       </Stack>
-      {selector === "density" ? (
-        <TextInput
-          w={200}
-          label={t("setup.densityLabel")}
-          value={density}
-          error={errors.density}
-          onChange={decimalSetter(setDensity)}
-        />
+      {values.cell_dimension_selector === "density" ? (
+        <TextInput w={200} label={t("setup.densityLabel")} {...decimalField("density")} />
       ) : (
         <Group>
           {AXES.map((axis, index) => (
@@ -149,9 +161,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
               key={axis}
               w={120}
               label={t("setup.sideLabel", { axis })}
-              value={sides[index]}
-              error={errors[`cell_sides.${index}`]}
-              onChange={decimalSetter((v) => setSides((s) => s.map((side, i) => (i === index ? v : side)) as typeof s))}
+              {...decimalField(`cell_sides.${index}`)}
             />
           ))}
         </Group>
@@ -159,14 +169,9 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
       <Switch
         label={t("setup.hardWalls")}
         description={t("setup.hardWallsHelp")}
-        checked={walls}
-        onChange={(e) => setWalls(e.currentTarget.checked)}
+        {...form.getInputProps("potential_wall_z", { type: "checkbox" })}
       />
-      <Radio.Group
-        label={t("setup.constructionOrder")}
-        value={order}
-        onChange={(v) => setOrder(v as ConstructionOrder)}
-      >
+      <Radio.Group label={t("setup.constructionOrder")} {...form.getInputProps("construction_order")}>
         <Group mt={4}>
           <Radio value="as_listed_in_components" label={t("setup.asListed")} />
           <Radio value="random" label={t("setup.random")} />
@@ -185,9 +190,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
               variant="light"
               aria-label={`${t("common.add")} ${polymer.name}`}
               disabled={items.some((i) => i.id === polymer.id)}
-              onClick={() =>
-                setItems((list) => [...list, newItem(polymer.id, polymer.name, String(DEFAULT_OCCURRENCE))])
-              }
+              onClick={() => list.add(polymer.id, polymer.name, String(DEFAULT_OCCURRENCE))}
             >
               {t("common.add")}
             </Button>
@@ -198,11 +201,11 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
       <OrderedItems
         items={items}
         valueLabel={t("common.occurrence")}
-        errors={itemErrors(errors, "polymers", "occurrence")}
+        errors={list.errors}
         emptyText={t("setup.noPolymers")}
-        onValueChange={(index, value) => setItems((list) => list.map((it, i) => (i === index ? { ...it, value } : it)))}
-        onMove={(index, delta) => setItems((list) => moveItem(list, index, delta))}
-        onRemove={(index) => setItems((list) => list.filter((_, i) => i !== index))}
+        onValueChange={list.onValueChange}
+        onMove={list.onMove}
+        onRemove={list.onRemove}
         extra={(index) => {
           const composition = compositions.get(items[index]?.id ?? "");
           return composition ? (
@@ -220,10 +223,10 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           })}
         </Text>
       ) : null}
-      <Button onClick={submit} loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
+      <Button type="submit" loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
         {t("setup.save")}
       </Button>
-    </>
+    </form>
   );
 }
 
