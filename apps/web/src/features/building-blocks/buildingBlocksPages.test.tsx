@@ -67,6 +67,9 @@ function linearBlock(index: number): BuildingBlock {
 describe("building block catalogue", () => {
   beforeAll(async () => {
     await loadRDKit(); // the real RDKit, shared with the pages' lazy loader
+    // The routes load these pages lazily; loaded here first, the first render does not wait for
+    // their transform on a busy machine (it once took longer than a find's timeout).
+    await Promise.all([import("./BuildingBlocksCatalogue"), import("./BlockDetailPage"), import("./CreateBlockPage")]);
     await signIn(TEST_SESSION);
   });
   afterEach(() => vi.unstubAllGlobals());
