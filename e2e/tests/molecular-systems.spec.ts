@@ -77,9 +77,9 @@ test("a user adds a system from a .pdb file and one from a typed structure, sees
   await expect(page.getByTestId("structure-viewer").locator("canvas")).toBeVisible();
   await page.screenshot({ path: artifact("molecular-system-structure-validated"), fullPage: true });
 
-  // The Potentials step opens once converted, and says it is not available yet.
+  // The Potentials step opens once converted (e2e/tests/potentials.spec.ts goes on from there).
   await page.getByRole("button", { name: "Next" }).click();
-  await expect(page.getByText(/Adding potentials .* is not available yet/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Add potential" })).toBeVisible();
 
   // Both in the catalogue with their status tags: aspirin is one molecule, the water box a system.
   await page.getByRole("navigation").getByRole("link", { name: "Molecular Systems" }).click();
