@@ -133,3 +133,15 @@ def test_gromacs_files_are_the_ones_parmed_writes_for_the_whole_system(
 def _content(path: Path) -> list[str]:
     """The lines that are not comments (ParmEd's header names the file's path and the time)."""
     return [line for line in path.read_text().splitlines() if not line.startswith(";")]
+
+
+def test_coordinate_files_are_the_whole_systems(mixed: tuple[assemble.ParametrisedSystem, assemble.TopologyFiles]) -> None:
+    """system.gro, system.pdb and system.inpcrd come from the copies' atoms and residues alone,
+    as they came from the whole system with its valence terms."""
+    parametrised, whole_files = mixed
+    for name in ("gromacs_gro", "pdb", "amber_inpcrd"):
+        ours, theirs = getattr(parametrised.files, name), getattr(whole_files, name)
+        assert _content(ours) == _content(theirs), name
+        assert [line for line in ours.read_text().splitlines() if line.startswith(("ATOM", "HETATM"))] or name != "pdb"
+    assert len(parametrised.structure.atoms) == 3 * 32 + 3 * 3 + 2 * 50
+    assert abs(sum(atom.charge for atom in parametrised.structure.atoms)) < 1e-6

@@ -97,7 +97,7 @@ def write_start_structures(
     start.coordinates = positions
     start.box = [*(float(side) for side in box), 90.0, 90.0, 90.0] if box is not None else None
     gro, rst7 = workdir / "minimized.gro", workdir / "minimized.rst7"
-    parmed.gromacs.GromacsGroFile.write(start, str(gro))
+    parmed.gromacs.GromacsGroFile.write(start, str(gro), combine="all")  # atoms in file order
     restart = parmed.amber.Rst7(natom=len(start.atoms), title="minimised by PolyForge")
     restart.coordinates = positions
     if start.box is not None:

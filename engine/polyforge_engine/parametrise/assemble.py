@@ -170,10 +170,20 @@ def parametrise_system(
         raise_if_cancelled()
         kind_structures.append(_kind_topology(mol, charged, atom_types, workdir / f"kind_{number + 1}", label))
         progress("charging", (number + 1) * share)
-    structure = _replicate(system, kind_structures)
+    template = _template(system, kind_structures)
+    # With a template the topologies need no whole-system valence terms: atoms and residues will do
+    # for the coordinate files and the callers (ParmEd's replication of every bond, angle and
+    # dihedral was a fifth of the time); the whole Structure is made only if a writer declines.
+    structure = _replicate_atoms(system, kind_structures) if template is not None else _replicate(system, kind_structures)
     structure.title = title or "PolyForge system"
+
+    def whole() -> parmed.Structure:
+        replicated = _replicate(system, kind_structures)
+        replicated.title = structure.title
+        return replicated
+
     files = write_topology(
-        structure, workdir, molecule_type_names(system, kind_structures, labels), _template(system, kind_structures)
+        structure, workdir, molecule_type_names(system, kind_structures, labels), template, whole
     )
     summary = _charges_summary(system, charged_kinds, labels, cache, structure)
     return ParametrisedSystem(structure, files, summary)
@@ -336,6 +346,26 @@ def _replicate(system: SystemModel, kind_structures: list[parmed.Structure]) -> 
     return structure
 
 
+def _replicate_atoms(system: SystemModel, kind_structures: list[parmed.Structure]) -> parmed.Structure:
+    """The copies' atoms and residues without valence terms, numbered as _replicate numbers them
+    (the first copy's residue numbers, then one more for each residue)."""
+    structure = parmed.Structure()
+    number: int | None = None
+    for copy in system.copies:
+        for residue in kind_structures[copy.kind].residues:
+            number = residue.number if number is None else number + 1
+            for atom in residue.atoms:
+                structure.add_atom(
+                    atom.__copy__(), residue.name, number, residue.chain, residue.insertion_code, residue.segid
+                )
+        # TER after a molecule of several residues, as ParmEd decides from the bonds (the last residue is
+        # bonded to the one before it); none after single-residue molecules such as water.
+        structure.residues[-1].ter = len(kind_structures[copy.kind].residues) > 1
+    structure.coordinates = np.concatenate([copy.coordinates for copy in system.copies])
+    structure.box = [*(float(side) for side in system.box), 90.0, 90.0, 90.0] if system.box is not None else None
+    return structure
+
+
 @dataclass(frozen=True)
 class Template:
     """One copy of each kind (in the order kinds first appear) and the kinds of the copies, which
@@ -398,7 +428,10 @@ def write_topology(
     workdir: Path,
     molecule_names: list[str] | None = None,
     template: Template | None = None,
+    whole: Callable[[], parmed.Structure] | None = None,
 ) -> TopologyFiles:
+    """The topology and coordinate files of `structure`; with a template, `whole` gives the system
+    with its valence terms should a template writer decline."""
     files = TopologyFiles(
         gromacs_top=workdir / "system.top",
         gromacs_itp=workdir / "molecules.itp",
@@ -409,16 +442,19 @@ def write_topology(
     )
     if template is not None:
         template.structure.box = structure.box
+    full = whole or (lambda: structure)
     if template is None or not _write_gromacs_topology(template.structure, structure.title, files, template.copy_kinds):
-        _write_gromacs_topology(structure, structure.title, files)
+        _write_gromacs_topology(full(), structure.title, files)
     if molecule_names:
         _rename_molecule_types(files, molecule_names)
-    parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro))
+    # Atoms in file order (the copies are whole and contiguous); the default reorders molecule by
+    # molecule from the bond graph, a search over every atom for each atom.
+    parmed.gromacs.GromacsGroFile.write(structure, str(files.gromacs_gro), combine="all")
     box = structure.box[:3] if structure.box is not None else None
     if template is None or not write_replicated_prmtop(
         template.structure, template.kind_atoms, template.copy_kinds, box, structure.title or "", files.amber_prmtop
     ):
-        amber = parmed.amber.AmberParm.from_structure(structure)
+        amber = parmed.amber.AmberParm.from_structure(full())
         amber.parm_data["TITLE"] = [(structure.title or "")[:80]]  # one 20a4 line
         amber.write_parm(str(files.amber_prmtop))
     restart = parmed.amber.Rst7(natom=len(structure.atoms))
