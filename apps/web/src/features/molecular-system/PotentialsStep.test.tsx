@@ -301,6 +301,19 @@ describe("potentials: statuses and results", () => {
     expect(calls.filter((c) => c.path.endsWith("/files"))).toHaveLength(1);
   });
 
+  it("follows the generation's status without a reload (polled while the socket is closed)", async () => {
+    const running = potential("generate");
+    serve([running]);
+    renderStep();
+    const card = await screen.findByLabelText("Ethanol GAFF2");
+    expect(within(card).getByText("Waiting for resources")).toBeInTheDocument();
+    if (running.potential_execution) {
+      running.potential_execution.status = "running";
+      running.potential_execution.progress = 40;
+    }
+    expect(await within(card).findByText("Running 40%", {}, { timeout: 8000 })).toBeInTheDocument();
+  });
+
   it("shows why a generation failed", async () => {
     const failed = potential("generate");
     if (failed.potential_execution) {
