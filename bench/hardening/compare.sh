@@ -4,7 +4,9 @@
 # machine. One JSON line per measurement, tagged with its tree, commit, database and round.
 #
 #   bench/hardening/compare.sh [before=08fa9be] [after=HEAD] [seconds=30] [rows=2000] [rounds=2]
+#   MODE=cpu bench/hardening/compare.sh [before] [after] [requests=200] [rows=2000] [rounds=2]
 #
+# MODE=cpu runs cpu-per-request.ts instead (in process, PGlite: CPU time per request).
 # PostgreSQL runs too when TEST_DATABASE_URL is set. Each tree is a `git archive` of its commit
 # under /tmp (no checkout, no worktree: the working tree may hold anyone's edits in progress),
 # sharing this checkout's node_modules (08fa9be, the commit just before the first change of
@@ -33,16 +35,18 @@ tree_of() {
     done
     for entry in "$root"/apps/server/node_modules/*; do ln -s "$entry" "$dir/apps/server/node_modules/"; done
   fi
-  # The same load script in both trees.
+  # The same load scripts in both trees.
   mkdir -p "$dir/bench/hardening"
-  cp "$root/bench/hardening/list-load.ts" "$dir/bench/hardening/list-load.ts"
+  cp "$root/bench/hardening/list-load.ts" "$root/bench/hardening/cpu-per-request.ts" "$dir/bench/hardening/"
   echo "$dir"
 }
 before_dir=$(tree_of "$before_commit")
 after_dir=$(tree_of "$after_commit")
 
+script=list-load.ts
+[ "${MODE:-load}" = cpu ] && script=cpu-per-request.ts
 databases=(pglite)
-[ -n "${TEST_DATABASE_URL:-}" ] && databases+=(postgres)
+[ -n "${TEST_DATABASE_URL:-}" ] && [ "$script" = list-load.ts ] && databases+=(postgres)
 for round in $(seq 1 "$rounds"); do
   for database in "${databases[@]}"; do
     for tree in before after; do
@@ -54,7 +58,7 @@ for round in $(seq 1 "$rounds"); do
       fi
       url=""
       [ "$database" = postgres ] && url=$TEST_DATABASE_URL
-      (cd "$dir" && TEST_DATABASE_URL=$url node --import tsx bench/hardening/list-load.ts "$seconds" "$rows" 2>/dev/null) |
+      (cd "$dir" && TEST_DATABASE_URL=$url node --import tsx "bench/hardening/$script" "$seconds" "$rows" 2>/dev/null) |
         while read -r line; do
           case $line in
             '{"database":'*) echo "{\"tree\":\"$tree\",\"commit\":\"$commit\",\"round\":$round,${line#\{}" ;;
