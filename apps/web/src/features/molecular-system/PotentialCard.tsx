@@ -26,19 +26,13 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { ProductError } from "../../lib/api/productError";
+import { failureToast } from "../../lib/api/failureToast";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { Fact } from "./Fact";
 import { FileUpload } from "./FileUpload";
 import type { MolecularSystem } from "./molecularSystemApi";
 import { cancelPotential, deletePotential, downloadPotentialFiles, potentialUploadTarget } from "./potentialsApi";
 import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
-
-/** A failure toast: the client message of SPEC §8, with the server's reason when it adds one. */
-function failureToast(title: string, error: unknown) {
-  const reason = error instanceof ProductError && error.status !== null ? error.message : title;
-  toast.error(title, reason !== title ? { description: reason } : {});
-}
 
 const signed = (value: number) => (value > 0 ? `+${value}` : String(value));
 const charge = (value: number) => (value > 0 ? `+${value.toFixed(3)}` : value.toFixed(3));
@@ -64,18 +58,16 @@ export function usePotentialStatusText() {
   };
 }
 
-/** One potential of the system: read-only once saved (SPEC §2), its live status (an uploaded one's
- * beside its file), its results or its file, and Delete. */
-export function PotentialCard({
-  system,
-  potential,
-  pendingFile,
-}: {
+interface PotentialProps {
   system: MolecularSystem;
   potential: PotentialResponse;
   /** The .top chosen in the Upload form, sent as soon as the potential exists. */
   pendingFile?: File;
-}) {
+}
+
+/** One potential of the system: read-only once saved (SPEC §2), its live status (an uploaded one's
+ * beside its file), its results or its file, and Delete. */
+export function PotentialCard({ system, potential, pendingFile }: PotentialProps) {
   const { t } = useTranslation("molecularSystems");
   const statusText = usePotentialStatusText();
   const status = potentialStatus(potential);
@@ -266,15 +258,7 @@ function GeneratedResult({ result }: { result: GeneratedPotentialResult }) {
   );
 }
 
-function UploadedPotential({
-  system,
-  potential,
-  pendingFile,
-}: {
-  system: MolecularSystem;
-  potential: PotentialResponse;
-  pendingFile?: File;
-}) {
+function UploadedPotential({ system, potential, pendingFile }: PotentialProps) {
   const { t } = useTranslation("molecularSystems");
   const badgeText = useStatusBadgeText();
   const target = useMemo(() => potentialUploadTarget(system.id, potential.id), [system.id, potential.id]);

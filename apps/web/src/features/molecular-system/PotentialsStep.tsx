@@ -6,8 +6,7 @@ import { IconChevronDown, IconFileUpload, IconFlask } from "@tabler/icons-react"
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { toast } from "sonner";
-import { ProductError } from "../../lib/api/productError";
+import { failureToast } from "../../lib/api/failureToast";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { GeneratePotentialForm } from "./GeneratePotentialForm";
@@ -42,11 +41,7 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
 
   const create = useMutation({
     mutationFn: (body: CreatePotentialInput) => createPotential(system.id, body),
-    onError: (error) => {
-      const reason = error instanceof ProductError && error.status !== null ? error.message : null;
-      const title = t("potentials.createFailed");
-      toast.error(title, reason && reason !== title ? { description: reason } : {});
-    },
+    onError: (error) => failureToast(t("potentials.createFailed"), error),
     onSettled: () => {
       creating.current = false;
       return queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });

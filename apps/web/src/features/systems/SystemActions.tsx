@@ -10,15 +10,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { ProductError } from "../../lib/api/productError";
+import { failureToast } from "../../lib/api/failureToast";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { archiveSystem, cancelProcessing, downloadSystemFiles, startProcessing } from "./systemsApi";
-
-/** A failure toast: the client message of SPEC §8, with the server's reason when it adds one. */
-function failureToast(title: string, error: unknown) {
-  const reason = error instanceof ProductError && error.status !== null ? error.message : title;
-  toast.error(title, reason !== title ? { description: reason } : {});
-}
 
 /** Start, cancel, download and archive for one system (SPEC §4 processing actions); the lists
  * refetch after each. Processing actions exist only for polymer-builder systems. */
