@@ -1,6 +1,8 @@
 import type { BlockType } from "@polyforge/contracts/enums";
 import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
+import { containing } from "../../platform/db/like";
+import { type Page, pageOffset } from "../../platform/pagination";
 import { type BuildingBlockRow, buildingBlocks, type NewBuildingBlockRow } from "./schema";
 
 export interface BlockListFilter {
@@ -13,19 +15,9 @@ export interface BlockListFilter {
   draftOnly?: boolean;
 }
 
-export interface Page {
-  pageNum: number;
-  pageSize: number;
-}
-
 /** The caller's own blocks and the global (aminoacid) ones. */
 function visibleTo(userId: string): SQL {
   return or(eq(buildingBlocks.ownerId, userId), isNull(buildingBlocks.ownerId)) as SQL;
-}
-
-/** `%` and `_` in a search are literal characters, not patterns. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 function listConditions(userId: string, filter: BlockListFilter): SQL {
@@ -34,7 +26,7 @@ function listConditions(userId: string, filter: BlockListFilter): SQL {
     filter.archived ? isNotNull(buildingBlocks.archivedAt) : isNull(buildingBlocks.archivedAt),
   ];
   if (filter.types?.length) conditions.push(inArray(buildingBlocks.type, filter.types));
-  if (filter.name) conditions.push(ilike(buildingBlocks.name, containsPattern(filter.name)));
+  if (filter.name) conditions.push(ilike(buildingBlocks.name, containing(filter.name)));
   if (filter.version !== undefined) conditions.push(eq(buildingBlocks.version, filter.version));
   if (filter.draftOnly) conditions.push(eq(buildingBlocks.draft, true));
   return and(...conditions) as SQL;
@@ -54,8 +46,8 @@ export async function listBlocks(
       .from(buildingBlocks)
       .where(where)
       .orderBy(desc(buildingBlocks.updatedAt), asc(buildingBlocks.name), asc(buildingBlocks.id))
-      .limit(page.pageSize)
-      .offset((page.pageNum - 1) * page.pageSize),
+      .limit(page.page_size)
+      .offset(pageOffset(page)),
     db.select({ total: count() }).from(buildingBlocks).where(where),
   ]);
   return { rows, total: totals?.total ?? 0 };

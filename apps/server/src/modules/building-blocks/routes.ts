@@ -66,7 +66,7 @@ export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPlugin
           db,
           requireUser(request).id,
           { types: type, name, archived: show_archived, version },
-          { pageNum: page_num, pageSize: page_size },
+          { page_num, page_size },
         );
       },
     );
@@ -88,7 +88,7 @@ export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPlugin
           db,
           requireUser(request).id,
           { types: type, name, archived: false, draftOnly: true },
-          { pageNum: page_num, pageSize: page_size },
+          { page_num, page_size },
         );
       },
     );

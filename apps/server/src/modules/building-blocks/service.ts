@@ -14,6 +14,7 @@ import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { listPage, type Page } from "../../platform/pagination";
 import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   type BlockChanges,
@@ -23,7 +24,6 @@ import {
   insertBlocks,
   isBlockInUse,
   listBlocks,
-  type Page,
   updateOwnBlock,
 } from "./repository";
 import type { BuildingBlockRow } from "./schema";
@@ -64,10 +64,7 @@ export async function listBuildingBlocks(
   page: Page,
 ): Promise<ListResponse<BuildingBlock>> {
   const { rows, total } = await listBlocks(db, userId, filter, page);
-  return {
-    data: rows.map(toBuildingBlock),
-    metadata: { page_num: page.pageNum, page_size: page.pageSize, num_records: total },
-  };
+  return listPage(rows.map(toBuildingBlock), page, total);
 }
 
 export async function getBuildingBlock(db: Db, userId: string, id: string): Promise<BuildingBlock> {

@@ -51,8 +51,3 @@ export function isUniqueViolation(error: unknown): boolean {
   }
   return false;
 }
-
-/** A list page's rows and the metadata of ARCHITECTURE §3. */
-export function listPage<T>(data: T[], query: { page_num: number; page_size: number }, numRecords: number) {
-  return { data, metadata: { page_num: query.page_num, page_size: query.page_size, num_records: numRecords } };
-}

@@ -2,6 +2,8 @@ import type { ForceField } from "@polyforge/contracts/enums";
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { and, asc, count, eq, ilike, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
+import { containing } from "../../platform/db/like";
+import { type Page, pageOffset } from "../../platform/pagination";
 import { segments } from "../segments/schema";
 import { type PolymerRow, polymerSegments, polymers } from "./schema";
 
@@ -11,19 +13,11 @@ export interface NewPolymer {
   segments: Array<{ segment_id: string; occurrence: number; order: number }>;
 }
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-export async function listPolymers(
-  db: Db,
-  filter: { ownerId: string; systemId?: string; name?: string },
-  page: { page_num: number; page_size: number },
-) {
+export async function listPolymers(db: Db, filter: { ownerId: string; systemId?: string; name?: string }, page: Page) {
   const where: SQL | undefined = and(
     eq(polymers.ownerId, filter.ownerId),
     filter.systemId ? eq(polymers.systemId, filter.systemId) : undefined,
-    filter.name ? ilike(polymers.name, `%${escapeLike(filter.name)}%`) : undefined,
+    filter.name ? ilike(polymers.name, containing(filter.name)) : undefined,
   );
   const rows = await db
     .select()
@@ -31,7 +25,7 @@ export async function listPolymers(
     .where(where)
     .orderBy(asc(polymers.createdAt), asc(polymers.id))
     .limit(page.page_size)
-    .offset((page.page_num - 1) * page.page_size);
+    .offset(pageOffset(page));
   const [total] = await db.select({ n: count() }).from(polymers).where(where);
   return { rows, total: total?.n ?? 0 };
 }

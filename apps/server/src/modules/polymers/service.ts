@@ -13,7 +13,8 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
-import { findDraftSystem, listPage, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { listPage } from "../../platform/pagination";
+import { findDraftSystem, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
 import {
   deletePolymerRow,
   findPolymer,

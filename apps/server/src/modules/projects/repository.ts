@@ -1,17 +1,15 @@
 import { and, asc, count, desc, eq, ilike, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
+import { containing } from "../../platform/db/like";
+import { type Page, pageOffset } from "../../platform/pagination";
 import { type ProjectRow, projectSystems, projects } from "./schema";
-
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, "\\$&")}%`;
-}
 
 /** A page of the owner's projects, most recently changed first, and how many match in total. */
 export async function findProjectPage(
   db: Db,
   ownerId: string,
   filters: { name?: string; description?: string },
-  page: { pageNum: number; pageSize: number },
+  page: Page,
 ): Promise<{ rows: ProjectRow[]; total: number }> {
   const where: SQL | undefined = and(
     eq(projects.ownerId, ownerId),
@@ -24,8 +22,8 @@ export async function findProjectPage(
     .from(projects)
     .where(where)
     .orderBy(desc(projects.updatedAt), desc(projects.id))
-    .limit(page.pageSize)
-    .offset((page.pageNum - 1) * page.pageSize);
+    .limit(page.page_size)
+    .offset(pageOffset(page));
   return { rows, total };
 }
 

@@ -6,6 +6,7 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { listPage } from "../../platform/pagination";
 import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import { catalogueSystemIds, getSystem } from "../systems/service";
 import {
@@ -64,12 +65,9 @@ export async function listProjects(db: Db, user: AuthenticatedUser, query: ListQ
     db,
     user.id,
     { name: query.name, description: query.description },
-    { pageNum: query.page_num, pageSize: query.page_size },
+    query,
   );
-  return {
-    data: await projectResponses(db, user, rows),
-    metadata: { page_num: query.page_num, page_size: query.page_size, num_records: total },
-  };
+  return listPage(await projectResponses(db, user, rows), query, total);
 }
 
 export async function getProject(db: Db, user: AuthenticatedUser, id: string): Promise<Project> {

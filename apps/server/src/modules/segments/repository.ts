@@ -2,6 +2,8 @@ import type { SegmentType } from "@polyforge/contracts/enums";
 import type { SegmentResponse } from "@polyforge/contracts/segments";
 import { and, asc, count, eq, ilike, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
+import { containing } from "../../platform/db/like";
+import { type Page, pageOffset } from "../../platform/pagination";
 import { buildingBlocks } from "../building-blocks/schema";
 import { polymerSegments } from "../polymers/schema";
 import { type SegmentRow, segmentBlocks, segments } from "./schema";
@@ -20,21 +22,17 @@ export interface NewSegment {
   blocks: Array<{ building_block_id: string; order: number; occurrence?: number; ratio?: number }>;
 }
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function filterCondition(filter: SegmentFilter): SQL | undefined {
   return and(
     eq(segments.ownerId, filter.ownerId),
     filter.systemId ? eq(segments.systemId, filter.systemId) : undefined,
-    filter.name ? ilike(segments.name, `%${escapeLike(filter.name)}%`) : undefined,
+    filter.name ? ilike(segments.name, containing(filter.name)) : undefined,
     filter.types?.length ? inArray(segments.type, filter.types) : undefined,
   );
 }
 
 /** One page of segments, oldest first (the order they were added in), and the total. */
-export async function listSegments(db: Db, filter: SegmentFilter, page: { page_num: number; page_size: number }) {
+export async function listSegments(db: Db, filter: SegmentFilter, page: Page) {
   const where = filterCondition(filter);
   const rows = await db
     .select()
@@ -42,7 +40,7 @@ export async function listSegments(db: Db, filter: SegmentFilter, page: { page_n
     .where(where)
     .orderBy(asc(segments.createdAt), asc(segments.id))
     .limit(page.page_size)
-    .offset((page.page_num - 1) * page.page_size);
+    .offset(pageOffset(page));
   const [total] = await db.select({ n: count() }).from(segments).where(where);
   return { rows, total: total?.n ?? 0 };
 }

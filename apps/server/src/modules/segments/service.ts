@@ -17,10 +17,10 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { listPage } from "../../platform/pagination";
 import {
   findDraftSystem,
   isUniqueViolation,
-  listPage,
   requireDraftSystem,
   ruleError,
   validationError,

@@ -2,6 +2,8 @@ import type { SystemType } from "@polyforge/contracts/enums";
 import type { SystemResponse } from "@polyforge/contracts/systems";
 import { and, count, desc, eq, ilike, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
+import { containing } from "../../platform/db/like";
+import { type Page, pageOffset } from "../../platform/pagination";
 import { buildingBlocks } from "../building-blocks/schema";
 import { type SystemRow, systems } from "./schema";
 
@@ -71,7 +73,7 @@ function catalogueFilter(ownerId: string, filters: CatalogueFilters = {}): SQL |
     isNull(systems.archivedAt),
     filters.ids ? (filters.ids.length > 0 ? inArray(systems.id, filters.ids) : sql`false`) : undefined,
     filters.type ? eq(systems.type, filters.type) : undefined,
-    filters.name ? ilike(systems.name, `%${filters.name.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
+    filters.name ? ilike(systems.name, containing(filters.name)) : undefined,
   );
 }
 
@@ -80,7 +82,7 @@ export async function findCataloguePage(
   db: Db,
   ownerId: string,
   filters: CatalogueFilters,
-  page: { pageNum: number; pageSize: number },
+  page: Page,
 ): Promise<{ rows: SystemRow[]; total: number }> {
   const where = catalogueFilter(ownerId, filters);
   const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(systems).where(where);
@@ -89,8 +91,8 @@ export async function findCataloguePage(
     .from(systems)
     .where(where)
     .orderBy(desc(systems.updatedAt), desc(systems.id))
-    .limit(page.pageSize)
-    .offset((page.pageNum - 1) * page.pageSize);
+    .limit(page.page_size)
+    .offset(pageOffset(page));
   return { rows, total };
 }
 

@@ -85,7 +85,7 @@ export function systemCatalogueRoutes({ database, processing }: ModuleContext): 
         const user = requireUser(request);
         // A project's systems are the projects module's to say; another user's project answers 404.
         const ids = project_id ? await systemIdsInProject(db, user, project_id) : undefined;
-        return listSystems(db, user, { type, name, ids }, { pageNum: page_num, pageSize: page_size });
+        return listSystems(db, user, { type, name, ids }, { page_num, page_size });
       },
     );
     app.get(

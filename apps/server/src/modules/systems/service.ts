@@ -7,6 +7,7 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { listPage, type Page } from "../../platform/pagination";
 import { findDraftSystem, isUniqueViolation } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
 import { potentialSummaries } from "../potentials/service";
@@ -113,13 +114,10 @@ export async function listSystems(
   db: Db,
   user: AuthenticatedUser,
   filters: CatalogueFilters,
-  page: { pageNum: number; pageSize: number },
+  page: Page,
 ): Promise<ListResponse<SystemWithExecutions>> {
   const { rows, total } = await findCataloguePage(db, user.id, filters, page);
-  return {
-    data: await withExecutions(db, rows),
-    metadata: { page_num: page.pageNum, page_size: page.pageSize, num_records: total },
-  };
+  return listPage(await withExecutions(db, rows), page, total);
 }
 
 /** Of these ids, those of systems in the caller's catalogue (for the projects module). */
