@@ -40,6 +40,7 @@ from polyforge_engine.structures.validate_structure import job_file
 DEFAULT_FORCE_FIELD = "GAFF2"
 DEFAULT_CHARGE = 0
 DEFAULT_MINIMIZATION_STEPS = 5
+CELL_NOT_RECTANGULAR = "CELL_NOT_RECTANGULAR"
 BOX_MARGIN_A = 1.0  # Å beyond twice the cutoff: grompp wants the cutoff shorter than half a side
 
 
@@ -121,7 +122,23 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
     if found != charge:
         raise EngineError(WRONG_NET_CHARGE, _charge_mismatch(molecules, found, charge))
     box = atoms.box_lengths()
+    if box and len(molecules) > 1:
+        refuse_triclinic(atoms.cell)
     return molecules, np.array(box) if box else None
+
+
+def refuse_triclinic(cell: np.ndarray) -> None:
+    """The topology's cell is rectangular (the GROMACS .gro, the prmtop's box and OpenMM's
+    vectors are written from three side lengths), so a slanted cell is refused rather than
+    squared off, which would change which atoms are neighbours across its faces."""
+    off_diagonal = np.abs(cell - np.diag(np.diag(cell))).max()
+    if off_diagonal > 1e-4:  # Å: a .gro's triclinic fields written as zeros read back exact
+        a, b, c = (float(np.linalg.norm(row)) for row in cell)
+        raise EngineError(
+            CELL_NOT_RECTANGULAR,
+            f"The cell is triclinic ({a:.1f} × {b:.1f} × {c:.1f} Å, vectors not at right angles): potentials are "
+            "generated for rectangular cells only. Upload the system in a rectangular cell.",
+        )
 
 
 # Charges tried, in order, for a molecule whose file says none: with every hydrogen present the
