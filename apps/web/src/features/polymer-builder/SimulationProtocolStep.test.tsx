@@ -60,11 +60,17 @@ describe("simulation protocol step", () => {
 
     await user.click(screen.getByRole("textbox", { name: "Ensemble" }));
     await user.click(await screen.findByRole("option", { name: "NPT (Monte Carlo barostat)" }));
+    // Choosing NPT makes the equilibration right: its message goes at once, not on the next save.
+    await waitFor(() =>
+      expect(screen.queryByText("The melt equilibration ends at the chosen pressure: choose NPT")).toBeNull(),
+    );
     const pressure = await screen.findByLabelText("Pressure (bar)");
     expect(pressure).toHaveValue("1");
     await user.clear(pressure);
-    await user.click(screen.getByRole("button", { name: "Save simulation protocol" }));
+    // Said at the field as it is emptied, before any save.
     expect(await screen.findByText("Required field")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Save simulation protocol" }));
+    expect(sent).toHaveLength(0);
     await user.type(pressure, "250.5");
     await user.click(screen.getByRole("button", { name: "Save simulation protocol" }));
 

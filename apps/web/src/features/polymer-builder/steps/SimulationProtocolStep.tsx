@@ -1,4 +1,5 @@
 import { Badge, Button, Group, Select, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { ENSEMBLES, type Ensemble, EQUILIBRATIONS, type Equilibration } from "@polyforge/contracts/enums";
 import {
   DEFAULT_PRESSURE_BAR,
@@ -10,11 +11,11 @@ import {
   TIMESTEP_FS,
 } from "@polyforge/contracts/polymer-builder";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
 import { StepLayout } from "../components/StepLayout";
-import { fieldErrors } from "../ordering";
 import { fetchProtocol, queryKeys, saveProtocol } from "../polymerBuilderApi";
 
 export function useProtocol() {
@@ -41,19 +42,27 @@ const text = (value: number | null) => (value === null ? "" : String(value));
 function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   const { t } = useTranslation("polymerBuilder");
   const queryClient = useQueryClient();
-  const [form, setForm] = useState<SimulationProtocolFormValues>({
-    simulation: protocol.simulation,
-    random_seed: String(protocol.random_seed),
-    minimization: protocol.minimization,
-    minimization_steps: text(protocol.minimization_steps),
-    dynamics: protocol.dynamics,
-    dynamics_steps: text(protocol.dynamics_steps),
-    temperature: text(protocol.temperature),
-    ensemble: protocol.ensemble ?? "",
-    pressure: text(protocol.pressure ?? DEFAULT_PRESSURE_BAR),
-    equilibration: protocol.equilibration,
+  const form = useForm<SimulationProtocolFormValues>({
+    mode: "controlled",
+    initialValues: {
+      simulation: protocol.simulation,
+      random_seed: String(protocol.random_seed),
+      minimization: protocol.minimization,
+      minimization_steps: text(protocol.minimization_steps),
+      dynamics: protocol.dynamics,
+      dynamics_steps: text(protocol.dynamics_steps),
+      temperature: text(protocol.temperature),
+      ensemble: protocol.ensemble ?? "",
+      pressure: text(protocol.pressure ?? DEFAULT_PRESSURE_BAR),
+      equilibration: protocol.equilibration,
+    },
+    // The first message of a field (a bound, 'Required field'), shown as it is typed and gone once right.
+    validate: zod4Resolver(simulationProtocolForm, { errorPriority: "first" }),
+    validateInputOnChange: true,
   });
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  useErrorsRechecked(form);
+  const values = form.values;
+  const errors = form.errors;
   const save = useMutation({
     mutationFn: (body: Parameters<typeof saveProtocol>[1]) => saveProtocol(protocol.id, body),
     onSuccess: (saved) => {
@@ -64,7 +73,7 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   });
 
   const set = <K extends keyof SimulationProtocolFormValues>(key: K, value: SimulationProtocolFormValues[K]) =>
-    setForm((f) => ({ ...f, [key]: value }));
+    form.setFieldValue(key, value as never);
   const patterned =
     (key: "random_seed" | "minimization_steps" | "dynamics_steps" | "temperature" | "pressure", pattern: RegExp) =>
     (event: React.ChangeEvent<HTMLInputElement>) => {
@@ -72,28 +81,25 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
     };
   const number = (value: string) => (value.trim() ? Number(value) : null);
 
-  function submit() {
-    const parsed = simulationProtocolForm.safeParse(form);
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues));
-    if (!parsed.success) return;
-    // SPEC §5: values behind a toggle that is off are sent unchanged.
+  // SPEC §5: values behind a toggle that is off are sent unchanged.
+  const submit = form.onSubmit((v) =>
     save.mutate({
       simulation: "MD",
-      random_seed: Number.parseInt(form.random_seed, 10),
-      minimization: form.minimization,
-      minimization_steps: form.minimization ? number(form.minimization_steps) : protocol.minimization_steps,
-      dynamics: form.dynamics,
-      dynamics_steps: form.dynamics ? number(form.dynamics_steps) : protocol.dynamics_steps,
-      temperature: form.dynamics ? number(form.temperature) : protocol.temperature,
-      ensemble: form.dynamics ? (form.ensemble as Ensemble) : protocol.ensemble,
-      pressure: form.dynamics && form.ensemble === "NPT" ? number(form.pressure) : protocol.pressure,
-      equilibration: form.dynamics ? form.equilibration : protocol.equilibration,
-    });
-  }
-  const steps = Number.parseInt(form.dynamics_steps, 10);
+      random_seed: Number.parseInt(v.random_seed, 10),
+      minimization: v.minimization,
+      minimization_steps: v.minimization ? number(v.minimization_steps) : protocol.minimization_steps,
+      dynamics: v.dynamics,
+      dynamics_steps: v.dynamics ? number(v.dynamics_steps) : protocol.dynamics_steps,
+      temperature: v.dynamics ? number(v.temperature) : protocol.temperature,
+      ensemble: v.dynamics ? (v.ensemble as Ensemble) : protocol.ensemble,
+      pressure: v.dynamics && v.ensemble === "NPT" ? number(v.pressure) : protocol.pressure,
+      equilibration: v.dynamics ? v.equilibration : protocol.equilibration,
+    }),
+  );
+  const steps = Number.parseInt(values.dynamics_steps, 10);
 
   return (
-    <>
+    <form noValidate onSubmit={submit} style={{ display: "contents" }}>
       <Group>
         <Title order={3}>{t("protocol.heading")}</Title>
         <Badge color="orange" variant="light">
@@ -104,7 +110,7 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
         w={280}
         label={t("protocol.simulation")}
         data={[{ value: "MD", label: t("protocol.md") }]}
-        value={form.simulation}
+        value={values.simulation}
         error={errors.simulation}
         onChange={(v) => v && set("simulation", v as "MD")}
         allowDeselect={false}
@@ -113,21 +119,21 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
         w={200}
         label={t("protocol.randomSeed")}
         description={t("protocol.randomSeedHelp")}
-        value={form.random_seed}
+        value={values.random_seed}
         error={errors.random_seed}
         onChange={patterned("random_seed", INPUT_PATTERNS.signedInteger)}
       />
       <Stack gap="xs">
         <Switch
           label={t("protocol.minimization")}
-          checked={form.minimization}
+          checked={values.minimization}
           onChange={(e) => set("minimization", e.currentTarget.checked)}
         />
         <TextInput
           w={200}
           label={t("protocol.minimizationSteps")}
-          disabled={!form.minimization}
-          value={form.minimization_steps}
+          disabled={!values.minimization}
+          value={values.minimization_steps}
           error={errors.minimization_steps}
           onChange={patterned("minimization_steps", INPUT_PATTERNS.digits)}
         />
@@ -135,41 +141,41 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
       <Stack gap="xs">
         <Switch
           label={t("protocol.dynamics")}
-          checked={form.dynamics}
+          checked={values.dynamics}
           onChange={(e) => set("dynamics", e.currentTarget.checked)}
         />
         <Group align="flex-start">
           <TextInput
             w={200}
             label={t("protocol.dynamicsSteps")}
-            disabled={!form.dynamics}
-            value={form.dynamics_steps}
+            disabled={!values.dynamics}
+            value={values.dynamics_steps}
             error={errors.dynamics_steps}
             onChange={patterned("dynamics_steps", INPUT_PATTERNS.digits)}
           />
           <TextInput
             w={200}
             label={t("protocol.temperature")}
-            disabled={!form.dynamics}
-            value={form.temperature}
+            disabled={!values.dynamics}
+            value={values.temperature}
             error={errors.temperature}
             onChange={patterned("temperature", INPUT_PATTERNS.decimal)}
           />
           <Select
             w={340}
             label={t("protocol.ensemble")}
-            disabled={!form.dynamics}
+            disabled={!values.dynamics}
             data={ENSEMBLES.map((value) => ({ value, label: t(`protocol.ensemble${value}`) }))}
-            value={form.ensemble || null}
+            value={values.ensemble || null}
             error={errors.ensemble}
             onChange={(v) => set("ensemble", v ?? "")}
           />
-          {form.ensemble === "NPT" ? (
+          {values.ensemble === "NPT" ? (
             <TextInput
               w={160}
               label={t("protocol.pressure")}
-              disabled={!form.dynamics}
-              value={form.pressure}
+              disabled={!values.dynamics}
+              value={values.pressure}
               error={errors.pressure}
               onChange={patterned("pressure", INPUT_PATTERNS.decimal)}
             />
@@ -184,18 +190,18 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
           w={340}
           label={t("protocol.equilibration")}
           description={t("protocol.equilibrationHelp")}
-          disabled={!form.dynamics}
+          disabled={!values.dynamics}
           data={EQUILIBRATIONS.map((value) => ({ value, label: equilibrationLabel(t, value) }))}
-          value={form.equilibration}
+          value={values.equilibration}
           error={errors.equilibration}
           onChange={(v) => v && set("equilibration", v as Equilibration)}
           allowDeselect={false}
         />
       </Stack>
-      <Button onClick={submit} loading={save.isPending} w="fit-content">
+      <Button type="submit" loading={save.isPending} w="fit-content">
         {t("protocol.save")}
       </Button>
-    </>
+    </form>
   );
 }
 

@@ -14,6 +14,7 @@ import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
 import { formListItems, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
@@ -83,6 +84,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     validate: zod4Resolver(systemSetupForm, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
+  useErrorsRechecked(form);
   const values = form.values;
   const list = formListItems(form, values.polymers, "polymers", "polymer_id", "occurrence");
   const items = list.items;
