@@ -1,4 +1,5 @@
 import { expect, type Page } from "@playwright/test";
+import { artifact } from "./auth";
 
 /** A small melt through the polymer builder's six steps: 25 chains of four ethylene units in a 21 Å
  * cube (0.51 g/cm³, so the engine grows it with softer limits and relaxes it to the full ones; the
@@ -30,6 +31,12 @@ export async function buildTinySystem(page: Page, systemName: string, beforeCrea
   for (const axis of ["X", "Y", "Z"]) await page.getByLabel(`${axis} (Å)`).fill("21");
   await page.getByRole("button", { name: "Add PE", exact: true }).click();
   await page.getByLabel("Occurrence PE").fill("25");
+  // The atom ceiling at the field, before saving: 4 ethylene units of 2 carbons a chain, 25 chains.
+  await expect(page.getByText("≈ 8 heavy atoms per chain")).toBeVisible();
+  await expect(
+    page.getByText("The system: about 200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000."),
+  ).toBeVisible();
+  await page.screenshot({ path: artifact("polymer-builder-setup-atoms"), fullPage: true });
   await page.getByRole("button", { name: "Save system setup" }).click();
   await expect(page.getByText("Your system setup was updated")).toBeVisible();
   await next();
@@ -40,6 +47,14 @@ export async function buildTinySystem(page: Page, systemName: string, beforeCrea
   await page.getByRole("button", { name: "Save simulation protocol" }).click();
   await expect(page.getByRole("complementary", { name: "Saved simulation protocol" })).toBeVisible();
   await next();
+
+  // The review counts every unit, per chain and in the system: H-(CH2CH2)4-H is C8H18, 114.2 g/mol.
+  const composition = page.getByRole("table", { name: "PE" });
+  await expect(composition.getByRole("row", { name: "Ethylene 4 100" })).toBeVisible();
+  await expect(page.getByText("One chain: 26 atoms, 114.2 g/mol")).toBeVisible();
+  await expect(
+    page.getByText("The whole system: 25 chains, 650 atoms (200 without hydrogens), 2,855.8 g/mol"),
+  ).toBeVisible();
 
   await page.getByLabel("System name").fill(systemName);
   await beforeCreate?.();

@@ -66,6 +66,16 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   const projectRow = page.getByRole("row", { name: /Polyolefin melts/ });
   await expect(projectRow.getByText("0 systems")).toBeVisible();
 
+  // A system added from a structure, filed under the project at its Details step.
+  await page.getByRole("navigation").getByRole("link", { name: "Add Molecular System" }).click();
+  await page.getByLabel("Name").fill("Aspirin");
+  await page.getByLabel("From structure").check();
+  await page.getByRole("textbox", { name: "Project" }).click();
+  await page.getByRole("option", { name: "Polyolefin melts" }).click();
+  await snap(page, "add-molecular-system");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Aspirin added to Polyolefin melts")).toBeVisible();
+
   // A system from the polymer builder, filed under the project as it is created (the guide shows
   // the builder's last step).
   // A fixed name (each run signs up a new user): the screenshots change only when a screen does.
@@ -94,7 +104,7 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
 
   // The project shows its system with its status tag; edit it.
   await page.getByRole("navigation").getByRole("link", { name: "Modeling Compute" }).click();
-  await expect(projectRow.getByText("1 system")).toBeVisible();
+  await expect(projectRow.getByText("2 systems")).toBeVisible();
   await projectRow.getByRole("button", { name: "Edit Polyolefin melts" }).click();
   const update = page.getByRole("dialog", { name: "Update Project" });
   await update.getByLabel("Name").fill("Polyolefin melts 2026");
@@ -102,14 +112,15 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await expect(page.getByText("Project updated")).toBeVisible();
   const renamed = page.getByRole("row", { name: /Polyolefin melts 2026/ });
   await renamed.getByRole("button", { name: "Show the systems of Polyolefin melts 2026" }).click();
-  const filed = page.getByRole("row").filter({ hasText: systemName });
+  // The innermost row: the project's own row holds the table of its systems too.
+  const filed = page.getByRole("row").filter({ hasText: systemName }).last();
   await expect(filed.getByText("Not submitted")).toBeVisible();
   await snap(page, "projects");
 
   // Delete it after confirming: the system stays.
   await renamed.getByRole("button", { name: "Delete Polyolefin melts 2026" }).click();
   const confirm = page.getByRole("dialog", { name: "Delete project" });
-  await expect(confirm.getByText(/Its 1 system stays in your molecular systems/)).toBeVisible();
+  await expect(confirm.getByText(/Its 2 systems stay in your molecular systems/)).toBeVisible();
   await confirm.getByRole("button", { name: "Delete project" }).click();
   await expect(page.getByText("Project deleted")).toBeVisible();
   await expect(page.getByText("No projects added")).toBeVisible();
