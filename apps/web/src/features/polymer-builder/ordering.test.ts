@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fieldErrors, moveItem } from "./ordering";
+import { moveItem } from "./ordering";
 
 describe("moveItem", () => {
   it("swaps an item with its neighbour", () => {
@@ -9,17 +9,5 @@ describe("moveItem", () => {
   it("leaves the list alone at its ends", () => {
     expect(moveItem(["a", "b"], 0, -1)).toEqual(["a", "b"]);
     expect(moveItem(["a", "b"], 1, 1)).toEqual(["a", "b"]);
-  });
-});
-
-describe("fieldErrors", () => {
-  it("keeps the first message per field path", () => {
-    expect(
-      fieldErrors([
-        { path: ["blocks", 0, "occurrence"], message: "first" },
-        { path: ["blocks", 0, "occurrence"], message: "second" },
-        { path: ["name"], message: "Required field" },
-      ]),
-    ).toEqual({ "blocks.0.occurrence": "first", name: "Required field" });
   });
 });

@@ -9,13 +9,3 @@ export function moveItem<T>(items: readonly T[], index: number, delta: -1 | 1): 
 
 /** Resolves after `ms` milliseconds. */
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The messages of a failed zod parse by dotted field path (first message per field). */
-export function fieldErrors(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string> {
-  const errors: Record<string, string> = {};
-  for (const issue of issues) {
-    const key = issue.path.map(String).join(".");
-    errors[key] ??= issue.message;
-  }
-  return errors;
-}
