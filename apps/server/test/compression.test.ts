@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app";
 
@@ -14,6 +14,11 @@ describe("compressed replies", () => {
     writeFileSync(join(web, "index.html"), `<!doctype html><title>PolyForge</title>${"<p>PolyForge</p>".repeat(100)}`);
     mkdirSync(join(web, "assets"));
     writeFileSync(join(web, "assets", "index-abc123.js"), script);
+    // As the web build writes them beside each file (vite.config.ts): marked so the test sees which
+    // was sent.
+    writeFileSync(join(web, "assets", "chunk-def456.js"), script);
+    writeFileSync(join(web, "assets", "chunk-def456.js.br"), brotliCompressSync(`${script}// precompressed br\n`));
+    writeFileSync(join(web, "assets", "chunk-def456.js.gz"), gzipSync(`${script}// precompressed gz\n`));
     t = await startTestApp("pglite", { WEB_DIST_DIR: web });
   });
   afterAll(async () => {
@@ -38,6 +43,17 @@ describe("compressed replies", () => {
     const page = await t.app.inject({ url: "/projects", headers: { "accept-encoding": "gzip" } });
     expect([page.statusCode, page.headers["content-encoding"]]).toEqual([200, "gzip"]);
     expect(gunzipSync(page.rawPayload).toString()).toContain("<title>PolyForge</title>");
+  });
+
+  it("sends the build's precompressed copies as they are", async () => {
+    const br = await t.app.inject({ url: "/assets/chunk-def456.js", headers: { "accept-encoding": "br, gzip" } });
+    expect([br.statusCode, br.headers["content-encoding"]]).toEqual([200, "br"]);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(`${script}// precompressed br\n`);
+    expect(br.headers["content-type"]).toContain("javascript");
+    const gzip = await t.app.inject({ url: "/assets/chunk-def456.js", headers: { "accept-encoding": "gzip" } });
+    expect(gunzipSync(gzip.rawPayload).toString()).toBe(`${script}// precompressed gz\n`);
+    const plain = await t.app.inject({ url: "/assets/chunk-def456.js" });
+    expect([plain.headers["content-encoding"], plain.body]).toEqual([undefined, script]);
   });
 
   it("sends API JSON compressed", async () => {

@@ -21,6 +21,9 @@ export async function registerWebApp(app: FastifyInstance, webDistDir: string, d
     await app.register(fastifyStatic, {
       root: webDistDir,
       index: ["index.html"],
+      // The build writes brotli and gzip copies beside each file (apps/web/vite.config.ts): sent as
+      // they are to clients that accept them; anything else @fastify/compress compresses (app.ts).
+      preCompressed: true,
       // Cache-Control is ours (below), not the plugin's default `max-age=0`.
       cacheControl: false,
       setHeaders: (res, path) => {
