@@ -18,6 +18,11 @@ export class AppError extends Error {
   }
 }
 
+/** 400 VALIDATION_ERROR for one field the schema could not judge (a rule across fields, a lookup). */
+export function validationError(field: string, message: string): AppError {
+  return new AppError(400, CommonErrors.VALIDATION_ERROR, { field, message });
+}
+
 export function errorBody(errorCode: string, args: Record<string, unknown> = {}): ApiErrorBody {
   return { errors: [{ error_code: errorCode, args }] };
 }

@@ -12,10 +12,10 @@ import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { z } from "zod";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
-import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   type BlockChanges,
   type BlockListFilter,

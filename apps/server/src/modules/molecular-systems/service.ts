@@ -14,11 +14,11 @@ import type { FastifyBaseLogger } from "fastify";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
-import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import type { SystemRow } from "../systems/schema";
 import {
   findOwnSystem,

@@ -1,4 +1,4 @@
-import { CommonErrors, type ErrorCode, SystemErrors } from "@polyforge/contracts/errors";
+import { type ErrorCode, SystemErrors } from "@polyforge/contracts/errors";
 import type { RuleProblem } from "@polyforge/contracts/segments";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
@@ -13,10 +13,6 @@ import { type SystemRow, systems } from "../systems/schema";
 /** A broken SPEC §5 rule as the client sees it: 400 with its code and args. */
 export function ruleError(problem: RuleProblem): AppError {
   return new AppError(400, problem.code, problem.args ?? {});
-}
-
-export function validationError(field: string, message: string): AppError {
-  return new AppError(400, CommonErrors.VALIDATION_ERROR, { field, message });
 }
 
 /**
@@ -42,12 +38,4 @@ export async function requireDraftSystem(
   const draft = await findDraftSystem(db, ownerId, lock);
   if (!draft) throw new AppError(404, notFoundCode, { draft: true });
   return draft;
-}
-
-/** PostgreSQL's unique_violation, as thrown by node-postgres or PGlite (possibly wrapped by Drizzle). */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
 }

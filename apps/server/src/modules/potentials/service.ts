@@ -20,12 +20,12 @@ import type { FastifyBaseLogger } from "fastify";
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
 import { type PotentialStructure, structureForPotentials } from "../molecular-systems/service";
-import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import {
   deletePotential as deleteRow,
   findDraft,

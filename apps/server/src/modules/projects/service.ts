@@ -4,10 +4,10 @@ import type { Project, projectBody, projectListQuery, projectPatchBody } from "@
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import { catalogueSystemIds, getSystem } from "../systems/service";
 import {
   deleteProjectRow,

@@ -15,16 +15,11 @@ import {
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
-import { AppError } from "../../platform/errors";
+import { isUniqueViolation } from "../../platform/db/errors";
+import { AppError, validationError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import {
-  findDraftSystem,
-  isUniqueViolation,
-  requireDraftSystem,
-  ruleError,
-  validationError,
-} from "../polymer-builder-systems/draft";
+import { findDraftSystem, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
 import {
   aminoacidBlocks,
   deleteSegment as deleteSegmentRow,

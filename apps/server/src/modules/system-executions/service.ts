@@ -9,10 +9,10 @@ import {
 import { and, eq, isNull } from "drizzle-orm";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
-import { isUniqueViolation } from "../polymer-builder-systems/draft";
 import { type SystemRow, systems } from "../systems/schema";
 import { notifyStatus, resultKey } from "./processing";
 import { executionResponse, insertExecution, latestExecution, markCancelled } from "./repository";

@@ -5,10 +5,11 @@ import type { SystemWithExecutions } from "@polyforge/contracts/system-execution
 import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
+import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
-import { findDraftSystem, isUniqueViolation } from "../polymer-builder-systems/draft";
+import { findDraftSystem } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
 import { potentialSummaries } from "../potentials/service";
 import { notifyStatus } from "../system-executions/processing";
