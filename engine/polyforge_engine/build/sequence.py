@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -120,7 +120,9 @@ def _require_sites(template: UnitTemplate, where: str, heads: int | None, tails:
 LinearEntry = LinearBlock | AminoacidBlock
 
 
-def _linear_segment_blocks(segment: Segment, blocks: dict[str, object], rng: np.random.Generator) -> list[LinearEntry]:
+def _linear_segment_blocks(
+    segment: Segment, blocks: Mapping[str, LinearBlock | DendrimerBlock | AminoacidBlock], rng: np.random.Generator
+) -> list[LinearEntry]:
     ordered = sorted(segment.blocks, key=lambda b: b.order)
     entries: list[LinearEntry] = []
     for ref in ordered:

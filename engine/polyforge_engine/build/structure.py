@@ -98,7 +98,9 @@ def draw_seed(requested: int) -> int:
     """The job's seed, or a fresh one when it asks for -1."""
     if requested >= 0:
         return requested
-    return int(np.random.SeedSequence().entropy % (2**31 - 1))
+    entropy = np.random.SeedSequence().entropy
+    assert isinstance(entropy, int)  # a fresh SeedSequence draws one integer from the OS
+    return entropy % (2**31 - 1)
 
 
 def _cell(job: BuildJob, total_mass: float) -> np.ndarray:
@@ -131,7 +133,7 @@ def _relax(
     holding the final positions in `box`, and their measured contacts are returned."""
     stage = "compressing" if (grower.box > box).any() else "relaxing"
     progress(stage, 75)
-    contacts = (None, None, 0.0)
+    contacts: tuple[float | None, float | None, float] = (None, None, 0.0)
 
     def limits_kept(candidate: np.ndarray) -> bool:
         nonlocal contacts

@@ -250,11 +250,11 @@ def _bond_states(mol: Chem.Mol, conformer_id: int, dihedral: tuple[int, int, int
     if field is None:
         return [60.0, 180.0, 300.0]
     conformer = Chem.Conformer(mol.GetConformer(conformer_id))
-    energies = []
+    scanned: list[float] = []
     for angle in grid:
         rdMolTransforms.SetDihedralDeg(conformer, *dihedral, float(angle))
-        energies.append(field.CalcEnergy(conformer.GetPositions().ravel().tolist()))
-    energies = np.array(energies)
+        scanned.append(field.CalcEnergy(conformer.GetPositions().ravel().tolist()))
+    energies = np.array(scanned)
     minima = (energies <= np.roll(energies, 1)) & (energies <= np.roll(energies, -1)) & (energies <= energies.min() + STATE_WINDOW)
     kept = np.flatnonzero(minima)
     return grid[kept[np.argsort(energies[kept])][:STATES_PER_BOND]].tolist()
@@ -361,7 +361,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         proxy_shares=np.array([_PERIODIC_TABLE.GetRcovalent(element) for element in proxy_elements]),
         masses=np.array([atom.GetMass() for atom in unit_mol.GetAtoms()]),
         elements=tuple(atom.GetSymbol() for atom in unit_mol.GetAtoms()),
-        stereo_centres=tuple(tuple(_unit_ref(index) for index in centre[:4]) for centre in centres),
+        stereo_centres=tuple((_unit_ref(c[0]), _unit_ref(c[1]), _unit_ref(c[2]), _unit_ref(c[3])) for c in centres),
         hands=hands,
         stereo_drawn=stereo_drawn,
     )

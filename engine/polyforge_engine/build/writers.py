@@ -38,7 +38,7 @@ def _pdb_numbers(numbers: np.ndarray, width: int) -> tuple[str, list]:
     if numbers.size == 0 or numbers.max() < limit:
         return f"%{width}d", numbers.tolist()
     if numbers.min() >= limit:
-        return f"%{width}X", _hexadecimal_value(numbers, width).tolist()
+        return f"%{width}X", np.asarray(_hexadecimal_value(numbers, width)).tolist()
     return f"%{width}s", [_pdb_index(number, width) for number in numbers.tolist()]
 
 

@@ -309,7 +309,6 @@ def summarise(atoms: StructureAtoms) -> tuple[dict, np.ndarray]:
     molecules = sum(kind.count for kind in kinds)
     element_counts = np.bincount(np.frombuffer(atoms.element_of_atom, dtype=np.int32), minlength=len(atoms.elements.values))
     formula = hill_formula(Counter(dict(zip(atoms.elements.values, element_counts.tolist(), strict=True))))
-    charges = [kind.charge for kind in kinds]
     box = atoms.box_lengths()
     return {
         "atoms": atoms.count,
@@ -317,7 +316,17 @@ def summarise(atoms: StructureAtoms) -> tuple[dict, np.ndarray]:
         "molecules": molecules,
         "kinds": [kind.summary() for kind in kinds],
         "formula": formula,
-        "net_charge": None if None in charges else sum(kind.charge * kind.count for kind in kinds),  # type: ignore[operator]
+        "net_charge": _net_charge(kinds),
         "box": None if box is None else [round(side, 3) for side in box],
         "type": system_type(molecules, len(kinds)),
     }, bonds
+
+
+def _net_charge(kinds: list[Kind]) -> int | None:
+    """The structure's net charge, if every kind's charge is known."""
+    total = 0
+    for kind in kinds:
+        if kind.charge is None:
+            return None
+        total += kind.charge * kind.count
+    return total

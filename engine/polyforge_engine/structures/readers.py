@@ -31,8 +31,10 @@ What is read, and why (decisions of issue 20):
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -683,7 +685,7 @@ class _PdbReader:
             self.other_records = True
         return True
 
-    def _atom_block(self, lines: columns.Lines, rows: np.ndarray):
+    def _atom_block(self, lines: columns.Lines, rows: np.ndarray) -> Callable[[], None] | Literal[False]:
         text = lines.columns(rows, 0, 80)
         if ((lines.ends[rows] - lines.starts[rows]) < 54).any():
             return False
@@ -747,7 +749,7 @@ class _PdbReader:
 
         return commit
 
-    def _conect_block(self, lines: columns.Lines, rows: np.ndarray, first: int):
+    def _conect_block(self, lines: columns.Lines, rows: np.ndarray, first: int) -> tuple[bytes, array[int]] | Literal[False]:
         text = lines.columns(rows, 6, 31)
         allowed = (text == columns.SPACE) | ((text >= ord("0")) & (text <= ord("9"))) | ((text >= ord("A")) & (text <= ord("Z")))
         allowed |= ((text >= ord("a")) & (text <= ord("z"))) | (text == ord("*"))

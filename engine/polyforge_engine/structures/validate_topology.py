@@ -167,7 +167,7 @@ def _compare_names(topology: Topology, structure: StructureAtoms, width: int) ->
         expected = np.array([ids.get(atom[:width], -1) for atom in names], dtype=np.int64)
         size = len(names)
         block = found[start : start + size * count].reshape(count, size) if size else found[start:start]
-        wrong = np.flatnonzero((block != expected).any(axis=1)) if size and count else []
+        wrong = np.flatnonzero((block != expected).any(axis=1)) if size and count else np.empty(0, dtype=np.int64)
         if len(wrong):
             copy = int(wrong[0])
             column = int(np.flatnonzero(block[copy] != expected)[0])

@@ -1,0 +1,26 @@
+"""Types of the compiled geometric relaxation of dense builds (_relax.c)."""
+
+import numpy as np
+
+class Relaxer:
+    def __init__(
+        self,
+        pairs: np.ndarray,
+        lengths: np.ndarray,
+        pair_k: np.ndarray,
+        torsions: np.ndarray,
+        torsion_k: np.ndarray,
+        molecule: np.ndarray,
+        excluded_start: np.ndarray,
+        excluded: np.ndarray,
+        inter: float,
+        intra: float,
+        push: float,
+        wall_k: float,
+        wall_low: float,
+        wall_high: float,
+        skin: float,
+    ) -> None: ...
+    def minimize(self, positions: np.ndarray, box: tuple[float, ...], stagger: float, tolerance: float, iterations: int) -> tuple[int, float]:
+        """Minimises in place; (iterations done, final energy)."""
+    def energy(self, positions: np.ndarray, gradient: np.ndarray, box: tuple[float, ...], stagger: float) -> float: ...
