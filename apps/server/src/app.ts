@@ -14,6 +14,7 @@ import { clientConfigRoutes } from "./modules/client-config/routes";
 import { featuresRoutes } from "./modules/features/routes";
 import { feedbackRoutes } from "./modules/feedback/routes";
 import { healthRoutes } from "./modules/health/routes";
+import type { ModuleContext } from "./modules/module-context";
 import { molecularSystemsRoutes } from "./modules/molecular-systems/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
 import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
@@ -62,14 +63,6 @@ declare module "fastify" {
 }
 
 export type App = FastifyInstance;
-
-/** Everything a resource module needs from the platform. */
-export interface ModuleContext {
-  config: Config;
-  database: Database;
-  notifications: NotificationHub;
-  processing: SystemProcessing;
-}
 
 /** Builds the whole server: database (migrated), identity, API routes, docs and the web app. */
 export async function buildApp(options: AppOptions): Promise<App> {

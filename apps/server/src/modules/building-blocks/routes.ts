@@ -13,9 +13,9 @@ import { idempotencyKeyHeaders } from "@polyforge/contracts/idempotency";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
+import type { ModuleContext } from "../module-context";
 import { onUserProvisioned } from "../users/provisioning";
 import { addSampleBlocks } from "./sample-blocks";
 import {

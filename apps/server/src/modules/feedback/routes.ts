@@ -1,8 +1,8 @@
 import { feedbackSchema } from "@polyforge/contracts/feedback";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import type { ModuleContext } from "../module-context";
 import { insertFeedback } from "./repository";
 
 const feedbackResponse = z.object({

@@ -2,9 +2,9 @@ import { CommonErrors } from "@polyforge/contracts/errors";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { decodeJwt } from "jose";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import type { Authenticator } from "../../platform/auth/authenticate";
 import { AppError } from "../../platform/errors";
+import type { ModuleContext } from "../module-context";
 
 const KEEPALIVE_INTERVAL_MS = 30_000;
 /** Close code when the access token runs out; the client reconnects with its refreshed token. */

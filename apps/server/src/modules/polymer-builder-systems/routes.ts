@@ -7,10 +7,10 @@ import {
 } from "@polyforge/contracts/polymer-builder";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import { isUuid } from "../../platform/ids";
+import type { ModuleContext } from "../module-context";
 import { getDraftProtocol, getDraftSetup, updateProtocol, updateSetup } from "./service";
 
 const idParams = z.object({ id: z.string() });

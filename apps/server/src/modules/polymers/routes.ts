@@ -2,9 +2,9 @@ import { listResponse } from "@polyforge/contracts/pagination";
 import { polymerCreateBody, polymerListQuery, polymerPatchBody, polymerResponse } from "@polyforge/contracts/polymers";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
+import type { ModuleContext } from "../module-context";
 import { createPolymer, deletePolymer, getPolymer, listOwnPolymers, updatePolymer } from "./service";
 
 const idParams = z.object({ id: z.string() });

@@ -13,9 +13,9 @@ import {
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
+import type { ModuleContext } from "../module-context";
 import {
   beginTopologyUpload,
   cancelGeneration,

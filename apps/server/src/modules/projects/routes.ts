@@ -8,9 +8,9 @@ import {
 } from "@polyforge/contracts/projects";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
+import type { ModuleContext } from "../module-context";
 import {
   addSystemToProject,
   createProject,

@@ -2,10 +2,10 @@ import { listResponse } from "@polyforge/contracts/pagination";
 import { segmentCreateBody, segmentListQuery, segmentPatchBody, segmentResponse } from "@polyforge/contracts/segments";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
 import { onBlockUsageCheck } from "../building-blocks/repository";
+import type { ModuleContext } from "../module-context";
 import { blockUsedBySegment } from "./repository";
 import { createSegment, deleteSegment, getSegment, listOwnSegments, updateSegment } from "./service";
 

@@ -2,8 +2,8 @@ import { systemExecution } from "@polyforge/contracts/system-executions";
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import type { ModuleContext } from "../module-context";
 import { cancelProcessing, openResultFile, openResultsBundle, type StoredFile, startProcessing } from "./service";
 
 const tags = ["systems"];

@@ -4,10 +4,10 @@ import { systemsList, systemsListQuery, systemWithExecutions } from "@polyforge/
 import { finishDraftBody, systemResponse } from "@polyforge/contracts/systems";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import { isUuid } from "../../platform/ids";
+import type { ModuleContext } from "../module-context";
 import { systemIdsInProject } from "../projects/service";
 import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
 

@@ -1,8 +1,8 @@
 import { accountUpdateSchema, passwordChangeSchema, userAccount } from "@polyforge/contracts/users";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ModuleContext } from "../../app";
 import { requireUser } from "../../platform/auth/authenticate";
+import type { ModuleContext } from "../module-context";
 import { changePassword, getAccount, updateAccount } from "./service";
 
 /** /api/v2/users: the caller's own account (SPEC §2 Account, §7 Users). */
