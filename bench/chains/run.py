@@ -92,10 +92,14 @@ def c_infinity(m: np.ndarray, c: np.ndarray) -> float:
     return float(c[window].mean())
 
 
-def timed(engine_dir: Path, job: dict, workdir: Path) -> float:
+def timed(engine_dir: Path, job: dict, workdir: Path, cache: Path | None = None) -> float:
+    """Wall seconds of one build-structure run; `cache`: the relaxed-torsion store it sees (an empty
+    one for a first build of that chemistry on the machine), else the one this run filled."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "job.json").write_text(json.dumps(job))
     env = dict(os.environ, PYTHONPATH=str(engine_dir))
+    if cache is not None:
+        env["POLYFORGE_CACHE_DIR"] = str(cache)
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "polyforge_engine", "build-structure", "--input", "job.json", "--workdir", "."],
@@ -112,11 +116,18 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--base", type=Path, default=None, help="engine directory of the build before, for timing")
     parser.add_argument("--only", nargs="*", default=list(POLYMERS))
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "out", help="directory for results.json")
+    parser.add_argument(
+        "--merge", type=Path, default=None, help="results.json of an earlier run: its polymers not measured here, and its timing if none here, are kept"
+    )
     args = parser.parse_args()
-    out = Path(__file__).parent / "out"
-    out.mkdir(exist_ok=True)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
     results: dict = {"build_temperature": BUILD_TEMPERATURE, "units": UNITS, "polymers": {}, "timing": []}
     scratch = Path(tempfile.mkdtemp(prefix="h4-chains-"))
+    # Relaxed torsion scans (build/relaxed_torsions.py) stored for this run only: the builds below
+    # fill it, and the timed "now" builds find it filled, as on a machine that built these before.
+    os.environ["POLYFORGE_CACHE_DIR"] = str(scratch / "cache")
     for name in args.only:
         unit, density, chains, literature = POLYMERS[name]
         entry = {"literature": literature, "melt": [], "single": [], "melt_seconds": []}
@@ -149,12 +160,20 @@ def main() -> None:
             "PE-100x17_d0.85": homopolymer_job(POLYMERS["PE"][0], 100, 17, density=0.85, seed=1),
         }
         for label, job in jobs.items():
-            times = {"before": [], "now": []}
+            times = {"before": [], "now": [], "now_cold": []}
             for _ in range(3):  # alternating, so both meet the same spells of the shared machine
                 times["before"].append(timed(args.base, job, scratch / "before"))
                 times["now"].append(timed(ROOT / "engine", job, scratch / "now"))
+                # The first build of a chemistry on a machine computes its relaxed torsion scans.
+                times["now_cold"].append(timed(ROOT / "engine", job, scratch / "cold", Path(tempfile.mkdtemp(prefix="chains-cold-", dir=scratch))))
             results["timing"].append({"system": label, **times})
             print(label, times, flush=True)
+    if args.merge:
+        earlier = json.loads(args.merge.read_text())
+        for name, entry in earlier["polymers"].items():
+            results["polymers"].setdefault(name, entry)
+        results["polymers"] = {name: results["polymers"][name] for name in POLYMERS if name in results["polymers"]}
+        results["timing"] = results["timing"] or earlier["timing"]
     (out / "results.json").write_text(json.dumps(results, indent=1))
     plot(results, Path(__file__).parent / "cm.png")
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from typing import Any
 
+# Relaxed torsion scans (build/relaxed_torsions.py) are kept on disk between builds: tests start from
+# an empty store of their own, so they compute every scan and never read one a development build left.
+os.environ.setdefault("POLYFORGE_CACHE_DIR", tempfile.mkdtemp(prefix="polyforge-engine-tests-"))
 # Engine runs in tests repeat their seed bit for bit, which OpenMM does on one CPU thread only
 # (runtime/openmm_cpu.py); engines started as processes inherit it. Thread tests set their own.
 os.environ.setdefault("POLYFORGE_ENGINE_THREADS", "1")

@@ -2,12 +2,15 @@
 
 The torsion test builds n-hexane (three units of -CH2CH2-), as a gas and as a liquid (built phantom
 and pushed off), and compares the populations of its three
-C-C-C-C torsions, and of consecutive gauche pairs, with the Boltzmann distribution of the builder's
-model computed independently: every combination of the torsions' states (the junction bonds turn to
+C-C-C-C torsions, and of consecutive gauche pairs, with a Boltzmann distribution computed here from
+MMFF94 at the build temperature: every combination of the torsions' states (the junction bonds turn to
 any of twelve angles 30° apart, the unit's own bond to its three staggered states) set on a built
-molecule by rotation, its energy summed here from MMFF94's torsion, buffered 14-7 van der Waals and
-buffered Coulomb terms (dielectric 4) over every dihedral and every atom pair three or four bonds apart (with
-RDKit's MMFF parameters and this file's formulas), at the build temperature. The meso fraction of
+molecule by rotation, its energy the MMFF94 torsion, buffered 14-7 van der Waals and buffered Coulomb
+terms over every dihedral and every atom pair three or four bonds apart (RDKit's MMFF parameters and
+this file's formulas), plus, for each bond, what relaxing the rest of the molecule gives back: a
+constrained MMFF94 minimisation of hexane every 15° about that bond, as the free energy of the span each
+state stands for (30° for a junction, the whole 120° well for the unit's own bond), less the rigid
+terms on that relaxed hexane turned about the bond. The meso fraction of
 polystyrene is measured from coordinates (the sign of each backbone CH's chirality volume).
 """
 
@@ -24,7 +27,7 @@ from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
-from rdkit.Chem import rdForceFieldHelpers, rdMolTransforms
+from rdkit.Chem import AllChem, rdForceFieldHelpers, rdMolTransforms
 
 KCAL_PER_MOL_K = 1.987204e-3
 
@@ -61,9 +64,51 @@ def model_energy(mol: Chem.Mol, positions: np.ndarray) -> float:
         r = float(np.linalg.norm(positions[a] - positions[b]))
         energy += epsilon * (1.07 * r_star / (r + 0.07 * r_star)) ** 7 * (1.12 * r_star**7 / (r**7 + 0.12 * r_star**7) - 2)
         scale = 0.75 if distance[a, b] == 3 else 1.0
-        # The builder's model screens charges with a dielectric of 4, as in a melt.
-        energy += scale * 332.0716 / 4.0 * properties.GetMMFFPartialCharge(a) * properties.GetMMFFPartialCharge(b) / (r + 0.05)
+        # (Hexane's MMFF94 charges are all zero: the dielectric the builder screens them with does not matter.)
+        energy += scale * 332.0716 * properties.GetMMFFPartialCharge(a) * properties.GetMMFFPartialCharge(b) / (r + 0.05)
     return energy
+
+
+def relaxation_terms(dihedrals: list[tuple[int, int, int, int]], rt: float) -> list[Any]:
+    """Per dihedral of n-hexane (atoms in `dihedrals` order of a fresh hexane), a function of the
+    dihedral's angle (degrees) and the bin width it stands for: relaxed free energy of that bin less
+    the rigid model energy at the angle, both relative to trans."""
+    hexane = Chem.AddHs(Chem.MolFromSmiles("CCCCCC"))
+    AllChem.EmbedMolecule(hexane, randomSeed=7)
+    properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(hexane)
+    conformer = hexane.GetConformer()
+    for d in dihedrals:
+        rdMolTransforms.SetDihedralDeg(conformer, *d, 180.0)
+    AllChem.MMFFOptimizeMolecule(hexane, maxIters=5000)
+    trans = Chem.Conformer(hexane.GetConformer())
+    fine = np.arange(0.0, 360.0, 15.0)
+    out = []
+    for d in dihedrals:
+        relaxed = []
+        for angle in fine:
+            work = Chem.Mol(hexane)
+            work.GetConformer().SetPositions(trans.GetPositions())
+            rdMolTransforms.SetDihedralDeg(work.GetConformer(), *d, float(angle))
+            field = rdForceFieldHelpers.MMFFGetMoleculeForceField(work, properties)
+            field.MMFFAddTorsionConstraint(*d, False, float(angle), float(angle), 1000.0)
+            field.Minimize(maxIts=5000)
+            relaxed.append(rdForceFieldHelpers.MMFFGetMoleculeForceField(work, properties).CalcEnergy(list(field.Positions())))
+        boltzmann = np.exp(-(np.array(relaxed) - min(relaxed)) / rt)
+        rigid = {}
+        for angle in fine[::2]:
+            turned = Chem.Conformer(trans)
+            rdMolTransforms.SetDihedralDeg(turned, *d, float(angle))
+            rigid[float(angle)] = model_energy(hexane, turned.GetPositions())
+
+        def term(angle: float, width: float, boltzmann=boltzmann, rigid=rigid) -> float:
+            offsets = np.arange(-width / 2, width / 2 + 1, 15.0)
+            weights = np.where(np.abs(offsets) == width / 2, 0.5, 1.0)
+            values = [boltzmann[round(((angle + o) % 360) / 15.0) % 24] for o in offsets]
+            free = -rt * np.log(np.dot(weights, values) / weights.sum())
+            return free - rigid[float(angle % 360)]
+
+        out.append(term)
+    return out
 
 
 def _conformer(mol: Chem.Mol, positions: np.ndarray) -> Chem.Conformer:
@@ -90,12 +135,16 @@ def test_hexane_torsions_follow_the_boltzmann_distribution_of_the_model(density:
     junction, internal = np.arange(0.0, 360.0, 30.0), np.array([60.0, 180.0, 300.0])
     base = Chem.Conformer(mol.GetConformer())
     rt = KCAL_PER_MOL_K * BUILD_TEMPERATURE
+    relaxation = relaxation_terms([(0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5)], rt)
+    widths = (30.0, 120.0, 30.0)
+    corrections = [{float(a): relaxation[b](a, widths[b]) for a in (junction if widths[b] == 30.0 else internal)} for b in range(3)]
     weights, classes = [], []
     for angles in itertools.product(junction, internal, junction):
         conformer = Chem.Conformer(base)
         for dihedral, angle in zip(dihedrals, angles, strict=True):
             rdMolTransforms.SetDihedralDeg(conformer, *dihedral, float(angle))
-        weights.append(model_energy(mol, conformer.GetPositions()))
+        relaxed = sum(corrections[b][float(angles[b])] for b in range(3))
+        weights.append(model_energy(mol, conformer.GetPositions()) + relaxed)
         classes.append(classify(((np.array(angles) + 180.0) % 360.0) - 180.0))
     energies = np.array(weights)
     boltzmann = np.exp(-(energies - energies.min()) / rt)

@@ -5,12 +5,18 @@ growth (one of its conformers, whose backbone bonds sit in their rotational stat
 bond to the parent to one of TORSIONS angles). The energy of placing a unit in a state, given the
 state of the unit it hangs from, is computed once per environment from the force field (MMFF94, as
 the unit templates): the torsion terms and the non-bonded terms (buffered 14-7 van der Waals and
-Coulomb, 1-4 pairs scaled as MMFF does, charges screened by DIELECTRIC as in a melt: with MMFF's
-vacuum Coulomb the 1-4 repulsion of PEO's oxygens, -0.56 e each, made its O-C-C-O bonds 80 % trans,
-against 20-30 % in melts; with 4, 52 %) of every dihedral and every pair of atoms three or four bonds
-apart that the unit's placement completes. Pairs four bonds apart are what correlates neighbouring
-torsions (polyethylene's g+g- "pentane effect"); farther pairs are left out, as in an unperturbed
-chain, whose long-range interactions a melt screens.
+Coulomb, 1-4 pairs scaled as MMFF does, charges screened by DIELECTRIC as in a melt) of every dihedral
+and every pair of atoms three or four bonds apart that the unit's placement completes, on rigid
+rotations of the templates, plus for every backbone bond the unit sets a relaxation correction
+(relaxed_torsions.py: what a constrained minimisation of a fragment around the bond gives back,
+as the free energy of the span each state stands for). Pairs four bonds apart are what correlates
+neighbouring torsions (polyethylene's g+g- "pentane effect"); farther pairs are left out, as in an
+unperturbed chain, whose long-range interactions a melt screens.
+
+DIELECTRIC: with MMFF94's vacuum Coulomb the 1-4 repulsion of PEO's oxygens (-0.56 e each) puts
+1,2-dimethoxyethane's tgt conformer 2.35 kcal/mol above ttt (relaxed), where MP2 calculations give
+0.1-0.2 (Jaffe, Smith and Yoon 1993; Sasanuma and Sugita 2006); screened by 4, 0.55; by 10, 0.14
+(ttg 1.47, MP2 ~1.2-1.5), so 10 (test_build_relaxed_torsions.py holds DME to that range).
 
 So the chain is a Markov chain on unit states with transfer matrices exp(-E(parent state, state)/RT)
 at BUILD_TEMPERATURE. The states are drawn exactly from its Boltzmann distribution: a backward pass
@@ -34,7 +40,8 @@ from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 
 from polyforge_engine.build.assembly import AssembledPolymer
-from polyforge_engine.build.templates import UnitTemplate
+from polyforge_engine.build.relaxed_torsions import BondCorrection, bond_correction
+from polyforge_engine.build.templates import UnitTemplate, _prochiral_centres
 
 GAS_CONSTANT = 1.987204e-3  # kcal/mol/K
 # The temperature whose Boltzmann weights chains are built with: a melt temperature, at which the
@@ -47,7 +54,7 @@ MIN_PAIR_DISTANCE = 3
 ELECTROSTATIC_14 = 0.75  # MMFF scales 1-4 electrostatics by this
 COULOMB = 332.0716  # kcal Å / (mol e²), MMFF's constant
 ELECTROSTATIC_BUFFER = 0.05  # Å, MMFF's buffered Coulomb
-DIELECTRIC = 4.0  # condensed-phase screening of the Coulomb terms, see above
+DIELECTRIC = 10.0  # screening of the Coulomb terms, calibrated on DME (above)
 ANCESTORS = 4  # units back from a unit that its placement energy can reach
 # MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten; an extra V1
 # on the O=C-N-H dihedral keeps peptide bonds trans, as peptide builders do (cis then ~1 in 10^4).
@@ -96,6 +103,14 @@ def vdw_energy(r: np.ndarray, r_star: np.ndarray, epsilon: np.ndarray) -> np.nda
     """MMFF's buffered 14-7 van der Waals energy."""
     rho7 = (r / r_star) ** 7
     return epsilon * (1.07 / (r / r_star + 0.07)) ** 7 * (1.12 / (rho7 + 0.12) - 2.0)
+
+
+def dihedral_degrees(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Signed dihedral (degrees, IUPAC) of points (..., 3)."""
+    b1, b2, b3 = b - a, c - b, d - c
+    n1, n2 = np.cross(b1, b2), np.cross(b2, b3)
+    m = np.cross(n1, b2 / np.maximum(np.linalg.norm(b2, axis=-1, keepdims=True), 1e-12))
+    return np.degrees(np.arctan2(np.einsum("...i,...i->...", m, n2), np.einsum("...i,...i->...", n1, n2)))
 
 
 def cos_dihedral(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
@@ -167,6 +182,37 @@ class _Terms:
                 self.time[geometry.offset + geometry.template.sites[geometry.own_site].anchor] = geometry.parent
         if self.properties is not None:
             self.charges = np.array([self.properties.GetMMFFPartialCharge(i) for i in range(kind.atom_count)])
+        # Backbone dihedrals of rotatable bonds, for their relaxation corrections (relaxed_torsions.py).
+        self.backbone: list[int] = []
+        self.backbone_dihedrals: list[tuple[int, int, int, int]] = []
+        self.centres: list[tuple[int, int, int, int]] = []
+        self._corrections: dict[tuple[int, int, int, int], BondCorrection | None] = {}
+        if self.properties is not None and kind.end_atoms is not None and kind.end_atoms[0] != kind.end_atoms[1]:
+            self.backbone = list(Chem.GetShortestPath(kind.mol, *kind.end_atoms))
+            self.centres = [centre[:4] for centre in _prochiral_centres(kind.mol, self.backbone)]
+            for p in range(len(self.backbone) - 3):
+                quadruple = tuple(self.backbone[p : p + 4])
+                bond = kind.mol.GetBondBetweenAtoms(quadruple[1], quadruple[2])
+                if bond.GetBondType() == Chem.BondType.SINGLE and not bond.IsInRing():
+                    self.backbone_dihedrals.append(quadruple)
+
+    def corrections_for(self, unit: int, known: set[int]) -> list[tuple[tuple[int, int, int, int], BondCorrection]]:
+        """Relaxation corrections of the backbone dihedrals `unit`'s placement completes."""
+        out = []
+        for quadruple in self.backbone_dihedrals:
+            if max(self.time[a] for a in quadruple) != unit or not all(a in known for a in quadruple):
+                continue
+            if quadruple not in self._corrections:
+                # A junction turns to any of growth's TORSIONS states, each standing for 30°; a unit's
+                # own bond has its three (or fewer) states, each standing for its whole well.
+                junction = self.unit_of_atom[quadruple[1]] != self.unit_of_atom[quadruple[2]]
+                self._corrections[quadruple] = bond_correction(
+                    self.mol, quadruple, self.backbone, self.centres, DIELECTRIC, BUILD_RT, width=30.0 if junction else 120.0
+                )
+            correction = self._corrections[quadruple]
+            if correction is not None and all(a in known for centre in correction.centres for a in centre):
+                out.append((quadruple, correction))
+        return out
 
     def within(self, atom: int, reach: int) -> dict[int, int]:
         """Atoms within `reach` bonds of `atom`, with their distance in bonds."""
@@ -363,5 +409,16 @@ def _table(terms: _Terms, geometries: list, members: list[int], unit: int, refer
         r = np.linalg.norm(xyz[:, columns[:, 0]] - xyz[:, columns[:, 1]], axis=2)
         energy += vdw_energy(r, pair_terms[None, :, 0], pair_terms[None, :, 1]).sum(axis=1)
         energy += (COULOMB / DIELECTRIC * pair_terms[None, :, 2] / (r + ELECTROSTATIC_BUFFER)).sum(axis=1)
+    for quadruple, correction in terms.corrections_for(unit, set(positions)):
+        phi = dihedral_degrees(*(positions[a] for a in quadruple))
+        # A fragment scanned with prochiral centres: states of the other hand at every centre see
+        # its mirror image (Δ(-φ)); mixed hands, another configuration, get no correction.
+        relation = None
+        for centre, hand in zip(correction.centres, correction.hands, strict=True):
+            c, head, tail, side = (positions[a] for a in centre)
+            same = np.where(np.einsum("gi,gi->g", np.cross(head - c, tail - c), side - c) >= 0, 1.0, -1.0) * hand
+            relation = same if relation is None else np.where(relation == same, relation, 0.0)
+        relation = np.ones(batch) if relation is None else relation
+        energy += np.where(relation > 0, correction.at(phi), np.where(relation < 0, correction.at(-phi), 0.0))
     log_weights = -(energy - energy.min()) / BUILD_RT
     return log_weights.reshape(parent_states, own_states)
