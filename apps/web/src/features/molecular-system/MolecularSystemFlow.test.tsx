@@ -216,6 +216,25 @@ describe("add molecular system: from file", () => {
   });
 });
 
+describe("add molecular system: a system with potentials", () => {
+  signedInWithFetch(fetchMock);
+
+  it("opens on its potentials", async () => {
+    serve({
+      ...molecularSystem("smiles", { status: "converted", smiles: "CCO" }),
+      potentials: [{ id: "p-1", name: "Ethanol GAFF2", system_type: "molecule" }],
+    });
+    renderWithProviders(
+      <GrowthBookProvider growthbook={growthbookWith([FLAGS.GENERATE_POTENTIAL])}>
+        <MolecularSystemFlow systemId={SYSTEM_ID} onLoadFailed={() => {}} />
+      </GrowthBookProvider>,
+    );
+    expect(await screen.findByRole("button", { name: "Add potential" })).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Previous" })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Next" })).not.toBeInTheDocument();
+  });
+});
+
 describe("add molecular system: from structure", () => {
   signedInWithFetch(fetchMock);
   beforeAll(async () => {

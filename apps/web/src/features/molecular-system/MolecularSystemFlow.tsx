@@ -66,6 +66,15 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
   useEffect(() => {
     if (systemId) setActive((step) => (step === DETAILS ? DEFINITION : step));
   }, [systemId]);
+  // A system that already has potentials opens on them: that is where it stands.
+  const opened = useRef(false);
+  useEffect(() => {
+    const loaded = system.data;
+    if (!loaded || opened.current) return;
+    opened.current = true;
+    if (loaded.potentials.length > 0 && potentialsStepEnabled(loaded.origin, loaded.system_data.status))
+      setActive(POTENTIALS);
+  }, [system.data]);
   useEffect(() => {
     if (!system.isError) return;
     toast.error(t("loadFailed"));
