@@ -318,9 +318,12 @@ def bond_correction(
 
 
 def _cache_file(key: tuple) -> Path | None:
-    root = os.environ.get(CACHE_VARIABLE) or os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    root = os.environ.get(CACHE_VARIABLE) or os.environ.get("XDG_CACHE_HOME")
     if not root:
-        return None
+        try:
+            root = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no home directory (a bare service account): memory only
+            return None
     payload = json.dumps([CACHE_VERSION, list(key), SCAN_POINTS, FRAGMENT_REACH, SIDE_REACH, RESTRAINT, EMBED_SEED])
     digest = hashlib.sha256(payload.encode()).hexdigest()
     return Path(root) / "polyforge-engine" / f"relaxed-torsions-v{CACHE_VERSION}" / f"{digest}.json"
