@@ -27,6 +27,7 @@ import { createSystemProcessing, type SystemProcessing } from "./modules/system-
 import { systemCatalogueRoutes, systemDraftRoutes } from "./modules/systems/routes";
 import { usersRoutes } from "./modules/users/routes";
 import { resolveUser } from "./modules/users/service";
+import { wireModules } from "./modules/wiring";
 import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
 import { type IssuerKeys, localTokenVerifier, remoteTokenVerifier, type TokenVerifier } from "./platform/auth/tokens";
 import { smilesChecker } from "./platform/chemistry/smiles-checker";
@@ -127,6 +128,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
 async function registerRoutes(app: App, context: ModuleContext, issuerKeys: IssuerKeys | undefined): Promise<void> {
   const { config, database } = context;
+  // The modules' hooks into each other (sample blocks for new users, block usage checks).
+  wireModules();
   // Brotli or gzip as the client accepts, for every reply registered after this: API JSON, the web
   // app's files and the guide (issue 27). Notifications travel by WebSocket, which it leaves alone.
   await app.register(fastifyCompress, { encodings: ["br", "gzip"], threshold: 1024 });

@@ -102,23 +102,3 @@ export async function updateOwnBlock(
     .returning();
   return row;
 }
-
-/**
- * Answers whether something built from a block (a segment) uses it. Modules that reference blocks
- * register a check; a block whose chemistry changes under them would corrupt what they built.
- */
-export type BlockUsageCheck = (db: Db, blockId: string) => Promise<boolean>;
-
-const blockUsageChecks = new Set<BlockUsageCheck>();
-
-/** Registers a usage check (the segments module registers one for its segment blocks). */
-export function onBlockUsageCheck(check: BlockUsageCheck): void {
-  blockUsageChecks.add(check);
-}
-
-export async function isBlockInUse(db: Db, blockId: string): Promise<boolean> {
-  for (const check of blockUsageChecks) {
-    if (await check(db, blockId)) return true;
-  }
-  return false;
-}

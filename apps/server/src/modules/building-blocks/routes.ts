@@ -16,8 +16,6 @@ import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ModuleContext } from "../module-context";
-import { onUserProvisioned } from "../users/provisioning";
-import { addSampleBlocks } from "./sample-blocks";
 import {
   archiveBuildingBlock,
   createBuildingBlock,
@@ -44,7 +42,6 @@ async function checkQueryTypes(request: FastifyRequest): Promise<void> {
 
 /** /api/v2/building_blocks (SPEC §7): the caller's blocks plus the global aminoacids. */
 export function buildingBlocksRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
-  onUserProvisioned(addSampleBlocks);
   const { db } = database;
   return async (app) => {
     // Another user's id answers 404 even when the body or query is refused too.

@@ -22,11 +22,30 @@ import {
   findBlockByIdempotencyKey,
   findVisibleBlock,
   insertBlocks,
-  isBlockInUse,
   listBlocks,
   updateOwnBlock,
 } from "./repository";
 import type { BuildingBlockRow } from "./schema";
+
+/**
+ * Answers whether something built from a block (a segment) uses it. Modules that reference blocks
+ * register a check; a block whose chemistry changes under them would corrupt what they built.
+ */
+export type BlockUsageCheck = (db: Db, blockId: string) => Promise<boolean>;
+
+const blockUsageChecks = new Set<BlockUsageCheck>();
+
+/** Registers a usage check (modules/wiring.ts registers the segments module's). */
+export function onBlockUsageCheck(check: BlockUsageCheck): void {
+  blockUsageChecks.add(check);
+}
+
+async function isBlockInUse(db: Db, blockId: string): Promise<boolean> {
+  for (const check of blockUsageChecks) {
+    if (await check(db, blockId)) return true;
+  }
+  return false;
+}
 
 /** A path id that is not a UUID is a client error, before any lookup. */
 export function assertBlockId(id: string): void {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import type { ModuleContext } from "../module-context";
-import { insertFeedback } from "./repository";
+import { sendFeedback } from "./service";
 
 const feedbackResponse = z.object({
   id: z.string(),
@@ -27,11 +27,7 @@ export function feedbackRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
       },
       async (request, reply) => {
         const user = requireUser(request);
-        const row = await insertFeedback(database.db, {
-          ownerId: user.id,
-          title: request.body.title,
-          description: request.body.description,
-        });
+        const row = await sendFeedback(database.db, user.id, request.body);
         return reply.status(201).send({
           id: row.id,
           title: row.title,

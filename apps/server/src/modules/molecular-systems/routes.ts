@@ -23,7 +23,6 @@ import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ModuleContext } from "../module-context";
 import { getSystem } from "../systems/service";
-import { molecularData } from "./repository";
 import {
   beginUpload,
   cancelUpload,
@@ -37,6 +36,7 @@ import {
   STRUCTURE_FORMATS,
   type StructureDownload,
   saveSmiles,
+  systemDataAnswer,
 } from "./service";
 
 const tags = ["systems"];
@@ -130,7 +130,7 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
         }
         const row = await saveSmiles(db, user, request.params.systemId, request.body.smiles);
         processing.structures.wake();
-        return reply.status(202).send({ id: row.id, system_data: molecularData(row) });
+        return reply.status(202).send(systemDataAnswer(row));
       },
     );
 
@@ -199,7 +199,7 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
       async (request) => {
         const row = await completeUpload(deps, requireUser(request), request.params.systemId, request.body);
         processing.structures.wake();
-        return { id: row.id, system_data: molecularData(row) };
+        return systemDataAnswer(row);
       },
     );
 

@@ -30,6 +30,11 @@ import {
 } from "./repository";
 import { structureKey, uploadKey, VIEWER_FILE } from "./structure-jobs";
 
+/** The answer of a call that moves a system's status: its id and its system_data. */
+export function systemDataAnswer(row: SystemRow): { id: string; system_data: MolecularSystemData } {
+  return { id: row.id, system_data: molecularData(row) };
+}
+
 /** What the upload and structure calls need besides the database. */
 export interface MolecularSystemsDeps {
   db: Db;

@@ -4,9 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
-import { onBlockUsageCheck } from "../building-blocks/repository";
 import type { ModuleContext } from "../module-context";
-import { blockUsedBySegment } from "./repository";
 import { createSegment, deleteSegment, getSegment, listOwnSegments, updateSegment } from "./service";
 
 const idParams = z.object({ id: z.string() });
@@ -15,8 +13,6 @@ const segmentList = listResponse(segmentResponse);
 
 /** /api/v2/segments (SPEC §7): the caller's segments; writes go to the draft system's. */
 export function segmentsRoutes({ database }: ModuleContext): FastifyPluginAsyncZod {
-  // A block used by a segment keeps its chemistry (BUILDING_BLOCK UPDATE IN_USE).
-  onBlockUsageCheck(blockUsedBySegment);
   return async (app) => {
     const db = database.db;
     // Another user's id answers 404 even when the body or query is refused too.

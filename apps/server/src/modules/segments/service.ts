@@ -22,6 +22,7 @@ import { listPage } from "../../platform/pagination";
 import { findDraftSystem, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
 import {
   aminoacidBlocks,
+  blockUsedBySegment,
   deleteSegment as deleteSegmentRow,
   findSegment,
   insertSegment,
@@ -207,4 +208,9 @@ export async function deleteSegment(db: Db, user: AuthenticatedUser, id: string)
     if (await segmentUsedByPolymer(tx, id)) throw new AppError(409, SegmentErrors.DELETE_IN_USE, { id });
     await deleteSegmentRow(tx, id);
   });
+}
+
+/** True when any segment uses the building block: its chemistry is then fixed (BUILDING_BLOCK UPDATE IN_USE). */
+export async function isBlockUsedBySegment(db: Db, buildingBlockId: string): Promise<boolean> {
+  return blockUsedBySegment(db, buildingBlockId);
 }
