@@ -97,7 +97,7 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
   beforeAll(async () => {
     // The embedded store's part URLs are absolute (under PUBLIC_URL): the app listens on a port of
     // this suite's range.
-    port = 18200 + (dbKind === "pglite" ? 1 : 2);
+    port = Number(process.env.POTENTIALS_TEST_PORT ?? 18200) + (dbKind === "pglite" ? 1 : 2);
     origin = `http://127.0.0.1:${port}`;
     testApp = await startTestApp(dbKind, { PUBLIC_URL: origin });
     await testApp.app.listen({ port, host: "127.0.0.1" });
@@ -493,6 +493,34 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       const twice = await user.call("DELETE", `/systems/${systemId}/potentials/${next.id}/process/cancel`);
       expect(twice.status).toBe(409);
       expect(errorCode(twice.body)).toBe("SYSTEM.CANCEL_POTENTIAL.NOT_RUNNING");
+    } finally {
+      socket.close();
+    }
+  }, 300_000);
+
+  it("archives a system while a potential's generation runs: the engine is killed, cancelled, pushed", async () => {
+    const { token, user } = await signIn();
+    const systemId = await smilesSystem(user, "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCC(=O)O");
+    const created = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
+      ...generateBody,
+      minimization_steps: 1_000_000,
+    });
+    await waitFor("the engine to start", async () => ((await enginesOf(created.id)).length > 0 ? true : undefined));
+    const { socket, messages } = await listen(token);
+    try {
+      await expectStatus(user, 204, "DELETE", `/systems/${systemId}`);
+      await waitFor("the engine to be killed", async () =>
+        (await enginesOf(created.id)).length === 0 ? true : undefined,
+      );
+      await waitFor("the cancelled message", async () =>
+        messages.some((m) => m.potential_id === created.id && m.status === "cancelled") ? true : undefined,
+      );
+      const [row] = await testApp.app.database.db.select().from(potentials).where(eq(potentials.id, created.id));
+      expect(row?.status).toBe("cancelled");
+      // Killed before it finished: no results were stored for the archived system's potential.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(existsSync(join(testApp.config.dataDir, "files", "potentials", created.id))).toBe(false);
+      expect((await user.call("GET", `/systems/${systemId}/potentials/${created.id}`)).status).toBe(404);
     } finally {
       socket.close();
     }

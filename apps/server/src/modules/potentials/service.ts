@@ -246,6 +246,28 @@ export async function cancelGeneration(
   return potentialResponse(cancelled);
 }
 
+/** A system archived (DELETE /systems/{id}): its waiting or running generations end cancelled and
+ * are pushed, in the caller's transaction. Answers their ids: the caller stops them on the runner
+ * (another runner learns it at its heartbeat), as for a cancelled generation. */
+export async function cancelGenerationsOfSystem(db: Db, systemId: string): Promise<string[]> {
+  const cancelled: string[] = [];
+  for (const row of await potentialsOfSystems(db, [systemId])) {
+    if (row.origin !== "generate") continue;
+    if (!CANCELLABLE_POTENTIAL_STATUSES.includes(row.status as (typeof CANCELLABLE_POTENTIAL_STATUSES)[number]))
+      continue;
+    const moved = await updatePotential(
+      db,
+      row.id,
+      { status: "cancelled", errorCode: null, errorMessage: null, finishedAt: new Date() },
+      { fromStatuses: CANCELLABLE_POTENTIAL_STATUSES },
+    );
+    if (!moved) continue;
+    await notifyPotential(db, moved);
+    cancelled.push(moved.id);
+  }
+  return cancelled;
+}
+
 // --- The .top upload: the multipart protocol of structure files (ARCHITECTURE §7b) -----------------
 
 function uploadFailed(status: number, args: Record<string, unknown>): AppError {

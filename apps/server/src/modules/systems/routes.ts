@@ -111,8 +111,9 @@ export function systemCatalogueRoutes({ database, processing }: ModuleContext): 
         },
       },
       async (request, reply) => {
-        const cancelledExecution = await archiveSystem(db, requireUser(request), request.params.id);
-        if (cancelledExecution) processing.runner.cancel(cancelledExecution);
+        const cancelled = await archiveSystem(db, requireUser(request), request.params.id);
+        if (cancelled.execution) processing.runner.cancel(cancelled.execution);
+        for (const potentialId of cancelled.potentials) processing.potentials.cancel(potentialId);
         return reply.status(204).send(null);
       },
     );

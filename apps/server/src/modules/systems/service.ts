@@ -11,7 +11,7 @@ import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
 import { findDraftSystem } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
-import { potentialSummaries } from "../potentials/service";
+import { cancelGenerationsOfSystem, potentialSummaries } from "../potentials/service";
 import { notifyStatus } from "../system-executions/processing";
 import {
   executionResponse,
@@ -135,9 +135,14 @@ export async function getSystem(db: Db, user: AuthenticatedUser, id: string): Pr
   return system!;
 }
 
-/** DELETE /systems/{id}: archives the system and cancels its processing, if any. Answers the id of
- * the cancelled execution so that the runner holding it can stop the engine. */
-export async function archiveSystem(db: Db, user: AuthenticatedUser, id: string): Promise<string | undefined> {
+/** DELETE /systems/{id}: archives the system and cancels its processing and its potentials'
+ * generations, if any. Answers the ids of what was cancelled so that the runners holding them can
+ * stop their engines. */
+export async function archiveSystem(
+  db: Db,
+  user: AuthenticatedUser,
+  id: string,
+): Promise<{ execution: string | undefined; potentials: string[] }> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
   return db.transaction(async (tx) => {
     const archived = await markArchived(tx, user.id, id);
@@ -145,6 +150,6 @@ export async function archiveSystem(db: Db, user: AuthenticatedUser, id: string)
     const latest = await latestExecution(tx, id);
     const cancelled = latest ? await markCancelled(tx, latest.id) : undefined;
     if (cancelled) await notifyStatus(tx, cancelled);
-    return cancelled?.id;
+    return { execution: cancelled?.id, potentials: await cancelGenerationsOfSystem(tx, id) };
   });
 }
