@@ -3,7 +3,7 @@ import { CommonErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { onUserProvisioned } from "../src/modules/users/provisioning";
-import { users } from "../src/modules/users/schema";
+import { users } from "../src/platform/identity/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { newSigningKey, userClaims } from "./support/tokens";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { users } from "../src/modules/users/schema";
 import { type Database, openDatabase } from "../src/platform/db/database";
+import { users } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds, type TestDatabase } from "./support/database";
 
 const logger = pino({ level: "silent" });

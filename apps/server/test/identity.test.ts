@@ -9,13 +9,12 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JSONWebKeySet
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, buildApp } from "../src/app";
-import { users } from "../src/modules/users/schema";
 import { loadConfig } from "../src/platform/config";
 import { type DatabaseTarget, openDatabase } from "../src/platform/db/database";
 import { tokenHash } from "../src/platform/identity/adapter";
 import { createEmbeddedIdentity } from "../src/platform/identity/embedded";
 import { verifyPassword } from "../src/platform/identity/passwords";
-import { identitySecrets, oidcPayloads } from "../src/platform/identity/schema";
+import { identitySecrets, oidcPayloads, users } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
 
 // The embedded OpenID provider driven over real HTTP, as a browser running keycloak-js would:

@@ -1,8 +1,8 @@
 import { CommonErrors, UserErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { users } from "../src/modules/users/schema";
 import { verifyPassword } from "../src/platform/identity/passwords";
+import { users } from "../src/platform/identity/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type TestUserClaims, userClaims } from "./support/tokens";

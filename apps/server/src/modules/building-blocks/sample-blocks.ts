@@ -1,5 +1,5 @@
 import type { Db } from "../../platform/db/database";
-import type { UserRow } from "../users/schema";
+import type { UserRow } from "../../platform/identity/schema";
 import { insertBlocks } from "./repository";
 import type { NewBuildingBlockRow } from "./schema";
 

@@ -12,7 +12,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import { users } from "../users/schema";
+import { users } from "../../platform/identity/schema";
 
 /**
  * Building blocks (SPEC §3). A user's linear and dendrimer blocks carry `owner_id`; the natural

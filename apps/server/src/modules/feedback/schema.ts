@@ -1,5 +1,5 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { users } from "../users/schema";
+import { users } from "../../platform/identity/schema";
 
 /** What a user sent from the feedback modal (SPEC §2, §3). */
 export const feedback = pgTable(

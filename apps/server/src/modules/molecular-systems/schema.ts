@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /** The engine commands a structure job runs (ARCHITECTURE §7b). */
 export const STRUCTURE_JOB_KINDS = ["validate-structure", "convert-smiles"] as const;

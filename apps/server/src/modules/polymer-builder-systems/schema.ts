@@ -11,9 +11,9 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { polymers } from "../polymers/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /** The system setup of a polymer-builder system (SPEC §3), one per system, created with defaults. */
 export const systemSetups = pgTable(

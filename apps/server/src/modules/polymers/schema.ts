@@ -1,8 +1,8 @@
 import { FORCE_FIELDS } from "@polyforge/contracts/enums";
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { segments } from "../segments/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /** Linear polymers (SPEC §3): segments in order, each repeated `occurrence` times. */
 export const polymers = pgTable(

@@ -4,8 +4,8 @@ import { POTENTIAL_ORIGINS } from "@polyforge/contracts/potentials";
 import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /**
  * Potentials of a system from a file or a SMILES (SPEC §3 Potential; migration 0011). A row is its

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /** Projects (SPEC §3 Project): a user's folders for molecular systems. */
 export const projects = pgTable(

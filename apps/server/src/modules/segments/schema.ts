@@ -1,8 +1,8 @@
 import { SEGMENT_TYPES } from "@polyforge/contracts/enums";
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { buildingBlocks } from "../building-blocks/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /** Segments (SPEC §3): an ordered list of building blocks, owned by one polymer-builder system. */
 export const segments = pgTable(

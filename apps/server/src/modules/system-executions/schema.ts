@@ -2,8 +2,8 @@ import { EXECUTION_STATUSES } from "@polyforge/contracts/enums";
 import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "../../platform/identity/schema";
 import { systems } from "../systems/schema";
-import { users } from "../users/schema";
 
 /**
  * Processing runs of a system (SPEC §3 system_executions, ARCHITECTURE §7). A row is the job: start

@@ -1,7 +1,7 @@
 import { SYSTEM_ORIGINS, SYSTEM_TYPES } from "@polyforge/contracts/enums";
 import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { users } from "../users/schema";
+import { users } from "../../platform/identity/schema";
 
 /**
  * Molecular systems (SPEC §3). A polymer-builder system starts as the user's one draft (at most

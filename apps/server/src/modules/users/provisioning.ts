@@ -1,5 +1,5 @@
 import type { Db } from "../../platform/db/database";
-import type { UserRow } from "./schema";
+import type { UserRow } from "../../platform/identity/schema";
 
 /** Runs once per user, inside the transaction that marks the user provisioned: a module adds the
  * user's sample data here. A failing hook rolls the whole provisioning back (retried next request). */

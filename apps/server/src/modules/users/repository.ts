@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
-import { type UserRow, users } from "./schema";
+import { type UserRow, users } from "../../platform/identity/schema";
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.id, id));

@@ -7,6 +7,7 @@ import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { revokeAccountSignIns } from "../../platform/identity/adapter";
 import { hashPassword } from "../../platform/identity/passwords";
+import type { UserRow } from "../../platform/identity/schema";
 import { userProvisionedHooks } from "./provisioning";
 import {
   findUserById,
@@ -15,7 +16,6 @@ import {
   updateUserAccount,
   updateUserPasswordHash,
 } from "./repository";
-import type { UserRow } from "./schema";
 
 /** The caller of a verified token: creates the user row on first sight (an external provider's
  * users), runs the provisioning hooks once, and enforces SPEC §6's impersonation rule. */

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { normalizeOrganization } from "@polyforge/contracts/organizations";
 import { passwordProblems, type SignUpInput } from "@polyforge/contracts/users";
 import { eq, sql } from "drizzle-orm";
-import { type UserRow, users } from "../../modules/users/schema";
 import type { Db } from "../db/database";
 import { isUuid } from "../ids";
 import { hashPassword, verifyPassword } from "./passwords";
+import { type UserRow, users } from "./schema";
 
 export const DEMO_EMAIL = "demo@polyforge.local";
 

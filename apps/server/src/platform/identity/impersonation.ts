@@ -1,6 +1,6 @@
-import type { UserRow } from "../../modules/users/schema";
 import type { Db } from "../db/database";
 import { databaseAdapterFactory } from "./adapter";
+import type { UserRow } from "./schema";
 
 const SUPPORT_ROLE = "support";
 
