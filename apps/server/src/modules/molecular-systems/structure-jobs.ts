@@ -64,6 +64,9 @@ export interface StructureJobOptions {
   executor?: EngineExecutor;
 }
 
+/** A claimed validate-structure or convert-smiles job, as the runner holds it. */
+export type StructureJob = StructureJobRow;
+
 /**
  * validate-structure and convert-smiles jobs (`structure_jobs`), run by a JobRunner like system
  * processing: the claimed job moves the system to validating / converting, the engine's answer to

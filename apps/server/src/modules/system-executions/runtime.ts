@@ -5,8 +5,7 @@ import type { Db } from "../../platform/db/database";
 import { createEngineExecutor } from "../../platform/jobs/executor";
 import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
 import { createFileStore, type FileStore } from "../../platform/storage/file-store";
-import type { StructureJobRow } from "../molecular-systems/schema";
-import { StructureJobQueue } from "../molecular-systems/structure-jobs";
+import { type StructureJob, StructureJobQueue } from "../molecular-systems/structure-jobs";
 import { type PotentialJob, PotentialJobQueue } from "../potentials/jobs";
 import { type ProcessingOptions, SystemProcessingQueue } from "./processing";
 import type { SystemExecutionRow } from "./schema";
@@ -17,7 +16,7 @@ export interface SystemProcessing {
   runner: JobRunner<SystemExecutionRow>;
   /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
    * and slots, so a long simulation never holds back a file's validation. */
-  structures: JobRunner<StructureJobRow>;
+  structures: JobRunner<StructureJob>;
   /** Potential generation (generate-potential) and .top checks (validate-topology), issue 21: its
    * own queue and slots too. */
   potentials: JobRunner<PotentialJob>;
