@@ -6,7 +6,6 @@ import { Readable } from "node:stream";
 import { UPLOAD_PART_SIZE } from "@polyforge/contracts/uploads";
 import { describe, expect, it } from "vitest";
 import { LocalFileStore, MultipartError, type PartLimits } from "../src/platform/storage/file-store";
-import { Md5PassThrough } from "../src/platform/storage/part-hasher";
 
 const md5 = (data: Buffer) => createHash("md5").update(data).digest("hex");
 
@@ -109,24 +108,5 @@ describe("the embedded store's multipart upload", () => {
       { part_number: 1, etag: etagA },
       { part_number: 2, etag: etagB },
     ]);
-  });
-});
-
-describe("the part hash worker", () => {
-  it("answers each of several streams hashed at once its own MD5", async () => {
-    const bodies = [randomBytes(3 * 1024 * 1024 + 7), randomBytes(9 * 1024 * 1024), Buffer.alloc(0)];
-    const digests = await Promise.all(
-      bodies.map(async (body) => {
-        const hasher = new Md5PassThrough();
-        const out: Buffer[] = [];
-        hasher.on("data", (chunk: Buffer) => out.push(chunk));
-        await new Promise<void>((resolve, reject) => {
-          chunked(body).pipe(hasher).on("end", resolve).on("error", reject);
-        });
-        expect(Buffer.concat(out).equals(body)).toBe(true);
-        return hasher.digest();
-      }),
-    );
-    expect(digests).toEqual(bodies.map(md5));
   });
 });

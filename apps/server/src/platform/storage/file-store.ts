@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
 import { constants, createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
@@ -23,7 +23,6 @@ import {
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { UPLOAD_PART_SIZE, type UploadedPart } from "@polyforge/contracts/uploads";
 import type { Config } from "../config";
-import { Md5PassThrough } from "./part-hasher";
 
 /** A part of a multipart upload as the client lists it on complete. */
 export interface CompletedPart {
@@ -221,7 +220,8 @@ export class LocalFileStore implements FileStore {
 
   /**
    * Writes one part as it streams in (never whole in memory) and answers its ETag (MD5 of the part,
-   * like S3, hashed in a worker thread). A part of the web client's size (5 MB, or the rest of the
+   * like S3; hashed on the event loop: a worker thread cost more in copies and messages than the
+   * hash itself, bench/README.md). A part of the web client's size (5 MB, or the rest of the
    * file for the last) whose length is declared goes straight to its place in the assembly file, so
    * complete has nothing to copy; any other part, or a part sent again, gets a file of its own, which
    * replaces the earlier copy. Call checkPartRequest first.
@@ -246,22 +246,23 @@ export class LocalFileStore implements FileStore {
       fitsPlace && !this.placing.has(slot) && !(await readdir(dir)).some((name) => name.startsWith(`${number}.`));
     if (inPlace) this.placing.add(slot);
     const temporary = join(dir, `.${number}.${randomBytes(6).toString("hex")}.tmp`);
-    const hasher = new Md5PassThrough();
+    const md5 = createHash("md5");
     let received = 0;
     let etag: string;
     try {
       const target = inPlace
         ? (await open(join(dir, ASSEMBLY_FILE), PLACE_FLAGS)).createWriteStream({ start: offset })
         : createWriteStream(temporary);
-      // Counted beside the copy (a second consumer of the same chunks), attached in the same tick
-      // as the pipeline so that no chunk flows past before it.
+      // Counted and hashed beside the copy (a second consumer of the same chunks), attached in the
+      // same tick as the pipeline so that no chunk flows past before it.
       body.on("data", (chunk: Buffer) => {
         received += chunk.length;
         if (received > limits.maxPartBytes)
           body.destroy(new PartRequestError(413, `A part may not exceed ${limits.maxPartBytes} bytes.`));
+        else md5.update(chunk);
       });
-      await pipeline(body, hasher, target);
-      etag = await hasher.digest();
+      await pipeline(body, target);
+      etag = md5.digest("hex");
       if (inPlace) {
         if (received !== declaredBytes) throw new Error(`Part ${partNumber}: ${received} of ${declaredBytes} bytes.`);
         await writeFile(join(dir, `${number}.${etag}.placed-${received}`), "");
