@@ -1,8 +1,12 @@
 import { Button, Group, Modal, Stack, TextInput } from "@mantine/core";
-import { SMILES_MAX_LENGTH } from "@polyforge/contracts/molecular-systems";
+import { useForm } from "@mantine/form";
+import { INVALID_SMILES_MESSAGE, SMILES_MAX_LENGTH, smilesBody } from "@polyforge/contracts/molecular-systems";
 import { isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
+import type { RDKitModule } from "@polyforge/contracts/smiles/rdkit";
+import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { z } from "zod";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
 
 export interface SmilesDialogProps {
@@ -14,62 +18,64 @@ export interface SmilesDialogProps {
   onDraw: (smiles: string) => Promise<void>;
 }
 
+/** The SMILES body's rule ('Required field'), then a structure RDKit reads ('Invalid SMILES format'). */
+const drawableSmiles = (rdkit: RDKitModule | undefined) =>
+  z.object({
+    smiles: smilesBody.shape.smiles.refine(
+      (smiles) => rdkit !== undefined && isParsableSmiles(rdkit, smiles),
+      INVALID_SMILES_MESSAGE,
+    ),
+  });
+
 /** SPEC §5 SMILES entry: required and a valid structure ('Invalid SMILES format'), then drawn. */
 export function SmilesDialog({ opened, value, onChange, onClose, onDraw }: SmilesDialogProps) {
   const { t } = useTranslation("molecularSystems");
-  const rdkit = useRDKit();
-  const [error, setError] = useState<string | null>(null);
-  const [drawing, setDrawing] = useState(false);
+  return (
+    <Modal opened={opened} onClose={onClose} title={t("structure.smilesDialogTitle")} size="lg">
+      {/* The modal's content mounts on opening, so the form starts from the parent's draft. */}
+      <SmilesForm value={value} onChange={onChange} onDraw={onDraw} />
+    </Modal>
+  );
+}
 
-  async function draw() {
-    const smiles = value.trim();
-    if (!smiles) {
-      setError(t("messages.required"));
-      return;
-    }
-    if (!rdkit.data || !isParsableSmiles(rdkit.data, smiles)) {
-      setError(t("messages.invalidSmiles"));
-      return;
-    }
-    setError(null);
+function SmilesForm({ value, onChange, onDraw }: Pick<SmilesDialogProps, "value" | "onChange" | "onDraw">) {
+  const { t } = useTranslation("molecularSystems");
+  const rdkit = useRDKit();
+  const [drawing, setDrawing] = useState(false);
+  const form = useForm({
+    mode: "controlled",
+    initialValues: { smiles: value },
+    // Checked on Draw; a message goes as soon as the SMILES is changed.
+    validate: (values) => zod4Resolver(drawableSmiles(rdkit.data), { errorPriority: "first" })(values),
+    onValuesChange: (values) => onChange(values.smiles),
+  });
+
+  const draw = form.onSubmit(async (values) => {
     setDrawing(true);
     try {
-      await onDraw(smiles);
+      await onDraw(values.smiles.trim());
     } finally {
       setDrawing(false);
     }
-  }
+  });
 
   return (
-    <Modal opened={opened} onClose={onClose} title={t("structure.smilesDialogTitle")} size="lg">
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void draw();
-        }}
-      >
-        <Stack>
-          <TextInput
-            label={t("structure.smilesLabel")}
-            placeholder={t("structure.smilesPlaceholder")}
-            value={value}
-            maxLength={SMILES_MAX_LENGTH}
-            onChange={(event) => {
-              onChange(event.currentTarget.value);
-              setError(null);
-            }}
-            error={error}
-            data-autofocus
-            styles={{ input: { fontFamily: "monospace" } }}
-          />
-          <Group justify="flex-end">
-            <Button type="submit" loading={drawing || rdkit.isPending} disabled={rdkit.isError}>
-              {t("structure.drawStructure")}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <form noValidate onSubmit={draw}>
+      <Stack>
+        <TextInput
+          label={t("structure.smilesLabel")}
+          placeholder={t("structure.smilesPlaceholder")}
+          maxLength={SMILES_MAX_LENGTH}
+          {...form.getInputProps("smiles")}
+          data-autofocus
+          styles={{ input: { fontFamily: "monospace" } }}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={drawing || rdkit.isPending} disabled={rdkit.isError}>
+            {t("structure.drawStructure")}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
   );
 }
