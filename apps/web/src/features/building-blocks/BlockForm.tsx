@@ -1,4 +1,5 @@
 import { Alert, Button, Group, Stack, Textarea, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import {
   type BlockSmilesField,
   blockName,
@@ -6,9 +7,12 @@ import {
   SMILES_FIELD_RULES,
   smilesIssuesByField,
 } from "@polyforge/contracts/building-blocks";
+import type { RDKitModule } from "@polyforge/contracts/smiles/rdkit";
 import { REQUIRED_FIELD } from "@polyforge/contracts/users";
-import { useMemo, useRef, useState } from "react";
+import { zod4Resolver } from "mantine-form-zod-resolver";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { z } from "zod";
 import { ProductError } from "../../lib/api/productError";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { SmilesField } from "./SmilesField";
@@ -32,6 +36,27 @@ export interface BlockFormProps {
   onSubmit: (values: BlockFormValues) => Promise<unknown>;
 }
 
+const nameResolver = zod4Resolver(z.object({ name: blockName }), { errorPriority: "first" });
+
+/**
+ * The form-level SMILES check: 'Required field' for an empty one, else RDKit's first issue under
+ * the field's connection rule (none before RDKit is loaded; the server checks them anyway).
+ */
+function smilesErrors(
+  rdkit: RDKitModule | undefined,
+  type: CreatableBlockType,
+  fields: readonly BlockSmilesField[],
+  data: BlockData,
+): Record<string, string> {
+  const issues = rdkit ? smilesIssuesByField(rdkit, type, data) : {};
+  const errors: Record<string, string> = {};
+  for (const field of fields) {
+    const message = (data[field] ?? "").trim() === "" ? REQUIRED_FIELD : issues[field]?.message;
+    if (message) errors[`data.${field}`] = message;
+  }
+  return errors;
+}
+
 /** The linear or dendrimer block form of SPEC §2/§5, for creation and for the detail page. */
 export function BlockForm({
   type,
@@ -43,32 +68,32 @@ export function BlockForm({
 }: BlockFormProps) {
   const { t } = useTranslation("buildingBlocks");
   const rdkit = useRDKit();
-  const [name, setName] = useState(initialValues.name);
-  const [description, setDescription] = useState(initialValues.description);
-  const [data, setData] = useState<BlockData>(initialValues.data);
   const [editingField, setEditingField] = useState<BlockSmilesField | null>(initialEditingField);
-  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
-  const [serverErrors, setServerErrors] = useState<Partial<Record<BlockSmilesField, string>>>({});
   const [formWarning, setFormWarning] = useState<string | null>(null);
-
   const fields = Object.keys(SMILES_FIELD_RULES[type]) as BlockSmilesField[];
-  const issues = useMemo(
-    () => (rdkit.data ? smilesIssuesByField(rdkit.data, type, data) : {}),
-    [rdkit.data, type, data],
-  );
-  const nameCheck = blockName.safeParse(name);
-  const nameError = touched.has("name") && !nameCheck.success ? (nameCheck.error.issues[0]?.message ?? null) : null;
 
-  function smilesError(field: BlockSmilesField): string | null {
-    const value = data[field] ?? "";
-    if (value.trim() === "") return touched.has(field) ? REQUIRED_FIELD : null;
-    return serverErrors[field] ?? issues[field]?.message ?? null;
-  }
+  const form = useForm<BlockFormValues>({
+    mode: "controlled",
+    initialValues,
+    // The first message of a field, shown once the field is changed (or on save) and gone once right.
+    validate: (values) => ({
+      ...nameResolver({ name: values.name }),
+      ...smilesErrors(rdkit.data, type, fields, values.data),
+    }),
+    validateInputOnChange: true,
+  });
+
+  // A SMILES already there (the detail page) is checked as soon as RDKit is ready, before any edit.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-checked when RDKit arrives.
+  useEffect(() => {
+    for (const field of fields) if ((form.values.data[field] ?? "").trim()) form.validateField(`data.${field}`);
+  }, [rdkit.data]);
+
+  const fieldError = (path: string) => (form.errors[path] as string | undefined) ?? null;
 
   function changeSmiles(field: BlockSmilesField, value: string) {
-    setData((current) => ({ ...current, [field]: value }));
-    setTouched((current) => new Set(current).add(field));
-    setServerErrors(({ [field]: _, ...rest }) => rest);
+    // Validated on change: a message from the server under this field goes with the edit.
+    form.setFieldValue(`data.${field}`, value);
     setFormWarning(null);
   }
 
@@ -78,21 +103,21 @@ export function BlockForm({
 
   async function submit() {
     if (inFlight.current) return;
-    setTouched(new Set(["name", ...fields]));
+    const { hasErrors } = form.validate();
     if (editingField) return setFormWarning(t("form.finishEditing"));
-    const smilesInvalid = fields.some((field) => !(data[field] ?? "").trim() || issues[field]);
-    if (!nameCheck.success || smilesInvalid) return setFormWarning(t("form.fixErrors"));
+    if (hasErrors) return setFormWarning(t("form.fixErrors"));
     // Without the renderer the rules cannot run here; the server checks them anyway.
     if (rdkit.isPending) return setFormWarning(t("drawing.loading"));
     setFormWarning(null);
     inFlight.current = true;
+    const { name, description, data } = form.getValues();
     try {
-      await onSubmit({ name: nameCheck.data, description: description.trim(), data });
+      await onSubmit({ name: blockName.parse(name), description: description.trim(), data });
     } catch (error) {
       if (!(error instanceof ProductError)) return;
       const { field, message } = error.args;
       if (typeof field === "string" && fields.includes(field as BlockSmilesField)) {
-        setServerErrors({ [field]: typeof message === "string" ? message : error.message });
+        form.setFieldError(`data.${field}`, typeof message === "string" ? message : error.message);
       }
     } finally {
       inFlight.current = false;
@@ -108,31 +133,16 @@ export function BlockForm({
       }}
     >
       <Stack gap="md">
-        <TextInput
-          label={t("form.name")}
-          required
-          value={name}
-          error={nameError}
-          onChange={(event) => {
-            setName(event.currentTarget.value);
-            setTouched((current) => new Set(current).add("name"));
-          }}
-        />
-        <Textarea
-          label={t("form.description")}
-          autosize
-          minRows={2}
-          value={description}
-          onChange={(event) => setDescription(event.currentTarget.value)}
-        />
+        <TextInput label={t("form.name")} required {...form.getInputProps("name")} />
+        <Textarea label={t("form.description")} autosize minRows={2} {...form.getInputProps("description")} />
         {rdkit.isError ? <Alert color="red">{t("drawing.loadFailed")}</Alert> : null}
         {fields.map((field) => (
           <SmilesField
             key={field}
             label={t(`fields.${field}`)}
             hint={t(`hints.${type}.${field}`)}
-            value={data[field] ?? ""}
-            error={smilesError(field)}
+            value={form.values.data[field] ?? ""}
+            error={fieldError(`data.${field}`)}
             rdkit={rdkit.data}
             editing={editingField === field}
             canEdit={editingField === null}
