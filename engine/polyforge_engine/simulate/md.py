@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 import numpy as np
 import openmm
@@ -349,7 +349,7 @@ def _dynamics(
     stages: list[Stage],
     box_nm: tuple[float, float, float] | None,
     files: SimulationFiles,
-    log,
+    log: TextIO,
     progress: ProgressCallback,
 ) -> list[float]:
     simulation.context.setVelocitiesToTemperature(protocol.temperature_k * unit.kelvin, openmm_seed(protocol.seed))
@@ -481,7 +481,7 @@ class _CellReader:
 
 
 def _record(
-    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies, dcd: DcdWriter | None
+    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies: TextIO, dcd: DcdWriter | None
 ) -> float:
     state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
     potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import openmm
@@ -128,7 +129,7 @@ class _Budget(openmm.MinimizationReporter):
         self._steps = steps
         self._progress = progress
 
-    def report(self, iteration, x, grad, args):
+    def report(self, iteration: int, x: np.ndarray, grad: np.ndarray, args: dict[str, Any]) -> bool:
         self.iterations += 1
         if self.iterations % 10 == 0:
             self._progress(100 * (self._done + self.iterations) / self._steps)
@@ -138,7 +139,7 @@ class _Budget(openmm.MinimizationReporter):
 def minimise(
     system: openmm.System,
     positions_nm: np.ndarray,
-    box_vectors,
+    box_vectors: Any,
     steps: int,
     platform: openmm.Platform,
     properties: dict[str, str],
@@ -166,7 +167,7 @@ def minimise(
 
 
 def _run(
-    context: openmm.Context, positions_nm: np.ndarray, box_vectors, steps: int, progress: ProgressCallback
+    context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, steps: int, progress: ProgressCallback
 ) -> MinimisationResult:
     if box_vectors is not None:
         context.setPeriodicBoxVectors(*box_vectors)
