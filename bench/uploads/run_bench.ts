@@ -60,6 +60,14 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** CPU seconds (user + system) of a process, or of one of its threads: steadier than wall time on a
+ * shared machine. The main thread (tid = pid) is the server's event loop. */
+function cpuSeconds(pid: number, tid?: number): number {
+  const stat = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** A PDB-like text file of the given size, written in 1 MB blocks. */
 async function makeFile(path: string, megabytes: number) {
   const line = "ATOM      1  C   PEO A   1      12.345  23.456  34.567  1.00  0.00           C\n";
@@ -173,6 +181,8 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
   const parts = Math.ceil(size / PART);
   const etags: Array<{ part_number: number; etag: string }> = [];
   const handle = await open(file, "r");
+  const cpuBefore = cpuSeconds(pid);
+  const loopBefore = cpuSeconds(pid, pid);
   const started = performance.now();
   let next = 1;
   let urlMs = 0;
@@ -199,8 +209,11 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const uploaded = performance.now();
+  const cpuParts = cpuSeconds(pid) - cpuBefore;
+  const loopParts = cpuSeconds(pid, pid) - loopBefore;
   await call("POST", `/systems/${id}/upload/complete`, { upload_id, parts: etags });
   const completed = performance.now();
+  const cpuAll = cpuSeconds(pid) - cpuBefore;
   clearInterval(sampler);
   await handle.close();
   const sizeMbExact = size / MB;
@@ -217,6 +230,11 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
     idle_rss_mb: idle,
     peak_rss_mb: peak,
     rss_over_idle_mb: peak - idle,
+    // The server's CPU for the parts (all threads, and its event loop alone) and with complete.
+    server_cpu_parts_s: cpuParts,
+    event_loop_cpu_parts_s: loopParts,
+    server_cpu_total_s: cpuAll,
+    mb_per_event_loop_cpu_s: sizeMbExact / loopParts,
   };
 }
 
@@ -239,6 +257,7 @@ async function bareRun(file: string, size: number) {
   const parts = Math.ceil(size / PART);
   const handle = await open(file, "r");
   let next = 1;
+  const cpuBefore = cpuSeconds(child.pid!);
   const started = performance.now();
   const worker = async () => {
     const buffer = Buffer.allocUnsafe(PART);
@@ -253,12 +272,18 @@ async function bareRun(file: string, size: number) {
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(child.pid!) - cpuBefore;
   await handle.close();
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
   await exited;
   await rm(join(work, "bare"), { recursive: true, force: true });
-  return { upload_s: seconds, upload_mb_s: size / MB / seconds };
+  return {
+    upload_s: seconds,
+    upload_mb_s: size / MB / seconds,
+    server_cpu_s: cpu,
+    mb_per_server_cpu_s: size / MB / cpu,
+  };
 }
 
 async function startMoto() {
