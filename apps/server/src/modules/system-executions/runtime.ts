@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../platform/config";
 import type { Db } from "../../platform/db/database";
-import { createEngineExecutor } from "../../platform/jobs/executor";
+import { createEngineExecutor } from "../../platform/jobs/create-executor";
 import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
 import { createFileStore, type FileStore } from "../../platform/storage/file-store";
 import { type StructureJob, StructureJobQueue } from "../molecular-systems/structure-jobs";

@@ -1,9 +1,5 @@
 import { join } from "node:path";
-import type { FastifyBaseLogger } from "fastify";
-import type { Config } from "../config";
 import { type EngineOutcome, type EngineRunOptions, runEngine } from "./engine-process";
-import { SlurmExecutor } from "./slurm/executor";
-import { StoreTransfer } from "./slurm/transfer";
 
 /** What became of an engine job: the engine's result or error, or (Slurm) cancelled outside PolyForge. */
 export type ExecutorOutcome = EngineOutcome | { kind: "cancelled"; message: string };
@@ -60,13 +56,4 @@ export class LocalExecutor implements EngineExecutor {
     return runEngine(options);
   }
   async close(): Promise<void> {}
-}
-
-/** The executor the settings choose (POLYFORGE_EXECUTOR). */
-export function createEngineExecutor(config: Config, logger: FastifyBaseLogger): EngineExecutor {
-  if (config.executor === "slurm" && config.slurm) {
-    const transfer = config.slurm.transfer === "store" ? StoreTransfer.fromConfig(config) : undefined;
-    return new SlurmExecutor(config.slurm, logger, undefined, transfer);
-  }
-  return new LocalExecutor(config.maxJobs);
 }
