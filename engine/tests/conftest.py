@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import uuid
 from typing import Any
 
 # Relaxed torsion scans (build/relaxed_torsions.py) are kept on disk between builds: tests start from
 # an empty store of their own, so they compute every scan and never read one a development build left.
-os.environ.setdefault("POLYFORGE_CACHE_DIR", tempfile.mkdtemp(prefix="polyforge-engine-tests-"))
+if "POLYFORGE_CACHE_DIR" not in os.environ:
+    os.environ["POLYFORGE_CACHE_DIR"] = tempfile.mkdtemp(prefix="polyforge-engine-tests-")
+    atexit.register(shutil.rmtree, os.environ["POLYFORGE_CACHE_DIR"], True)
 # Engine runs in tests repeat their seed bit for bit, which OpenMM does on one CPU thread only
 # (runtime/openmm_cpu.py); engines started as processes inherit it. Thread tests set their own.
 os.environ.setdefault("POLYFORGE_ENGINE_THREADS", "1")
