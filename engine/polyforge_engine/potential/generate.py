@@ -122,7 +122,7 @@ def molecules_from_coordinates(path: Path, charge: int) -> tuple[list[Chem.Mol],
     if found != charge:
         raise EngineError(WRONG_NET_CHARGE, _charge_mismatch(molecules, found, charge))
     box = atoms.box_lengths()
-    if box and len(molecules) > 1:
+    if box and len(molecules) > 1 and atoms.cell is not None:
         refuse_triclinic(atoms.cell)
     return molecules, np.array(box) if box else None
 
@@ -223,7 +223,7 @@ def _with_bond_orders_of(template: Chem.Mol, fragment: Chem.Mol) -> Chem.Mol:
 def kind_labels(kinds: list[Chem.Mol]) -> list[str]:
     """Names that say what each kind is: its residue name when it has one residue (HOH, NA, a
     ligand's code), else its formula; repeated names get a number."""
-    labels = []
+    labels: list[str] = []
     for mol in kinds:
         residues = {atom.GetPDBResidueInfo().GetResidueName().strip() for atom in mol.GetAtoms() if atom.GetPDBResidueInfo()}
         generic = not residues or len(residues) > 1 or residues & {"MOL", "UNL", "LIG", ""}
