@@ -70,6 +70,8 @@ lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
 	npm run --silent lint:imports
 	$(VENV)/bin/ruff check engine bench
+	$(VENV)/bin/ruff format --check engine bench
+	cd engine && ../$(VENV)/bin/mypy
 
 typecheck: $(STAMP_NODE)
 	npm run typecheck --workspaces --if-present

@@ -116,9 +116,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="1-10", help="a range a-b or a comma list")
     args = parser.parse_args()
     seeds = (
-        list(range(int(args.seeds.split("-")[0]), int(args.seeds.split("-")[1]) + 1))
-        if "-" in args.seeds
-        else [int(seed) for seed in args.seeds.split(",")]
+        list(range(int(args.seeds.split("-")[0]), int(args.seeds.split("-")[1]) + 1)) if "-" in args.seeds else [int(seed) for seed in args.seeds.split(",")]
     )
     cell = f"{args.unit}-{args.length}x{args.copies}_d{args.density}"
     OUT.mkdir(parents=True, exist_ok=True)

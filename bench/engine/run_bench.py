@@ -79,8 +79,13 @@ def timed(command: list[str], workdir: Path, timeout: float, stdin: Path | None 
         # Own process group: on timeout the tool itself is killed, not only /usr/bin/time (a peer
         # left running would slow every later measurement).
         proc = subprocess.Popen(
-            ["/usr/bin/time", "-v", *command], cwd=workdir, stdin=source, stdout=subprocess.PIPE, stderr=errors,
-            text=True, start_new_session=True,
+            ["/usr/bin/time", "-v", *command],
+            cwd=workdir,
+            stdin=source,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            start_new_session=True,
         )
 
         def read_lines() -> None:
@@ -147,9 +152,7 @@ def polyforge_job(unit: str, length: int, copies: int, density: float, seed: int
                 "blocks": [{"building_block_id": block, "order": 0, "occurrence": length}],
             }
         ],
-        "polymers": [
-            {"id": polymer, "name": "P", "force_field": "gaff2", "segments": [{"segment_id": segment, "occurrence": 1, "order": 0}]}
-        ],
+        "polymers": [{"id": polymer, "name": "P", "force_field": "gaff2", "segments": [{"segment_id": segment, "occurrence": 1, "order": 0}]}],
         "system_setup": {
             "cell_dimension_selector": "density",
             "density": density,
@@ -262,7 +265,9 @@ def run_packmol(name: str, unit: str, length: int, copies: int, box: list[float]
     (single / "job.json").write_text(json.dumps(polyforge_job(unit, length, 1, 0.01)))
     subprocess.run(
         [str(ENGINE_PYTHON), "-m", "polyforge_engine", "build-structure", "--input", "job.json", "--workdir", "."],
-        cwd=single, check=True, capture_output=True,
+        cwd=single,
+        check=True,
+        capture_output=True,
     )
     chain_xyz, chain_bonds = read_pdb(single / "system.pdb")
     workdir.mkdir(parents=True)
@@ -293,13 +298,13 @@ def run_polyply(name: str, kind: str, length: int, copies: int, density: float) 
     workdir.mkdir(parents=True)
     params = subprocess.run(
         [str(polyply), "gen_params", "-lib", spec["lib"], "-seq", f"{spec['block']}:{length}", "-o", "mol.itp", "-name", kind],
-        cwd=workdir, capture_output=True, text=True,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
     )
     if params.returncode != 0:
         return {"ok": False, "error": params.stderr[-600:]}
-    (workdir / "topol.top").write_text(
-        f"{spec['atomtypes']}\n#include \"mol.itp\"\n\n[ system ]\nbench\n\n[ molecules ]\n{kind} {copies}\n"
-    )
+    (workdir / "topol.top").write_text(f'{spec["atomtypes"]}\n#include "mol.itp"\n\n[ system ]\nbench\n\n[ molecules ]\n{kind} {copies}\n')
     run = timed_median(
         [str(polyply), "gen_coords", "-p", "topol.top", "-o", "out.gro", "-name", kind, "-dens", str(density * 1000)],
         workdir,
@@ -365,8 +370,7 @@ def write_readme(results: dict[str, Any]) -> None:
     comparisons = {name: entry for name, entry in results.items() if name not in ("machine", "commit", "scaling", "load")}
     for name, entry in comparisons.items():
         ratios = [
-            f"PolyForge vs {peer}: **{_ratio_text(_speed_ratio(entry['polyforge'], entry[peer]))}** the atoms per second"
-            for peer in ("packmol", "polyply")
+            f"PolyForge vs {peer}: **{_ratio_text(_speed_ratio(entry['polyforge'], entry[peer]))}** the atoms per second" for peer in ("packmol", "polyply")
         ]
         rows = "\n".join(_row(tool, entry[tool]) for tool in ("polyforge", "packmol", "polyply"))
         sections.append(f"#### {name}\n\n{header}\n{rows}\n\nRatios — " + "; ".join(ratios) + ".\n")
@@ -410,8 +414,7 @@ def write_readme(results: dict[str, Any]) -> None:
     if largest and largest.get("peak_mb"):
         per_million = largest["peak_mb"] / 1024 / largest["atoms"] * 1e6
         targets.append(
-            f"- Under 2 GB per million atoms — {per_million:.2f} GB per million at {largest['atoms']:,} atoms, "
-            f"{'met' if per_million < 2 else '**not met**'}."
+            f"- Under 2 GB per million atoms — {per_million:.2f} GB per million at {largest['atoms']:,} atoms, {'met' if per_million < 2 else '**not met**'}."
         )
     template = (OUT.parent / "README.template.md").read_text()
     text = template.format(

@@ -43,9 +43,7 @@ OUT = Path(__file__).resolve().parent / "out"
 
 def build_bundle(workdir: Path) -> Path:
     job = homopolymer_job(ETHYLENE, 100, 16, density=0.8, seed=1)
-    job["simulation_protocol"].update(
-        minimization_steps=200, dynamics=True, dynamics_steps=100, temperature=300, ensemble="NVT"
-    )
+    job["simulation_protocol"].update(minimization_steps=200, dynamics=True, dynamics_steps=100, temperature=300, ensemble="NVT")
     code, events = run_engine("build-system", job, workdir)
     if code != 0:
         raise SystemExit(f"build-system failed: {events[-1]}")

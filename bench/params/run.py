@@ -134,9 +134,7 @@ def tiled_melt(base: parmed.Structure, replicas: tuple[int, int, int]) -> parmed
 
 
 def ns_per_day(structure: parmed.Structure, threads: str, steps: int) -> float:
-    system = structure.createSystem(
-        nonbondedMethod=app.PME, nonbondedCutoff=1.0 * unit.nanometer, constraints=app.HBonds
-    )
+    system = structure.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=1.0 * unit.nanometer, constraints=app.HBonds)
     integrator = openmm.LangevinMiddleIntegrator(300 * unit.kelvin, 5 / unit.picosecond, 2 * unit.femtoseconds)
     platform = openmm.Platform.getPlatformByName("CPU")
     simulation = app.Simulation(structure.topology, system, integrator, platform, {"Threads": threads})

@@ -23,9 +23,7 @@ Index = Annotated[int, Field(ge=0)]
 Positive = Annotated[float, Field(gt=0)]
 MAX_PRESSURE_BAR = 10_000  # contracts MAX_PRESSURE_BAR
 ForceField = Literal["gaff", "gaff2", "glycam_06j", "extended_glycam_06j"]
-SegmentType = Literal[
-    "linear_block", "linear_random", "linear_peptide", "dendrimer_from_central_unit", "dendrimer_from_rep_unit"
-]
+SegmentType = Literal["linear_block", "linear_random", "linear_peptide", "dendrimer_from_central_unit", "dendrimer_from_rep_unit"]
 
 
 class _Model(BaseModel):
@@ -182,7 +180,5 @@ def parse_build_job(raw: object) -> BuildJob:
     try:
         return BuildJob.model_validate_json(json.dumps(raw))
     except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()[:5]
-        ]
+        problems = [f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()[:5]]
         raise EngineError("INVALID_INPUT", "The job is not a valid system description (" + "; ".join(problems) + ").") from exc

@@ -119,9 +119,7 @@ def parametrise_simulate_bundle(
     }
     if chain_kinds is not None:
         summary["properties"] = _measured_properties(system, chain_kinds, report, parametrised.structure)
-    bundle = write_bundle(
-        workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None, cell_a=system.box
-    )
+    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None, cell_a=system.box)
     events.progress("bundling", 100)
     # Besides the bundle, the files the web viewer shows (contracts RESULT_VIEWER_FILES).
     viewer = {
@@ -132,19 +130,13 @@ def parametrise_simulate_bundle(
     }
     result_files = (
         {"bundle": bundle.name}
-        | {
-            key: str(path.relative_to(workdir))
-            for key, path in viewer.items()
-            if path in report.written or path == parametrised.files.pdb
-        }
+        | {key: str(path.relative_to(workdir)) for key, path in viewer.items() if path in report.written or path == parametrised.files.pdb}
         | {"report": "report.json"}
     )
     return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
 
 
-def _measured_properties(
-    system: SystemModel, chain_kinds: list[ChainKind], report: SimulationReport, structure: Any
-) -> dict[str, Any]:
+def _measured_properties(system: SystemModel, chain_kinds: list[ChainKind], report: SimulationReport, structure: Any) -> dict[str, Any]:
     """Properties of the final structure (and the density over the run's last part)."""
     offsets = np.cumsum([0] + [chain_kinds[copy.kind].mol.GetNumAtoms() for copy in system.copies])
     static_density = None
@@ -168,9 +160,7 @@ def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> St
     steps = md_protocol.minimization_steps + md_protocol.dynamics_steps
     split = low + (high - low) * (md_protocol.minimization_steps / steps if steps else 1.0)
     minimisation, dynamics = stage_progress((low, split)), stage_progress((split, high))
-    return lambda stage, percent, fields=None: (minimisation if stage == "minimisation" else dynamics)(
-        stage, percent, fields
-    )
+    return lambda stage, percent, fields=None: (minimisation if stage == "minimisation" else dynamics)(stage, percent, fields)
 
 
 def _named(report: StageProgress, stage: str) -> StageProgress:
@@ -241,10 +231,7 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
 
 def _first_copies(grouped: SystemModel) -> list[int]:
     """The index of the first copy of every grouped kind."""
-    return [
-        next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind)
-        for kind in range(len(grouped.kinds))
-    ]
+    return [next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind) for kind in range(len(grouped.kinds))]
 
 
 def _chain_kinds(job: BuildJob, built: BuildResult, grouped: SystemModel, labels: list[str]) -> list[ChainKind]:

@@ -42,9 +42,7 @@ def linear_polymer(unit_smiles: str, units: int, residue_name: str, seed: int = 
     for atom in chain.GetAtoms():
         # added hydrogens belong to the unit of the atom they sit on
         owner = atom if atom.HasProp("unit") else atom.GetNeighbors()[0]
-        atom.SetMonomerInfo(
-            Chem.AtomPDBResidueInfo("X", residueName=residue_name, residueNumber=owner.GetIntProp("unit"))
-        )
+        atom.SetMonomerInfo(Chem.AtomPDBResidueInfo("X", residueName=residue_name, residueNumber=owner.GetIntProp("unit")))
     _name_atoms(chain)
     params = AllChem.ETKDGv3()
     params.randomSeed = seed
@@ -87,9 +85,7 @@ def packed_copies(mol: Chem.Mol, copies: int, box_nm: float, seed: int = 3) -> t
     return result, np.array([box_nm * 10] * 3)
 
 
-def melt(
-    unit_smiles: str, units: int, residue_name: str, copies: int, box_nm: float, tail_cap: str = "[H]"
-) -> SystemModel:
+def melt(unit_smiles: str, units: int, residue_name: str, copies: int, box_nm: float, tail_cap: str = "[H]") -> SystemModel:
     """A small melt as parametrise_system takes it: `copies` chains on a grid in a cubic box."""
     chain = linear_polymer(unit_smiles, units, residue_name, tail_cap=tail_cap)
     molecules, box = packed_copies(chain, copies, box_nm)

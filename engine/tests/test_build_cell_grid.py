@@ -30,8 +30,16 @@ def stored(grid: CellGrid) -> set[int]:
 
 
 def brute_force_acceptable(
-    grid: CellGrid, positions: np.ndarray, molecule_of: np.ndarray, base: np.ndarray, candidates: np.ndarray,
-    molecules: np.ndarray, checked: np.ndarray, ahead_from: int, close: set[tuple[int, int]], limits: tuple[float, float, float],
+    grid: CellGrid,
+    positions: np.ndarray,
+    molecule_of: np.ndarray,
+    base: np.ndarray,
+    candidates: np.ndarray,
+    molecules: np.ndarray,
+    checked: np.ndarray,
+    ahead_from: int,
+    close: set[tuple[int, int]],
+    limits: tuple[float, float, float],
 ) -> np.ndarray:
     """Whether each candidate keeps its limits from every stored atom (no cells, every pair)."""
     inter, intra, ahead_room = limits
@@ -82,8 +90,25 @@ def test_candidate_checks_agree_with_every_pair(periodic_z: bool, box: list[floa
     found = np.ones((groups, options), dtype=bool)
     found[0, :5] = False  # rejected before (walls): stays rejected
     _growth.acceptable(
-        found, candidates, centres, reach, molecules, checked, ahead_from, limits[2], base, keys, size, limits[0], limits[1],
-        grid.table, grid.positions, grid.molecule, tuple(grid.shape.tolist()), tuple(grid.box.tolist()), periodic_z,
+        found,
+        candidates,
+        centres,
+        reach,
+        molecules,
+        checked,
+        ahead_from,
+        limits[2],
+        base,
+        keys,
+        size,
+        limits[0],
+        limits[1],
+        grid.table,
+        grid.positions,
+        grid.molecule,
+        tuple(grid.shape.tolist()),
+        tuple(grid.box.tolist()),
+        periodic_z,
     )
     expected = brute_force_acceptable(grid, positions, molecule_of, base, candidates, molecules, checked, ahead_from, close, limits)
     expected[0, :5] = False

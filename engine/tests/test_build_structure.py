@@ -42,9 +42,7 @@ def brute_force_contacts(result: BuildResult) -> tuple[float, float]:
     """Smallest distance between atoms of different molecules, and between atoms of one molecule more
     than three bonds apart (RDKit's topological distances), over all pairs."""
     positions, box = result.positions, result.box
-    molecule = np.concatenate(
-        [np.full(result.kinds[k].atom_count, m) for m, k in enumerate(result.molecule_kinds)]
-    )
+    molecule = np.concatenate([np.full(result.kinds[k].atom_count, m) for m, k in enumerate(result.molecule_kinds)])
     inter = np.inf
     for start in range(0, len(positions), 500):
         block = positions[start : start + 500]
@@ -83,10 +81,9 @@ def assert_sound(result: BuildResult, target_density: float | None) -> None:
     # of its kind (elements and order), junctions and caps included (a C-H cap once came out 1.31 Å).
     for k in sorted(set(result.molecule_kinds)):
         kind = result.kinds[k]
-        labels = np.array([
-            "-".join(sorted((bond.GetBeginAtom().GetSymbol(), bond.GetEndAtom().GetSymbol()))) + f" ({bond.GetBondType()})"
-            for bond in kind.mol.GetBonds()
-        ])
+        labels = np.array(
+            ["-".join(sorted((bond.GetBeginAtom().GetSymbol(), bond.GetEndAtom().GetSymbol()))) + f" ({bond.GetBondType()})" for bond in kind.mol.GetBonds()]
+        )
         starts = [start for start, of in zip(result.molecule_offsets, result.molecule_kinds, strict=True) if of == k]
         ends = [result.positions[start + kind.bonds] for start in starts]  # (bonds, 2, 3) per molecule
         lengths = np.array([np.linalg.norm(xyz[:, 0] - xyz[:, 1], axis=1) for xyz in ends])
@@ -191,10 +188,7 @@ def test_crowded_units_grow_when_stuck_chains_look_at_every_conformer(tmp_path: 
         # The backbone CH2 between two quaternary carbons opens as in PMMA (~122-128°): its templates see
         # the partner's methyl and ester at the junction, not a bare methyl stand-in (115°).
         chain = result.molecule(0)
-        angles = [
-            rdMolTransforms.GetAngleDeg(chain.GetConformer(), *atoms)
-            for atoms in chain.GetSubstructMatches(Chem.MolFromSmarts("[CX4H0][CH2][CX4H0]"))
-        ]
+        angles = [rdMolTransforms.GetAngleDeg(chain.GetConformer(), *atoms) for atoms in chain.GetSubstructMatches(Chem.MolFromSmarts("[CX4H0][CH2][CX4H0]"))]
         assert len(angles) == 48 and min(angles) > 120, sorted(angles)  # the last unit's carbon is capped (CH)
 
 

@@ -23,7 +23,7 @@ def test_pdb_and_gro_read_back_past_99999_atoms(tmp_path: Path) -> None:
 
     # The numbering convention itself: 99999, then A0000 (hexadecimal from 10 * 16**4 on).
     serials = [line[6:11] for line in (tmp_path / "system.pdb").read_text().splitlines() if line.startswith("ATOM")]
-    assert serials[99_998 : 100_001] == ["99999", "A0000", "A0001"] and serials[-1] == f"{0xA0000 + atoms - 100_000:5X}"
+    assert serials[99_998:100_001] == ["99999", "A0000", "A0001"] and serials[-1] == f"{0xA0000 + atoms - 100_000:5X}"
 
     pdb = app.PDBFile(str(tmp_path / "system.pdb"))
     assert pdb.topology.getNumAtoms() == atoms

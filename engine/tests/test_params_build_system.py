@@ -15,9 +15,7 @@ from test_params_structures import run_engine
 
 def _pe_job(**protocol: Any) -> dict[str, Any]:
     job = homopolymer_job(ETHYLENE, 10, 4, density=0.1)
-    job["simulation_protocol"].update(
-        {"dynamics": True, "dynamics_steps": 200, "temperature": 300, "ensemble": "NVT", **protocol}
-    )
+    job["simulation_protocol"].update({"dynamics": True, "dynamics_steps": 200, "temperature": 300, "ensemble": "NVT", **protocol})
     return job
 
 
@@ -97,17 +95,10 @@ def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path,
     assert snapshot["system"]["sanitized_name"] == "test_system"
     assert report["seed"] == report["protocol"]["seed"]
     assert abs(report["charges"]["total_charge"]) < 1e-4
-    assert (
-        report["energies"]["potential_after_minimization_kj_mol"]
-        < report["energies"]["potential_before_minimization_kj_mol"]
-    )
+    assert report["energies"]["potential_after_minimization_kj_mol"] < report["energies"]["potential_before_minimization_kj_mol"]
     assert report["final_temperature_k"] > 0
     assert report["tool_versions"]["ambertools"] and report["tool_versions"]["openmm"]
-    assert (
-        "integrator      = sd" in mdp
-        and "nsteps          = 200" in mdp
-        and f"gen-seed        = {report['seed']}" in mdp
-    )
+    assert "integrator      = sd" in mdp and "nsteps          = 200" in mdp and f"gen-seed        = {report['seed']}" in mdp
 
 
 def test_recorded_seed_reproduces_the_run(built: tuple[Path, list[dict[str, Any]]], tmp_path: Path) -> None:
@@ -120,9 +111,7 @@ def test_recorded_seed_reproduces_the_run(built: tuple[Path, list[dict[str, Any]
 
 def test_walls_run_with_a_vacuum_gap(tmp_path: Path) -> None:
     job = _pe_job()
-    job["system_setup"].update(
-        cell_dimension_selector="cell_sides", cell_sides=[25.0, 25.0, 25.0], density=None, potential_wall_z=True
-    )
+    job["system_setup"].update(cell_dimension_selector="cell_sides", cell_sides=[25.0, 25.0, 25.0], density=None, potential_wall_z=True)
     code, events = run_engine("build-system", job, tmp_path)
     assert code == 0, events[-1]
     with zipfile.ZipFile(tmp_path / "test_system_files.zip") as archive:

@@ -37,9 +37,7 @@ def _no_progress(stage: str, percent: float) -> None:
 
 
 @pytest.fixture(scope="module", params=sorted(MELTS))
-def parametrised(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[SystemModel, ParametrisedSystem]:
+def parametrised(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[SystemModel, ParametrisedSystem]:
     unit_smiles, units, residue, copies, box_nm, tail_cap = MELTS[request.param]
     system = melt(unit_smiles, units, residue, copies, box_nm, tail_cap)
     result = parametrise_system(system, "gaff2", tmp_path_factory.mktemp(request.param), _no_progress)
@@ -153,12 +151,8 @@ def test_broken_valence_is_refused(tmp_path: Path) -> None:
     assert error.value.code == "INVALID_VALENCE"
 
 
-@pytest.mark.parametrize(
-    ("unit_smiles", "units", "residue", "tail_cap"), [(ALA_UNIT, 4, "ALA", "O"), (PS_UNIT, 6, "STY", "[H]")]
-)
-def test_parmchk2_on_type_representatives_equals_parmchk2_on_the_whole_chain(
-    unit_smiles: str, units: int, residue: str, tail_cap: str, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(("unit_smiles", "units", "residue", "tail_cap"), [(ALA_UNIT, 4, "ALA", "O"), (PS_UNIT, 6, "STY", "[H]")])
+def test_parmchk2_on_type_representatives_equals_parmchk2_on_the_whole_chain(unit_smiles: str, units: int, residue: str, tail_cap: str, tmp_path: Path) -> None:
     chain = group_copies([linear_polymer(unit_smiles, units, residue, tail_cap=tail_cap)]).kinds[0]
     charged = charge_molecule(chain, FragmentCache("gaff2", tmp_path / "fragments"), residue)
     representatives = type_representatives(chain, charged.atom_types)
@@ -166,9 +160,7 @@ def test_parmchk2_on_type_representatives_equals_parmchk2_on_the_whole_chain(
     write_mol2(chain, charged, tmp_path / "whole.mol2")
     write_mol2(chain, charged, tmp_path / "representatives.mol2", representatives)
     for name in ("whole", "representatives"):
-        run_tool(
-            "parmchk2", ["-i", f"{name}.mol2", "-f", "mol2", "-o", f"{name}.frcmod", "-s", "2"], tmp_path, "X", name
-        )
+        run_tool("parmchk2", ["-i", f"{name}.mol2", "-f", "mol2", "-o", f"{name}.frcmod", "-s", "2"], tmp_path, "X", name)
     whole = (tmp_path / "whole.frcmod").read_text().splitlines()
     assert len(whole) > 5
     assert not any(line.startswith(("  n8", "  ns")) for line in whole)  # GAFF2 types are known to gaff2.dat

@@ -95,9 +95,7 @@ def test_every_force_has_parmeds_energy_and_parameters(mixed: tuple[assemble.Par
         context.setPositions(positions)
         energies.append(
             {
-                type(force).__name__: context.getState(getEnergy=True, groups={group})
-                .getPotentialEnergy()
-                .value_in_unit(unit.kilojoule_per_mole)
+                type(force).__name__: context.getState(getEnergy=True, groups={group}).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
                 for group, force in enumerate(system.getForces())
             }
         )

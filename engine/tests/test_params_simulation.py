@@ -41,14 +41,8 @@ def _run(pe_melt: ParametrisedSystem, workdir: Path, **settings: object) -> tupl
         "seed": 11,
     }
     protocol = Protocol(**{**defaults, **settings})  # type: ignore[arg-type]
-    report, files = run_protocol(
-        pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, protocol, workdir, _no_progress
-    )
-    energies = (
-        np.loadtxt(files.energies_csv, delimiter=",", skiprows=1, ndmin=2)
-        if protocol.dynamics_steps
-        else np.empty((0, 6))
-    )
+    report, files = run_protocol(pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, protocol, workdir, _no_progress)
+    energies = np.loadtxt(files.energies_csv, delimiter=",", skiprows=1, ndmin=2) if protocol.dynamics_steps else np.empty((0, 6))
     return report, energies
 
 
@@ -86,11 +80,7 @@ def test_same_seed_gives_the_same_trajectory(pe_melt: ParametrisedSystem, tmp_pa
     for name, seed in (("first", 5), ("again", 5), ("other", 6)):
         _run(pe_melt, tmp_path / name, dynamics_steps=200, seed=seed)
         # the files' headers carry creation times; compare what the dynamics produced
-        atoms = [
-            line
-            for line in (tmp_path / name / "final.pdb").read_text().splitlines()
-            if line.startswith(("ATOM", "HETATM"))
-        ]
+        atoms = [line for line in (tmp_path / name / "final.pdb").read_text().splitlines() if line.startswith(("ATOM", "HETATM"))]
         runs[name] = ((tmp_path / name / "energies.csv").read_text(), atoms)
     assert runs["first"] == runs["again"]
     assert runs["first"][0] != runs["other"][0]

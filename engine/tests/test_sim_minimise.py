@@ -61,9 +61,7 @@ def _energy(system: openmm.System, positions_nm: np.ndarray) -> float:
 
 
 def test_minimisation_runs_the_number_of_steps_asked(pe_melt: ParametrisedSystem, tmp_path: Path) -> None:
-    report, files = run_protocol(
-        pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, Protocol(7, 0, 300.0, "NVT", 1), tmp_path, _no_progress
-    )
+    report, files = run_protocol(pe_melt.files.amber_prmtop, pe_melt.files.amber_inpcrd, Protocol(7, 0, 300.0, "NVT", 1), tmp_path, _no_progress)
     minimised = report.minimisation
     assert minimised is not None
     # OpenMM's own minimiser asked for 7 iterations ran up to 7 per round of tightened restraints.

@@ -87,9 +87,7 @@ def test_internal_distances_match_a_brute_force_sum_and_a_zigzag() -> None:
     _m, ratios, mean_square = internal_distances(chains)
     squares = np.mean([np.sum(bond**2) for chain in chains for bond in chain])
     for k in (1, 4, 12):
-        brute = np.mean(
-            [np.sum(np.sum(chain[i : i + k], axis=0) ** 2) for chain in chains for i in range(len(chain) - k + 1)]
-        )
+        brute = np.mean([np.sum(np.sum(chain[i : i + k], axis=0) ** 2) for chain in chains for i in range(len(chain) - k + 1)])
         assert ratios[k - 1] == pytest.approx(brute / (k * squares))
     assert mean_square == pytest.approx(squares)
 
@@ -126,9 +124,7 @@ def test_density_mean_and_drift_of_the_last_part(tmp_path: Path) -> None:
     time = np.linspace(0, 30, 31)  # ps
     density = 0.8 + 0.002 * time  # g/cm³, rising 2 per ns
     stage = np.where(time < 20, 1, 2)
-    rows = "\n".join(
-        f"{t},0,0,0,300,{d},3,3,3,{s}" for t, d, s in zip(time, density, stage, strict=True)
-    )
+    rows = "\n".join(f"{t},0,0,0,300,{d},3,3,3,{s}" for t, d, s in zip(time, density, stage, strict=True))
     csv = tmp_path / "energies.csv"
     csv.write_text("header\n" + rows + "\n")
     summary = density_summary(csv, None)

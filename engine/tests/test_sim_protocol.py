@@ -88,9 +88,7 @@ def test_equilibration_stages_show_as_progress_and_in_energies(tmp_path: Path) -
     argon_lattice(tmp_path, 1.0)
     seen: list[tuple[str, float]] = []
     protocol = Protocol(0, 840, 200.0, "NPT", 4, pressure_bar=500.0, equilibration="melt_21_step")
-    report, files = run_protocol(
-        tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", protocol, tmp_path, lambda s, p, *_: seen.append((s, p))
-    )
+    report, files = run_protocol(tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", protocol, tmp_path, lambda s, p, *_: seen.append((s, p)))
     labels = list(dict.fromkeys(stage for stage, _ in seen))
     assert labels == [f"equilibration stage {n} of 21: {s.describe()}" for n, s in enumerate(report.stages, 1)]
     assert labels[8] == "equilibration stage 9 of 21: NPT at 200 K, 50000 bar"
@@ -122,9 +120,7 @@ def test_npt_density_converges_to_what_gromacs_finds(tmp_path: Path) -> None:
     parmed.gromacs.GromacsGroFile.write(structure, str(tmp_path / "argon.gro"))
     mdp = dynamics_mdp(protocol, dynamics_stages(protocol)[0])
     assert "pcoupl          = C-rescale" in mdp and "ref-p           = 3000" in mdp and "ld-seed         = 9" in mdp
-    mdp = mdp.replace("compressibility = 4.5e-05", "compressibility = 1e-4").replace(
-        "tau-p           = 2.0", "tau-p           = 1.0"
-    )
+    mdp = mdp.replace("compressibility = 4.5e-05", "compressibility = 1e-4").replace("tau-p           = 2.0", "tau-p           = 1.0")
     (tmp_path / "argon.mdp").write_text(mdp)
     env = {"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"}
 

@@ -34,9 +34,7 @@ def test_threads_follow_the_setting_then_slurm_then_the_cpus_given(monkeypatch: 
 def test_dynamics_run_on_the_threads_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
     argon_lattice(tmp_path, 1.0)
     monkeypatch.setenv(THREADS_ENV, str(threads))
-    report, files = run_protocol(
-        tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", Protocol(10, 100, 120.0, "NVT", 4), tmp_path, lambda *_, **__: None
-    )
+    report, files = run_protocol(tmp_path / "argon.prmtop", tmp_path / "argon.inpcrd", Protocol(10, 100, 120.0, "NVT", 4), tmp_path, lambda *_, **__: None)
     assert f"CPU threads: {threads}\n" in files.log.read_text()  # as the OpenMM context reports it
     assert report.performance is not None
     assert report.performance["threads"] == threads and report.performance["platform"] == "CPU"

@@ -92,9 +92,7 @@ def assemble(plan: PolymerPlan, templates: dict[str, UnitTemplate]) -> Assembled
     try:
         Chem.SanitizeMol(mol)
     except Exception as exc:  # RDKit raises several types for chemistry problems
-        raise EngineError(
-            "INVALID_SMILES", f"The units of polymer '{plan.name}' do not assemble into a valid molecule ({exc})."
-        ) from exc
+        raise EngineError("INVALID_SMILES", f"The units of polymer '{plan.name}' do not assemble into a valid molecule ({exc}).") from exc
     if any(atom.GetNumRadicalElectrons() for atom in mol.GetAtoms()):
         raise EngineError(
             "INVALID_SMILES",
@@ -106,9 +104,7 @@ def assemble(plan: PolymerPlan, templates: dict[str, UnitTemplate]) -> Assembled
     residue_name_of_atom = np.repeat(np.array([u.residue_name for u in plan.units]), unit_sizes)
     elements = tuple(e for u in plan.units for e in templates[u.smiles].elements)
     names = _atom_names(elements, residue_of_atom)
-    for atom, name, residue, residue_name in zip(
-        mol.GetAtoms(), names, residue_of_atom.tolist(), residue_name_of_atom.tolist(), strict=True
-    ):
+    for atom, name, residue, residue_name in zip(mol.GetAtoms(), names, residue_of_atom.tolist(), residue_name_of_atom.tolist(), strict=True):
         info = Chem.AtomPDBResidueInfo()
         info.SetName(f"{name:<4}" if len(name) == 4 else f" {name:<3}")
         info.SetResidueName(residue_name)

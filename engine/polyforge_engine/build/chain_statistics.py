@@ -33,7 +33,9 @@ meso fraction, Bernoullian) and growth only draws states of that hand.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from rdkit import Chem
@@ -136,8 +138,9 @@ class KindStatistics:
         forward = [np.zeros((1, table.shape[1])) for table in self.tables]
         for unit in range(len(self.tables) - 1, 0, -1):
             own = forward[unit]
-            if masks[unit] is not None:
-                own = np.where(masks[unit], own, -np.inf)
+            mask = masks[unit]
+            if mask is not None:
+                own = np.where(mask, own, -np.inf)
             total = self.tables[unit][None, :, :] + own[:, None, :]  # (m, parent states, states)
             peak = total.max(axis=2, keepdims=True)
             peak = np.where(np.isfinite(peak), peak, 0.0)
@@ -191,7 +194,8 @@ class _Terms:
             self.backbone = list(Chem.GetShortestPath(kind.mol, *kind.end_atoms))
             self.centres = [centre[:4] for centre in _prochiral_centres(kind.mol, self.backbone)]
             for p in range(len(self.backbone) - 3):
-                quadruple = tuple(self.backbone[p : p + 4])
+                a, b, c, d = self.backbone[p : p + 4]
+                quadruple = (a, b, c, d)
                 bond = kind.mol.GetBondBetweenAtoms(quadruple[1], quadruple[2])
                 if bond.GetBondType() == Chem.BondType.SINGLE and not bond.IsInRing():
                     self.backbone_dihedrals.append(quadruple)
@@ -285,10 +289,10 @@ class _Terms:
         )
 
 
-def _members(units, unit: int) -> list[int]:
+def _members(units: Sequence[Any], unit: int) -> list[int]:
     """Units placed before `unit` whose atoms its placement can see: its ancestors up to ANCESTORS
     back and the ancestors' children placed before it."""
-    ancestors = []
+    ancestors: list[int] = []
     current = units[unit].parent
     while current >= 0 and len(ancestors) < ANCESTORS:
         ancestors.append(current)
@@ -346,7 +350,7 @@ def _flat(geometries: list, unit: int) -> np.ndarray:
     return np.zeros((_states(geometries[parent]) if parent >= 0 else 1, _states(geometries[unit])))
 
 
-def _states(geometry) -> int:
+def _states(geometry: Any) -> int:
     return len(geometry.spun_conformers) if geometry.parent >= 0 else len(geometry.centred)
 
 
@@ -398,14 +402,14 @@ def _table(terms: _Terms, geometries: list, members: list[int], unit: int, refer
             for n, atom in enumerate(g.ahead_atoms.tolist()):
                 positions[int(atom)] = points[:, count + n]
     dihedrals, torsion_terms, pairs, pair_terms, _ = terms.completed_by(unit, set(positions))
-    local = {atom: column for column, atom in enumerate(positions)}
+    column_of = {atom: column for column, atom in enumerate(positions)}
     xyz = np.stack(list(positions.values()), axis=1)  # (batch, atoms, 3)
     energy = np.zeros(batch)
     if len(dihedrals):
-        columns = np.vectorize(local.__getitem__, otypes=[np.int64])(dihedrals)
+        columns = np.vectorize(column_of.__getitem__, otypes=[np.int64])(dihedrals)
         energy += torsion_energy(cos_dihedral(*(xyz[:, columns[:, c]] for c in range(4))), torsion_terms[None]).sum(axis=1)
     if len(pairs):
-        columns = np.vectorize(local.__getitem__, otypes=[np.int64])(pairs)
+        columns = np.vectorize(column_of.__getitem__, otypes=[np.int64])(pairs)
         r = np.linalg.norm(xyz[:, columns[:, 0]] - xyz[:, columns[:, 1]], axis=2)
         energy += vdw_energy(r, pair_terms[None, :, 0], pair_terms[None, :, 1]).sum(axis=1)
         energy += (COULOMB / DIELECTRIC * pair_terms[None, :, 2] / (r + ELECTROSTATIC_BUFFER)).sum(axis=1)

@@ -159,14 +159,25 @@ def relaxer(
         torsion_k.append(STAGGER_CONSTANT * shares)
     pairs_array = np.ascontiguousarray(np.concatenate(pairs), dtype=np.int64)
     lengths = np.linalg.norm(positions[pairs_array[:, 0]] - positions[pairs_array[:, 1]], axis=1)
-    molecule = np.repeat(np.arange(len(molecule_kinds), dtype=np.int32), [kinds[k].atom_count for k in molecule_kinds])
+    molecule_of_atom = np.repeat(np.arange(len(molecule_kinds), dtype=np.int32), [kinds[k].atom_count for k in molecule_kinds])
     excluded_start, excluded = _exclusions(kinds, molecule_kinds, molecule_offsets)
     low, high = walls_at or (0.0, 0.0)
     return Relaxer(
-        pairs_array, lengths, np.concatenate(constants), np.ascontiguousarray(np.concatenate(torsions), dtype=np.int64),
-        np.concatenate(torsion_k).astype(float), molecule, excluded_start, excluded,
-        tolerances.inter + tolerances.margin + PUSH_BEYOND, tolerances.intra + tolerances.margin + PUSH_BEYOND,
-        PUSH_CONSTANT, WALL_CONSTANT if walls_at else 0.0, low, high, SKIN,
+        pairs_array,
+        lengths,
+        np.concatenate(constants),
+        np.ascontiguousarray(np.concatenate(torsions), dtype=np.int64),
+        np.concatenate(torsion_k).astype(float),
+        molecule_of_atom,
+        excluded_start,
+        excluded,
+        tolerances.inter + tolerances.margin + PUSH_BEYOND,
+        tolerances.intra + tolerances.margin + PUSH_BEYOND,
+        PUSH_CONSTANT,
+        WALL_CONSTANT if walls_at else 0.0,
+        low,
+        high,
+        SKIN,
     )
 
 

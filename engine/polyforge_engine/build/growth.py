@@ -179,9 +179,7 @@ def _anchor_atom(kind: AssembledPolymer, templates: dict[str, UnitTemplate], uni
     return int(kind.unit_offsets[unit_index]) + templates[kind.plan.units[unit_index].smiles].sites[site].anchor
 
 
-def _junction_lengths(
-    kind: AssembledPolymer, templates: dict[str, UnitTemplate], properties: MMFFMolProperties | None
-) -> np.ndarray:
+def _junction_lengths(kind: AssembledPolymer, templates: dict[str, UnitTemplate], properties: MMFFMolProperties | None) -> np.ndarray:
     """Length (Å) of every unit's bond to its parent, 0 for the root: MMFF's reference length for that
     bond in the assembled molecule, which sees both sides (an amide C-N is 1.37 Å, a C-C 1.51 Å, a
     C-H cap 1.09 Å), or, where MMFF has no type for the molecule, the two anchors' template shares."""
@@ -369,8 +367,14 @@ class SystemGrower:
 
     # -- scoring --------------------------------------------------------------------------------
     def _assess(
-        self, candidates: np.ndarray, molecules: np.ndarray, checked: np.ndarray, kind: AssembledPolymer, centres: np.ndarray,
-        radius: float, ahead_from: int,
+        self,
+        candidates: np.ndarray,
+        molecules: np.ndarray,
+        checked: np.ndarray,
+        kind: AssembledPolymer,
+        centres: np.ndarray,
+        radius: float,
+        ahead_from: int,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Candidate placements (g, m, points, 3) of one unit for g molecules, the m candidates of
         each within `radius` of its centre (g, 3); `checked` (g, points) is the molecule-local atom each
@@ -387,10 +391,25 @@ class SystemGrower:
         reach = radius + self.inter + (AHEAD_ROOM if ahead_from < checked.shape[1] else 0.0)
         grid = self.grid
         _growth.acceptable(
-            acceptable, np.ascontiguousarray(candidates, dtype=float), np.ascontiguousarray(centres, dtype=float), reach,
-            np.ascontiguousarray(molecules, dtype=np.int64), np.ascontiguousarray(checked, dtype=np.int64), ahead_from, AHEAD_ROOM,
-            self._base, kind.close_pairs, kind.atom_count, self.inter, self.intra,
-            grid.table, grid.positions, grid.molecule, tuple(grid.shape.tolist()), tuple(grid.box.tolist()), bool(grid.periodic[2]),
+            acceptable,
+            np.ascontiguousarray(candidates, dtype=float),
+            np.ascontiguousarray(centres, dtype=float),
+            reach,
+            np.ascontiguousarray(molecules, dtype=np.int64),
+            np.ascontiguousarray(checked, dtype=np.int64),
+            ahead_from,
+            AHEAD_ROOM,
+            self._base,
+            kind.close_pairs,
+            kind.atom_count,
+            self.inter,
+            self.intra,
+            grid.table,
+            grid.positions,
+            grid.molecule,
+            tuple(grid.shape.tolist()),
+            tuple(grid.box.tolist()),
+            bool(grid.periodic[2]),
         )
         return acceptable, crowding
 
@@ -500,7 +519,7 @@ class SystemGrower:
         first = acceptable.argmax(axis=1)[placed]
         state = rows[placed, first]
         rotations = frames[placed] @ unit.spun_rotations[state]
-        return placed, rotations, joint[placed], unit.spun_conformers[state], state
+        return np.asarray(placed), rotations, joint[placed], unit.spun_conformers[state], state
 
     def _commit(
         self, kind_index: int, chains: np.ndarray, rotations: np.ndarray, translations: np.ndarray, conformers: np.ndarray, states: np.ndarray
@@ -532,8 +551,16 @@ class SystemGrower:
         clashing = np.zeros(len(atoms), dtype=bool)
         grid = self.grid
         _growth.clashing_newcomers(
-            clashing, np.ascontiguousarray(atoms, dtype=np.int64), grid.table, grid.positions, grid.molecule, grid.cell_of,
-            tuple(grid.shape.tolist()), tuple(grid.box.tolist()), bool(grid.periodic[2]), self.inter,
+            clashing,
+            np.ascontiguousarray(atoms, dtype=np.int64),
+            grid.table,
+            grid.positions,
+            grid.molecule,
+            grid.cell_of,
+            tuple(grid.shape.tolist()),
+            tuple(grid.box.tolist()),
+            bool(grid.periodic[2]),
+            self.inter,
         )
         return clashing
 
@@ -646,9 +673,7 @@ class SystemGrower:
                 while (root := self._place_root(molecule)) is None:
                     self._restart(molecule)  # counts a start; raises when they are used up
                 rotation, translation, conformer = root
-                self._commit(
-                    int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]), np.array([conformer])
-                )
+                self._commit(int(self._kind[molecule]), np.array([molecule]), rotation[None], translation[None], np.array([conformer]), np.array([conformer]))
             for kind_index in sorted_unique(self._kind[growing]).tolist():
                 chains = growing[self._kind[growing] == kind_index]
                 batch = self.tables[kind_index].batch[self._placed[chains]]  # every chain has its root

@@ -42,6 +42,7 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rdkit import Chem
@@ -156,7 +157,7 @@ def _hand(positions: np.ndarray, centre: tuple[int, int, int, int]) -> int:
     return 1 if float(np.dot(np.cross(head - c, tail - c), side - c)) >= 0 else -1
 
 
-def _model_pairs_and_torsions(frag: Chem.Mol, j: int, k: int, properties) -> tuple[list, list]:
+def _model_pairs_and_torsions(frag: Chem.Mol, j: int, k: int, properties: Any) -> tuple[list, list]:
     """The builder's rigid terms that turn with the bond j-k: dihedrals about it, and pairs three and
     four bonds apart whose shortest path crosses it."""
     distance = Chem.GetDistanceMatrix(frag)
@@ -306,15 +307,16 @@ def bond_correction(
     axis = base[target[2]] - base[target[1]]
     axis /= np.linalg.norm(axis)
     current = rdMolTransforms.GetDihedralDeg(_as_conformer(base), *target)
-    rigid = []
+    rigid_energies: list[float] = []
     for angle in angles:
         turned = base.copy()
         turned[moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
-        rigid.append(_model_energy(turned, torsions, pairs, dielectric))
-    hands = tuple(_hand(base, tuple(index[a] for a in c)) for c in own)
-    _CACHE[key] = (fine_energy, np.array(rigid), dict(zip(own_ranks, hands, strict=True)))
+        rigid_energies.append(_model_energy(turned, torsions, pairs, dielectric))
+    hands = tuple(_hand(base, (index[c[0]], index[c[1]], index[c[2]], index[c[3]])) for c in own)
+    rigid = np.array(rigid_energies)
+    _CACHE[key] = (fine_energy, rigid, dict(zip(own_ranks, hands, strict=True)))
     _store(key, _CACHE[key])
-    return _correction(fine_energy, np.array(rigid), rt, width, tuple(own), hands, _clip(mol, (j, k), backbone_set))
+    return _correction(fine_energy, rigid, rt, width, tuple(own), hands, _clip(mol, (j, k), backbone_set))
 
 
 def _cache_file(key: tuple) -> Path | None:
@@ -329,7 +331,7 @@ def _cache_file(key: tuple) -> Path | None:
     return Path(root) / "polyforge-engine" / f"relaxed-torsions-v{CACHE_VERSION}" / f"{digest}.json"
 
 
-def _load(key: tuple):
+def _load(key: tuple) -> Any:
     """The stored scan of `key` (None: the fragment has no correction), or False when none is stored."""
     path = _cache_file(key)
     try:
@@ -346,7 +348,7 @@ def _load(key: tuple):
     return np.array(fine), np.array(rigid), {int(rank): int(hand) for rank, hand in hands.items()}
 
 
-def _store(key: tuple, scan) -> None:
+def _store(key: tuple, scan: Any) -> None:
     """Writes a scan for later builds; where the cache directory cannot be written, nothing is kept."""
     path = _cache_file(key)
     if path is None:

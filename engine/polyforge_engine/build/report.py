@@ -86,9 +86,7 @@ def stereo_centres(kind: AssembledPolymer, templates: dict) -> np.ndarray:
                     continue
                 anchor = offset + template.sites[-ref - 1].anchor
                 # A chain end's cap (a hydrogen) makes no stereocentre: such a centre is left out.
-                outside = [
-                    n.GetIdx() for n in kind.mol.GetAtomWithIdx(anchor).GetNeighbors() if unit_of_atom[n.GetIdx()] != index and n.GetAtomicNum() > 1
-                ]
+                outside = [n.GetIdx() for n in kind.mol.GetAtomWithIdx(anchor).GetNeighbors() if unit_of_atom[n.GetIdx()] != index and n.GetAtomicNum() > 1]
                 atoms.append(outside[0] if outside else -1)
             if min(atoms) >= 0:
                 rows.append(atoms)

@@ -149,8 +149,7 @@ def _linear_segment_blocks(
     if segment.type == "linear_peptide" and segment.data.capping_type == "natural":
         raise EngineError(
             "INVALID_INPUT",
-            f"Peptide segment '{segment.name}' asks for natural capping, which is not available; use synthetic "
-            "(free amine and free acid ends).",
+            f"Peptide segment '{segment.name}' asks for natural capping, which is not available; use synthetic (free amine and free acid ends).",
         )
     return [entry for entry, ref in zip(entries, ordered, strict=True) for _ in range(ref.occurrence or 1)]
 
@@ -206,8 +205,7 @@ def _plan_dendrimer(polymer: Polymer, segment: Segment, block: DendrimerBlock, n
     if len(mask) != len(core_tails):
         raise EngineError(
             "INVALID_INPUT",
-            f"Dendrimer segment '{segment.name}': the mask has {len(mask)} entries but the {core_where} has "
-            f"{len(core_tails)} [*:2] connection points.",
+            f"Dendrimer segment '{segment.name}': the mask has {len(mask)} entries but the {core_where} has {len(core_tails)} [*:2] connection points.",
         )
     if not any(mask):
         raise EngineError("INVALID_INPUT", f"Dendrimer segment '{segment.name}': at least one connection point must be selected.")

@@ -111,9 +111,7 @@ def _cell(job: BuildJob, total_mass: float) -> np.ndarray:
     return np.array(setup.cell_sides, dtype=float)
 
 
-def _keeps_limits(
-    contacts: tuple[float | None, float | None, float], positions: np.ndarray, box: np.ndarray, walls: bool, tolerances: Tolerances
-) -> bool:
+def _keeps_limits(contacts: tuple[float | None, float | None, float], positions: np.ndarray, box: np.ndarray, walls: bool, tolerances: Tolerances) -> bool:
     """Whether measured contacts and positions keep every limit with the building margin to spare, so
     that rounding in the written files cannot break them."""
     inter, intra, _ = contacts
@@ -126,8 +124,15 @@ def _keeps_limits(
 
 
 def _relax(
-    grower: SystemGrower, kinds: list[AssembledPolymer], order: list[int], offsets: np.ndarray, box: np.ndarray, walls: bool,
-    tolerances: Tolerances, progress: ProgressCallback, push_off: bool = False,
+    grower: SystemGrower,
+    kinds: list[AssembledPolymer],
+    order: list[int],
+    offsets: np.ndarray,
+    box: np.ndarray,
+    walls: bool,
+    tolerances: Tolerances,
+    progress: ProgressCallback,
+    push_off: bool = False,
 ) -> tuple[float | None, float | None, float]:
     """Compress (or only relax) what `grower` grew into `box` at the full limits; the grower is left
     holding the final positions in `box`, and their measured contacts are returned."""
@@ -141,8 +146,17 @@ def _relax(
         return _keeps_limits(contacts, candidate, box, walls, tolerances)
 
     positions = compress(
-        grower.positions, kinds, order, offsets, grower.box, box, walls, tolerances,
-        lambda fraction: progress(stage, 75 + 15 * fraction), limits_kept, push_off=push_off,
+        grower.positions,
+        kinds,
+        order,
+        offsets,
+        grower.box,
+        box,
+        walls,
+        tolerances,
+        lambda fraction: progress(stage, 75 + 15 * fraction),
+        limits_kept,
+        push_off=push_off,
     )
     grower.move_to(positions, box)
     return contacts
@@ -214,7 +228,13 @@ def build_structure(
         grown_box = box * (1.0 + (expansion - 1.0) * compressible)
         progress("packing", 15)
         grower = SystemGrower(
-            kinds, templates, grown_box, walls, rng, tolerances, total_atoms,
+            kinds,
+            templates,
+            grown_box,
+            walls,
+            rng,
+            tolerances,
+            total_atoms,
             starts=STARTS,
             limit_scale=limit_scale,
             backoffs_per_unit=PHANTOM_BACKOFFS_PER_UNIT if phantom else SOFT_BACKOFFS_PER_UNIT if limit_scale < 1.0 else None,

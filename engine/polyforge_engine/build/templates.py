@@ -121,10 +121,9 @@ def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int], unit_atoms: in
     """Conformers that differ in some heavy-atom torsion about a chain bond of the unit (its first
     `unit_atoms` atoms, markers included) by more than DISTINCT_TORSION (signed, so mirror-image gauche
     states both stay). How a stand-in's own atoms turn does not matter: only its marker's position is used."""
+
     def heavy_neighbours(atom: Chem.Atom, besides: Chem.Atom) -> list[int]:
-        return [
-            n.GetIdx() for n in atom.GetNeighbors() if n.GetIdx() != besides.GetIdx() and n.GetAtomicNum() > 1 and n.GetIdx() < unit_atoms
-        ]
+        return [n.GetIdx() for n in atom.GetNeighbors() if n.GetIdx() != besides.GetIdx() and n.GetAtomicNum() > 1 and n.GetIdx() < unit_atoms]
 
     quadruples = []
     for bond in mol.GetBonds():
@@ -136,9 +135,7 @@ def _distinct_conformers(mol: Chem.Mol, conformer_ids: list[int], unit_atoms: in
             quadruples.append((before[0], j.GetIdx(), k.GetIdx(), after[0]))
     if not quadruples:
         return conformer_ids[:1]
-    torsions = np.array(
-        [[rdMolTransforms.GetDihedralDeg(mol.GetConformer(cid), *q) for q in quadruples] for cid in conformer_ids]
-    )
+    torsions = np.array([[rdMolTransforms.GetDihedralDeg(mol.GetConformer(cid), *q) for q in quadruples] for cid in conformer_ids])
     kept: list[int] = []  # rows of `torsions`
     for row in range(len(conformer_ids)):
         if len(kept) == MAX_CONFORMERS:

@@ -127,8 +127,7 @@ def write_gro(path: Path, title: str, kinds: list[AssembledPolymer], molecule_ki
     # Per kind, one molecule's lines with placeholders for residue number, atom number and coordinates.
     line_templates = [
         "".join(
-            "%5d" + _literal(f"{residue:<5}{name:>5}") + "%5d%8.3f%8.3f%8.3f\n"
-            for residue, name in zip(_residue_names(kind), kind.atom_names, strict=True)
+            "%5d" + _literal(f"{residue:<5}{name:>5}") + "%5d%8.3f%8.3f%8.3f\n" for residue, name in zip(_residue_names(kind), kind.atom_names, strict=True)
         )
         for kind in kinds
     ]

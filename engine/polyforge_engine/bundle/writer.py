@@ -88,9 +88,7 @@ def write_bundle(
     return target
 
 
-def write_start_structures(
-    structure: parmed.Structure, positions: np.ndarray, box: np.ndarray | None, workdir: Path
-) -> list[BundleFile]:
+def write_start_structures(structure: parmed.Structure, positions: np.ndarray, box: np.ndarray | None, workdir: Path) -> list[BundleFile]:
     """The minimised structure as GROMACS and Amber read it (coordinates in Å, the cell as built),
     so the bundle's commands continue from where PolyForge's minimisation ended."""
     start = structure.copy(parmed.Structure)
@@ -222,13 +220,9 @@ def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cel
     """sander/pmemd input of one stage; NPT uses Amber's Monte Carlo barostat as OpenMM does.
     sander wants the cutoff plus its pair-list skin (2 Å) within half the smallest side: a small
     cell gets a thinner skin."""
-    thermostat = (
-        f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={stage.temperature_k:g}," if stage.ensemble != "NVE" else "ntt=0,"
-    )
+    thermostat = f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={stage.temperature_k:g}," if stage.ensemble != "NVE" else "ntt=0,"
     pressure = (
-        f"ntb=2, ntp=1, barostat=2, mcbarint={barostat_interval(protocol)}, pres0={stage.pressure_bar:g},"
-        if stage.ensemble == "NPT"
-        else "ntb=1, ntp=0,"
+        f"ntb=2, ntp=1, barostat=2, mcbarint={barostat_interval(protocol)}, pres0={stage.pressure_bar:g}," if stage.ensemble == "NPT" else "ntb=1, ntp=0,"
     )
     first = number is None or number == 1
     start = "irest=0, ntx=1," if first else "irest=1, ntx=5,"
@@ -302,17 +296,12 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
         )
         + f", bonds to hydrogen constrained, {TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
         + (
-            f"{protocol.minimization_steps} steps at most (capped steepest descent, then L-BFGS; "
-            "report.json's `minimization` says how many of each ran). "
+            f"{protocol.minimization_steps} steps at most (capped steepest descent, then L-BFGS; report.json's `minimization` says how many of each ran). "
             if protocol.minimization_steps
             else "none. "
         )
         + dynamics
-        + (
-            " Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell."
-            if protocol.potential_wall_z
-            else ""
-        )
+        + (" Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell." if protocol.potential_wall_z else "")
         + "\n\nReproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
         "this run bit for bit. On several threads (report.json's `performance.threads`) OpenMM's force sums "
         "differ in the last bits from run to run, so a rerun repeats it statistically (same ensemble, same "
@@ -397,11 +386,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) ->
         f"{TIMESTEP_FS / 1000}*unit.picoseconds)\n"
         "simulation = app.Simulation(prmtop.topology, system, integrator)\n"
         "simulation.context.setPositions(pdb.positions)\n"
-        + (
-            "simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n"
-            if periodic
-            else ""
-        )
+        + ("simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n" if periodic else "")
         + "simulation.step(1000)\n"
         "```\n"
     )

@@ -21,10 +21,7 @@ _SQM_KEYWORDS = "qm_theory='AM1', grms_tol=0.0005, scfconv=1.d-10, ndiis_attempt
 def fragment_conformer(fragment: Chem.Mol, label: str) -> Chem.Mol:
     """A reproducible 3D conformer (ETKDG, then MMFF or UFF) of a fragment with explicit H."""
     mol = Chem.Mol(fragment)
-    if (
-        AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED) != 0
-        and AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED, useRandomCoords=True) != 0
-    ):
+    if AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED) != 0 and AllChem.EmbedMolecule(mol, randomSeed=_CONFORMER_SEED, useRandomCoords=True) != 0:
         raise EngineError(CHARGING_FAILED, f"No 3D geometry could be built for {label} to compute its charges.")
     if AllChem.MMFFHasAllMoleculeParams(mol):
         AllChem.MMFFOptimizeMolecule(mol, maxIters=1000)
@@ -33,9 +30,7 @@ def fragment_conformer(fragment: Chem.Mol, label: str) -> Chem.Mol:
     return mol
 
 
-def am1bcc_types_and_charges(
-    fragment: Chem.Mol, net_charge: int, atom_types: AtomTypeSet, workdir: Path, label: str
-) -> tuple[list[str], list[float]]:
+def am1bcc_types_and_charges(fragment: Chem.Mol, net_charge: int, atom_types: AtomTypeSet, workdir: Path, label: str) -> tuple[list[str], list[float]]:
     """Run antechamber on `fragment` (explicit hydrogens) and return per-atom GAFF types and
     AM1-BCC charges, in the fragment's atom order."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -70,9 +65,7 @@ def am1bcc_types_and_charges(
     )
     types, charges = read_mol2_types_and_charges(workdir / "fragment.mol2")
     if len(types) != fragment.GetNumAtoms():
-        raise EngineError(
-            CHARGING_FAILED, f"antechamber returned {len(types)} atoms for {label}, expected {fragment.GetNumAtoms()}."
-        )
+        raise EngineError(CHARGING_FAILED, f"antechamber returned {len(types)} atoms for {label}, expected {fragment.GetNumAtoms()}.")
     return types, charges
 
 

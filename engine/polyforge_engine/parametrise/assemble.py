@@ -182,9 +182,7 @@ def parametrise_system(
         replicated.title = structure.title
         return replicated
 
-    files = write_topology(
-        structure, workdir, molecule_type_names(system, kind_structures, labels), template, whole
-    )
+    files = write_topology(structure, workdir, molecule_type_names(system, kind_structures, labels), template, whole)
     summary = _charges_summary(system, charged_kinds, labels, cache, structure)
     return ParametrisedSystem(structure, files, summary)
 
@@ -213,13 +211,10 @@ def write_mol2(mol: Chem.Mol, charged: ChargedMolecule, path: Path, atoms: list[
         )
     bonds = [bond for bond in mol.GetBonds() if bond.GetBeginAtomIdx() in serial and bond.GetEndAtomIdx() in serial]
     bond_lines = [
-        f"{number:6d} {serial[bond.GetBeginAtomIdx()]:6d} {serial[bond.GetEndAtomIdx()]:6d} "
-        f"{_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
+        f"{number:6d} {serial[bond.GetBeginAtomIdx()]:6d} {serial[bond.GetEndAtomIdx()]:6d} {_MOL2_BOND_TYPES.get(bond.GetBondType(), '1')}"
         for number, bond in enumerate(bonds, start=1)
     ]
-    substructures = [
-        f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)
-    ]
+    substructures = [f"{number:6d} {name:<4s} 1 RESIDUE 1 A {name:<4s} 0 ****" for number, name in enumerate(residue_names, start=1)]
     path.write_text(
         "@<TRIPOS>MOLECULE\nMOL\n"
         f"{len(selected)} {len(bonds)} {len(residue_names)} 0 0\nSMALL\nUSER_CHARGES\n\n"
@@ -263,9 +258,7 @@ def type_representatives(mol: Chem.Mol, atom_types: list[str]) -> list[int]:
     return sorted(chosen)
 
 
-def _kind_topology(
-    mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomTypeSet, workdir: Path, label: str
-) -> parmed.Structure:
+def _kind_topology(mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomTypeSet, workdir: Path, label: str) -> parmed.Structure:
     workdir.mkdir(parents=True, exist_ok=True)
     write_mol2(mol, charged, workdir / "kind.mol2")
     write_mol2(mol, charged, workdir / "type_combinations.mol2", type_representatives(mol, charged.atom_types))
@@ -277,20 +270,14 @@ def _kind_topology(
         f"parmchk2 could not complete the {atom_types.upper()} parameters of {label}",
     )
     (workdir / "tleap.in").write_text(
-        f"source leaprc.{atom_types}\n"
-        "loadamberparams kind.frcmod\n"
-        "kind = loadmol2 kind.mol2\n"
-        "saveamberparm kind kind.prmtop kind.inpcrd\n"
-        "quit\n"
+        f"source leaprc.{atom_types}\nloadamberparams kind.frcmod\nkind = loadmol2 kind.mol2\nsaveamberparm kind kind.prmtop kind.inpcrd\nquit\n"
     )
     run_tool("tleap", ["-f", "tleap.in"], workdir, PARAMETERS_MISSING, f"tleap could not build the topology of {label}")
     amber = parmed.load_file(str(workdir / "kind.prmtop"), xyz=str(workdir / "kind.inpcrd"))
     # A plain Structure: AmberParm copies take charges from its prmtop arrays, not from atoms.
     structure = amber.copy(parmed.Structure)
     if [atom.name for atom in structure.atoms] != [_atom_name(atom) for atom in mol.GetAtoms()]:
-        raise EngineError(
-            PARAMETERS_MISSING, f"tleap reordered the atoms of {label}; atom names must be unique within each residue."
-        )
+        raise EngineError(PARAMETERS_MISSING, f"tleap reordered the atoms of {label}; atom names must be unique within each residue.")
     # The prmtop stores charges to 8 significant digits; keep ours, which sum exactly.
     for atom, charge in zip(structure.atoms, charged.charges, strict=True):
         atom.charge = float(charge)
@@ -355,9 +342,7 @@ def _replicate_atoms(system: SystemModel, kind_structures: list[parmed.Structure
         for residue in kind_structures[copy.kind].residues:
             number = residue.number if number is None else number + 1
             for atom in residue.atoms:
-                structure.add_atom(
-                    atom.__copy__(), residue.name, number, residue.chain, residue.insertion_code, residue.segid
-                )
+                structure.add_atom(atom.__copy__(), residue.name, number, residue.chain, residue.insertion_code, residue.segid)
         # TER after a molecule of several residues, as ParmEd decides from the bonds (the last residue is
         # bonded to the one before it); none after single-residue molecules such as water.
         structure.residues[-1].ter = len(kind_structures[copy.kind].residues) > 1
@@ -466,9 +451,7 @@ def write_topology(
     return files
 
 
-def _write_gromacs_topology(
-    structure: parmed.Structure, title: str, files: TopologyFiles, copy_kinds: list[int] | None = None
-) -> bool:
+def _write_gromacs_topology(structure: parmed.Structure, title: str, files: TopologyFiles, copy_kinds: list[int] | None = None) -> bool:
     """system.top and molecules.itp by ParmEd. With `copy_kinds`, `structure` is the template (one
     copy of each kind): its molecule types are the system's, and [ molecules ] is rewritten with the
     runs of the copies' kinds, as ParmEd writes it for the whole system (which costs ParmEd a pass over

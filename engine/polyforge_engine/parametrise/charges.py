@@ -49,9 +49,7 @@ class FragmentCache:
                 self.workdir / f"fragment_{self.antechamber_runs:04d}",
                 label,
             )
-            entry = _rank_ordered(
-                fragment, types, _central_neutralised(fragment, _symmetrised(fragment, np.array(charges)))
-            )
+            entry = _rank_ordered(fragment, types, _central_neutralised(fragment, _symmetrised(fragment, np.array(charges))))
             self.entries[fragment.key] = entry
         return entry
 
@@ -96,13 +94,9 @@ def check_gaff_chemistry(mol: Chem.Mol, label: str) -> None:
     for atom in mol.GetAtoms():
         where = _atom_label(atom)
         if atom.GetSymbol() not in GAFF_ELEMENTS:
-            raise EngineError(
-                UNSUPPORTED_ELEMENT, f"GAFF has no atom types for {atom.GetSymbol()} ({where} of {label})."
-            )
+            raise EngineError(UNSUPPORTED_ELEMENT, f"GAFF has no atom types for {atom.GetSymbol()} ({where} of {label}).")
         if atom.GetNumRadicalElectrons():
-            raise EngineError(
-                INVALID_VALENCE, f"{where} of {label} has an unpaired electron: its valence is incomplete."
-            )
+            raise EngineError(INVALID_VALENCE, f"{where} of {label} has an unpaired electron: its valence is incomplete.")
 
 
 def _atom_label(atom: Chem.Atom) -> str:
@@ -125,9 +119,7 @@ def _symmetrised(fragment: Fragment, charges: np.ndarray) -> np.ndarray:
 def _central_neutralised(fragment: Fragment, charges: np.ndarray) -> np.ndarray:
     """Make the unit's own atoms sum to the unit's formal charge, so units stay interchangeable."""
     central = np.array(fragment.central)
-    target = sum(
-        atom.GetFormalCharge() for atom, inside in zip(fragment.mol.GetAtoms(), central, strict=True) if inside
-    )
+    target = sum(atom.GetFormalCharge() for atom, inside in zip(fragment.mol.GetAtoms(), central, strict=True) if inside)
     corrected = charges.copy()
     corrected[central] -= (charges[central].sum() - target) / central.sum()
     return corrected

@@ -36,11 +36,7 @@ def residue_groups(mol: Chem.Mol) -> list[list[int]]:
     groups: dict[tuple[str, int, str, str], list[int]] = {}
     for atom in mol.GetAtoms():
         info = atom.GetPDBResidueInfo()
-        key = (
-            (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName(), info.GetInsertionCode())
-            if info
-            else ("", 0, "", "")
-        )
+        key = (info.GetChainId(), info.GetResidueNumber(), info.GetResidueName(), info.GetInsertionCode()) if info else ("", 0, "", "")
         groups.setdefault(key, []).append(atom.GetIdx())
     return list(groups.values())
 
@@ -69,11 +65,7 @@ def _fragment_atoms(mol: Chem.Mol, central: list[int], groups: list[list[int]], 
         for neighbour in mol.GetAtomWithIdx(index).GetNeighbors():
             members.update(groups[group_of[neighbour.GetIdx()]])
     while True:
-        uncappable = {
-            group_of[other]
-            for _, other, bond in _leaving_bonds(mol, members)
-            if bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing()
-        }
+        uncappable = {group_of[other] for _, other, bond in _leaving_bonds(mol, members) if bond.GetBondType() != Chem.BondType.SINGLE or bond.IsInRing()}
         if not uncappable:
             return members
         for number in uncappable:

@@ -138,9 +138,7 @@ def write_replicated_prmtop(
 def _write(parm: parmed.amber.AmberFormat, sections: dict[str, list], path: Path) -> None:
     """The file AmberFormat.write_parm writes, a line at a time instead of an item at a time."""
     now = datetime.datetime.now()
-    lines = [
-        f"%VERSION  VERSION_STAMP = V0001.000  DATE = {now:%m/%d/%y  %H:%M:%S}"
-    ]
+    lines = [f"%VERSION  VERSION_STAMP = V0001.000  DATE = {now:%m/%d/%y  %H:%M:%S}"]
     for flag in parm.flag_list:
         lines.append(f"%FLAG {flag}")
         lines += [f"%COMMENT {comment}" for comment in parm.parm_comments[flag]]

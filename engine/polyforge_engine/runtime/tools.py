@@ -23,9 +23,7 @@ def run_tool(name: str, args: list[str], cwd: Path, failure_code: str, failure_w
     The child is killed as soon as cancellation is requested."""
     exe = find_tool(name)
     if exe is None:
-        raise EngineError(
-            TOOL_MISSING, f"The program {name} (AmberTools) is not installed in the engine's environment."
-        )
+        raise EngineError(TOOL_MISSING, f"The program {name} (AmberTools) is not installed in the engine's environment.")
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "1")  # sqm spins extra threads for no gain on small fragments
     log_path = cwd / f"{name}.log"
@@ -55,9 +53,6 @@ def _reason(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     for line in lines:
         lowered = line.lower()
-        if (
-            lowered.startswith(("error", "fatal", "warning: the assigned bond types", "info: the number of electrons"))
-            or "error" in lowered
-        ):
+        if lowered.startswith(("error", "fatal", "warning: the assigned bond types", "info: the number of electrons")) or "error" in lowered:
             return line.removeprefix("Error:").strip()[:300]
     return lines[-1][:300] if lines else "the program stopped without a message"

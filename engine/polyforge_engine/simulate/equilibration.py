@@ -78,9 +78,7 @@ def dynamics_stages(protocol: Protocol) -> list[Stage]:
 def melt_schedule(budget: int, temperature_k: float, pressure_bar: float) -> list[Stage]:
     minimum = MIN_STAGE_STEPS * len(_SCHEDULE)
     if budget < minimum:
-        raise EngineError(
-            "INVALID_INPUT", f"The melt equilibration needs at least {minimum} dynamics steps (21 stages)."
-        )
+        raise EngineError("INVALID_INPUT", f"The melt equilibration needs at least {minimum} dynamics steps (21 stages).")
     hot = max(T_MAX_K, temperature_k)
     spare = budget - minimum
     shares = [spare * row[3] / SCHEDULE_PS for row in _SCHEDULE]

@@ -138,9 +138,7 @@ def run_protocol(
         )
     minimisation_s = time.monotonic() - started
     if any(stage.ensemble == "NPT" for stage in stages):
-        system.addForce(
-            openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0)
-        )
+        system.addForce(openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0))
     integrator = _integrator(protocol)
     simulation = app.Simulation(topology_file.topology, system, integrator, platform, choice.properties)
     if box_nm is not None:
@@ -155,9 +153,7 @@ def run_protocol(
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
         if choice.note:
             log.write(f"platform: {choice.note}\n")
-        log.write(
-            f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n"
-        )
+        log.write(f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n")
         before = minimisation.energy_before_kj_mol if minimisation is not None else _potential(simulation)
         _check_finite(before, "before minimisation")
         log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
@@ -211,9 +207,7 @@ def run_protocol(
     return report, files
 
 
-def _performance(
-    minimisation_s: float, dynamics_s: float, steps: int, platform: str, threads: str | None
-) -> dict[str, object]:
+def _performance(minimisation_s: float, dynamics_s: float, steps: int, platform: str, threads: str | None) -> dict[str, object]:
     """Where the simulation's time went and the dynamics' speed (ns of simulated time per day of wall
     time, recording included), for the report."""
     simulated_ns = steps * TIMESTEP_FS / 1e6
@@ -227,9 +221,7 @@ def _performance(
     }
 
 
-def create_system(
-    topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool
-) -> openmm.System:
+def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool) -> openmm.System:
     """The OpenMM system of our protocol; with walls the box is taller by the vacuum gap and a
     wall force keeps every atom between z = 0 and the cell's C."""
     if box_nm is None:
@@ -237,12 +229,8 @@ def create_system(
     check_cell(box_nm, walls)
     a, b, c = box_nm
     height = c + VACUUM_GAP_NM if walls else c
-    topology_file.topology.setPeriodicBoxVectors(
-        [openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height)] * unit.nanometer
-    )
-    system = topology_file.createSystem(
-        nonbondedMethod=app.PME, nonbondedCutoff=CUTOFF_NM * unit.nanometer, constraints=app.HBonds
-    )
+    topology_file.topology.setPeriodicBoxVectors([openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height)] * unit.nanometer)
+    system = topology_file.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=CUTOFF_NM * unit.nanometer, constraints=app.HBonds)
     system.setDefaultPeriodicBoxVectors(openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, height))
     if walls:
         wall = openmm.CustomExternalForce("k_wall * (step(-z) * z^2 + step(z - z_top) * (z - z_top)^2)")
@@ -285,9 +273,7 @@ def openmm_seed(seed: int) -> int:
 def _integrator(protocol: Protocol) -> openmm.Integrator:
     step = TIMESTEP_FS * unit.femtoseconds
     if protocol.ensemble != "NVE" or protocol.equilibration != "none":
-        integrator = openmm.LangevinMiddleIntegrator(
-            protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step
-        )
+        integrator = openmm.LangevinMiddleIntegrator(protocol.temperature_k * unit.kelvin, FRICTION_PER_PS / unit.picosecond, step)
         integrator.setRandomNumberSeed(openmm_seed(protocol.seed))
         return integrator
     return openmm.VerletIntegrator(step)
@@ -333,12 +319,8 @@ def _check_finite(value: float, when: str) -> None:
 
 
 def _degrees_of_freedom(system: openmm.System) -> int:
-    moving = sum(
-        1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0
-    )
-    removes_com = any(
-        isinstance(system.getForce(index), openmm.CMMotionRemover) for index in range(system.getNumForces())
-    )
+    moving = sum(1 for index in range(system.getNumParticles()) if system.getParticleMass(index).value_in_unit(unit.dalton) > 0)
+    removes_com = any(isinstance(system.getForce(index), openmm.CMMotionRemover) for index in range(system.getNumForces()))
     return 3 * moving - system.getNumConstraints() - (3 if removes_com else 0)
 
 
@@ -430,9 +412,7 @@ def barostat_interval(protocol: Protocol) -> int:
     return EQUILIBRATION_BAROSTAT_INTERVAL if protocol.equilibration != "none" else BAROSTAT_INTERVAL
 
 
-def _enter_stage(
-    simulation: app.Simulation, stage: Stage, barostat: openmm.MonteCarloBarostat | None, interval: int
-) -> None:
+def _enter_stage(simulation: app.Simulation, stage: Stage, barostat: openmm.MonteCarloBarostat | None, interval: int) -> None:
     integrator = simulation.integrator
     if isinstance(integrator, openmm.LangevinMiddleIntegrator):
         integrator.setTemperature(stage.temperature_k * unit.kelvin)
@@ -480,9 +460,7 @@ class _CellReader:
         return self._mass * _AMU_PER_A3_TO_G_PER_CM3 / volume_a3, sides
 
 
-def _record(
-    simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies: TextIO, dcd: DcdWriter | None
-) -> float:
+def _record(simulation: app.Simulation, step: int, dof: int, cell: _CellReader, stage: int, energies: TextIO, dcd: DcdWriter | None) -> float:
     state = simulation.context.getState(getEnergy=True, getPositions=dcd is not None)
     potential = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
     kinetic = state.getKineticEnergy().value_in_unit(unit.kilojoule_per_mole)
@@ -495,9 +473,7 @@ def _record(
     time_ps = step * TIMESTEP_FS / 1000
     density, sides = cell.read(state)
     a, b, c = sides if sides is not None else (float("nan"),) * 3
-    energies.write(
-        f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f},{a:.5f},{b:.5f},{c:.5f},{stage}\n"
-    )
+    energies.write(f"{time_ps:.4f},{potential:.4f},{kinetic:.4f},{potential + kinetic:.4f},{temperature:.3f},{density:.5f},{a:.5f},{b:.5f},{c:.5f},{stage}\n")
     if dcd is not None:
         dcd.write(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer), _box_sides_nm(state))
     return temperature

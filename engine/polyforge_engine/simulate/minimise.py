@@ -66,8 +66,7 @@ class MinimisationResult:
     def describe(self) -> str:
         """One line for the simulation log."""
         text = (
-            f"minimisation: {self.steps_run} of {self.steps_asked} steps asked "
-            f"({self.capped_descent_steps} capped steepest descent, {self.lbfgs_steps} L-BFGS)"
+            f"minimisation: {self.steps_run} of {self.steps_asked} steps asked ({self.capped_descent_steps} capped steepest descent, {self.lbfgs_steps} L-BFGS)"
         )
         if self.lbfgs_failed:
             text += "; L-BFGS met a non-finite energy, capped descent went on from its start"
@@ -166,9 +165,7 @@ def minimise(
             system.addConstraint(first, second, length)
 
 
-def _run(
-    context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, steps: int, progress: ProgressCallback
-) -> MinimisationResult:
+def _run(context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, steps: int, progress: ProgressCallback) -> MinimisationResult:
     if box_vectors is not None:
         context.setPeriodicBoxVectors(*box_vectors)
     context.setPositions(positions_nm)

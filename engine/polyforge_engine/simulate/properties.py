@@ -73,9 +73,7 @@ def bond_tree_layers(atom_count: int, bonds: np.ndarray) -> list[tuple[np.ndarra
     return [(np.array(atoms), np.array(parents)) for atoms, parents in layers]
 
 
-def unwrap_copies(
-    positions: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], box: np.ndarray | None
-) -> np.ndarray:
+def unwrap_copies(positions: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]], box: np.ndarray | None) -> np.ndarray:
     """Copies of one molecule (copies, atoms, 3) made whole: every atom at the minimum image of the
     atom it was reached from, a whole layer of all copies at a time."""
     if box is None:
@@ -220,9 +218,7 @@ def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray |
             "c_n": float(ratios[-1]),
         }
         if len(m) < MIN_BONDS_FOR_C_INFINITY:
-            distances["c_infinity_note"] = (
-                f"Chains of fewer than {MIN_BONDS_FOR_C_INFINITY} backbone bonds are too short to estimate C∞."
-            )
+            distances["c_infinity_note"] = f"Chains of fewer than {MIN_BONDS_FOR_C_INFINITY} backbone bonds are too short to estimate C∞."
         result["internal_distances"] = distances
         result["torsions"] = _torsions(backbone, wholes)
         if len(backbone.stereocentres):
@@ -322,7 +318,5 @@ def measure_properties(
     return {
         "measured_on": "final structure",
         "density_g_cm3": density_summary(energies_csv, static_density),
-        "chains": [
-            measure_kind(kind, molecules, box) for kind, molecules in zip(kinds, per_kind, strict=True) if molecules
-        ],
+        "chains": [measure_kind(kind, molecules, box) for kind, molecules in zip(kinds, per_kind, strict=True) if molecules],
     }

@@ -46,9 +46,7 @@ _KNOWN: dict[str, tuple[tuple[str, ...], Reference]] = {
     ),
     "PS": (
         ("*CC(*)c1ccccc1",),
-        Reference(
-            "atactic polystyrene", (9.5, 10.0), f"{FETTERS_1994}; {POLYMER_HANDBOOK}", (1.04, 1.06), POLYMER_HANDBOOK
-        ),
+        Reference("atactic polystyrene", (9.5, 10.0), f"{FETTERS_1994}; {POLYMER_HANDBOOK}", (1.04, 1.06), POLYMER_HANDBOOK),
     ),
     "PEO": (
         ("*CCO*", "*COC*"),

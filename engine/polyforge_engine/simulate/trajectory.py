@@ -24,9 +24,7 @@ class DcdWriter:
         self._interval = interval
         self._periodic = periodic
         self._frames = 0
-        header = struct.pack(
-            "<i4c9if", 84, b"C", b"O", b"R", b"D", 0, 0, interval, 0, 0, 0, 0, 0, 0, timestep_ps / _AKMA_PS
-        )
+        header = struct.pack("<i4c9if", 84, b"C", b"O", b"R", b"D", 0, 0, interval, 0, 0, 0, 0, 0, 0, timestep_ps / _AKMA_PS)
         header += struct.pack("<13i", 1 if periodic else 0, 0, 0, 0, 0, 0, 0, 0, 0, 24, 84, 164, 2)
         header += struct.pack("<80s", b"Created by PolyForge")
         header += struct.pack("<80s", b"Created " + time.asctime().encode("ascii"))
