@@ -12,7 +12,6 @@ parameters for it (parametrise/assemble.py), not GAFF."""
 from __future__ import annotations
 
 import re
-import shutil
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -318,9 +317,22 @@ def add_force_field_files(bundle: Path, topology_dir: Path, labels: list[str]) -
     if not entries:
         return
     partial = bundle.with_name(f".{bundle.name}.partial")
-    shutil.copyfile(bundle, partial)
-    with zipfile.ZipFile(partial, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "README.md":  # the bundle's README lists every file of the zip
+                data = (data.decode().rstrip("\n") + "\n\n" + _force_field_section([name for _, name in entries])).encode()
+            archive.writestr(info, data)
         archive.writestr("force_field/README.md", FORCE_FIELD_README)
         for path, name in entries:
             archive.write(path, name)
     partial.replace(bundle)
+
+
+def _force_field_section(names: list[str]) -> str:
+    """The bundle README's lines for the force-field files of each kind."""
+    lines = ["## Force-field files of each molecule kind\n", "- `force_field/README.md` — how tleap rebuilds each kind from them."]
+    for name in names:
+        what = "antechamber's atom types and AM1-BCC charges" if name.endswith(".mol2") else "parmchk2's missing bonded terms"
+        lines.append(f"- `{name}` — {what}.")
+    return "\n".join(lines) + "\n"
