@@ -101,6 +101,7 @@ test("a long run shows its simulated time and time left, and a kill -9 of its se
   await expect(notice).toContainText(
     "The server running this stopped; processing was taken back and started again from the beginning (attempt 2 of 3).",
   );
-  await expect(page.getByTestId("execution-dynamics-progress")).not.toBeVisible();
+  // The run starts again from its build; on a quick machine it is back in dynamics within seconds,
+  // so whether the dynamics line shows at this moment depends on the machine, and is not checked.
   await page.screenshot({ path: artifact("takeback-notice"), fullPage: true });
 });
