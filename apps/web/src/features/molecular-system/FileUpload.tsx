@@ -1,6 +1,6 @@
 import { Alert, Box, Button, FileButton, Group, Progress, Stack, Text } from "@mantine/core";
 import { type StructureProblem, UPLOADER_LOCKED_STATUSES } from "@polyforge/contracts/molecular-systems";
-import { fileProblem, type UploadFileKind, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
+import type { UploadFileKind } from "@polyforge/contracts/uploads";
 import { IconUpload } from "@tabler/icons-react";
 import { useQueryClient } from "@tanstack/react-query";
 import { useMachine } from "@xstate/react";
@@ -10,6 +10,7 @@ import { formatFileSize } from "../../lib/formatting/fileSize";
 import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { shownProgress, type UploadMachineState, uploadMachine } from "../../lib/uploads/uploadMachine";
 import type { UploadTarget } from "../../lib/uploads/uploadTarget";
+import { useFileRefusal } from "./fileRefusal";
 import { StatusBadge } from "./StatusBadge";
 
 /** What the server holds about the upload: its status, the file begun, and why it was refused. */
@@ -63,6 +64,7 @@ export function FileUpload({
   const queryClient = useQueryClient();
   const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
   const [refused, setRefused] = useState<string | null>(null);
+  const refusal = useFileRefusal(kind);
   const [dragging, setDragging] = useState(false);
   const machine = snapshot.value as UploadMachineState;
   const { status, problem } = stored;
@@ -89,17 +91,10 @@ export function FileUpload({
 
   function choose(file: File | null | undefined) {
     if (!file || locked) return;
-    const reason = fileProblem(kind, file.name, file.size);
-    setRefused(reason ? refusal(reason) : null);
+    const reason = refusal(file);
+    setRefused(reason);
     if (reason) return;
     send({ type: "START", file, resumeUploadId: resumableUploadId(stored, file) });
-  }
-
-  // SPEC §5 File input messages, in the locale's words.
-  function refusal(reason: string): string {
-    return reason === unsupportedFileTypeMessage(kind.extensions)
-      ? t("messages.unsupportedFileType", { list: kind.extensions.join(", ") })
-      : t("messages.fileTooLarge", { max: kind.maxMegabytes });
   }
 
   function onDrop(event: DragEvent<HTMLDivElement>) {

@@ -1,6 +1,5 @@
-import { Button, Group, Select, SimpleGrid, Stack, Textarea, TextInput, Title } from "@mantine/core";
+import { Select, SimpleGrid, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { DESCRIPTION_MAX } from "@polyforge/contracts/molecular-systems";
 import {
   type GeneratePotentialFormInput,
   generatePotentialForm,
@@ -10,6 +9,7 @@ import {
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { useIdentity } from "../../lib/auth/useIdentity";
+import { PotentialFormFrame } from "./PotentialFormFrame";
 
 type GenerateValues = {
   name: string;
@@ -40,54 +40,38 @@ export function GeneratePotentialForm({ submitting, onSubmit, onDiscard }: Gener
     validate: zod4Resolver(generatePotentialForm),
   });
   return (
-    <form
-      noValidate
-      aria-label={t("potentials.generateTitle")}
+    <PotentialFormFrame
+      title={t("potentials.generateTitle")}
+      submitLabel={t("potentials.generate")}
+      form={form}
+      submitting={submitting}
       onSubmit={form.onSubmit((values) => onSubmit(generatePotentialForm.parse(values)))}
+      onDiscard={onDiscard}
     >
-      <Stack gap="md" maw={640}>
-        <Title order={4}>{t("potentials.generateTitle")}</Title>
-        <TextInput label={t("potentials.name")} withAsterisk {...form.getInputProps("name")} />
-        <Textarea
-          label={t("potentials.description")}
-          autosize
-          minRows={2}
-          maxLength={DESCRIPTION_MAX}
-          {...form.getInputProps("description")}
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <Select
+          label={t("potentials.forceField")}
+          description={t("potentials.forceFieldHint")}
+          withAsterisk
+          allowDeselect={false}
+          data={forceFields.map((value) => ({ value, label: value }))}
+          {...form.getInputProps("force_field")}
         />
-        <SimpleGrid cols={{ base: 1, sm: 3 }}>
-          <Select
-            label={t("potentials.forceField")}
-            description={t("potentials.forceFieldHint")}
-            withAsterisk
-            allowDeselect={false}
-            data={forceFields.map((value) => ({ value, label: value }))}
-            {...form.getInputProps("force_field")}
-          />
-          <TextInput
-            label={t("potentials.charge")}
-            description={t("potentials.chargeHint")}
-            withAsterisk
-            inputMode="numeric"
-            {...form.getInputProps("charge")}
-          />
-          <TextInput
-            label={t("potentials.minimizationSteps")}
-            description={t("potentials.minimizationStepsHint")}
-            withAsterisk
-            inputMode="numeric"
-            {...form.getInputProps("minimization_steps")}
-          />
-        </SimpleGrid>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDiscard} disabled={submitting}>
-            {t("potentials.discard")}
-          </Button>
-          <Button type="submit" loading={submitting}>
-            {t("potentials.generate")}
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+        <TextInput
+          label={t("potentials.charge")}
+          description={t("potentials.chargeHint")}
+          withAsterisk
+          inputMode="numeric"
+          {...form.getInputProps("charge")}
+        />
+        <TextInput
+          label={t("potentials.minimizationSteps")}
+          description={t("potentials.minimizationStepsHint")}
+          withAsterisk
+          inputMode="numeric"
+          {...form.getInputProps("minimization_steps")}
+        />
+      </SimpleGrid>
+    </PotentialFormFrame>
   );
 }
