@@ -85,6 +85,7 @@ def parametrise_simulate_bundle(
         md_protocol,
         simulation_dir,
         _simulation_progress((parametrise_end, simulate_end), md_protocol),
+        parametrised.files.gromacs_top,
     )
     raise_if_cancelled()
     events.progress("bundling", simulate_end)

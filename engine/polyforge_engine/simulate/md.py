@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 import numpy as np
 import openmm
@@ -24,10 +24,15 @@ from openmm import app, unit
 
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
+from polyforge_engine.runtime.md_engine import MdEngineChoice, choose_md_engine, gromacs_refusal
+from polyforge_engine.runtime.openmm_cpu import engine_threads
 from polyforge_engine.runtime.openmm_platform import choose_platform
 from polyforge_engine.simulate.equilibration import Equilibration, Stage, dynamics_stages
 from polyforge_engine.simulate.minimise import SIMULATION_UNSTABLE, MinimisationResult, minimise
 from polyforge_engine.simulate.trajectory import DcdWriter
+
+if TYPE_CHECKING:
+    from polyforge_engine.simulate.gromacs import GromacsDynamics, GromacsInputs
 
 CELL_TOO_SMALL = "CELL_TOO_SMALL"
 
@@ -105,8 +110,11 @@ def run_protocol(
     protocol: Protocol,
     workdir: Path,
     progress: ProgressCallback,
+    gromacs_top: Path | None = None,
 ) -> tuple[SimulationReport, SimulationFiles]:
-    """Minimise then run dynamics as the protocol says; write outputs in `workdir`."""
+    """Minimise then run dynamics as the protocol says; write outputs in `workdir`. The dynamics run on
+    OpenMM or, with `gromacs_top` (system.top, system.gro beside it), on GROMACS where
+    runtime/md_engine.py chooses it."""
     files = SimulationFiles(
         energies_csv=workdir / "energies.csv",
         trajectory_dcd=workdir / "trajectory.dcd",
@@ -120,6 +128,7 @@ def run_protocol(
     stages = dynamics_stages(protocol) if protocol.dynamics_steps > 0 else []
     check_pressure_coupling(stages, box_nm, protocol.potential_wall_z)
     system = create_system(topology_file, box_nm, protocol.potential_wall_z)
+    engine = _md_engine(protocol, stages, box_nm, gromacs_top)
     choice = choose_platform()
     platform = choice.platform()
     minimisation: MinimisationResult | None = None
@@ -171,13 +180,28 @@ def run_protocol(
         threads = platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
         if threads is not None:
             log.write(f"CPU threads: {threads}\n")
+        if engine.note:
+            log.write(f"dynamics engine: {engine.note}\n")
         temperatures: list[float] = []
         started = time.monotonic()
-        if protocol.dynamics_steps > 0:
+        ran: GromacsDynamics | None = None
+        if protocol.dynamics_steps > 0 and engine.engine == "gromacs" and box_nm is not None and gromacs_top is not None:
+            from polyforge_engine.simulate.gromacs import GromacsInputs  # it imports this module
+
+            inputs = GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
+            ran = _gromacs(simulation, system, protocol, stages[0], box_nm, inputs, (files, log), progress)
+            temperatures = ran.temperatures
+            written += [files.energies_csv, files.trajectory_dcd]
+        elif protocol.dynamics_steps > 0:
             temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
             written += [files.energies_csv, files.trajectory_dcd]
         dynamics_s = time.monotonic() - started
-        performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads)
+        if ran is None:
+            performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, f"OpenMM {openmm.version.version}", platform.getName(), threads)
+        else:
+            performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, ran.version, "CPU", str(engine_threads()))
+            performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day, "minimisation_engine": f"OpenMM {openmm.version.version}"}
+        performance |= {"md_engine_setting": engine.requested} | ({"md_engine_note": engine.note} if engine.note else {})
         log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
         log.write(f", {performance['ns_per_day']} ns/day\n" if performance["ns_per_day"] is not None else "\n")
         _write_pdb(simulation, files.final_pdb)
@@ -207,18 +231,66 @@ def run_protocol(
     return report, files
 
 
-def _performance(minimisation_s: float, dynamics_s: float, steps: int, platform: str, threads: str | None) -> dict[str, object]:
+def _performance(minimisation_s: float, dynamics_s: float, steps: int, engine: str, platform: str, threads: str | None) -> dict[str, object]:
     """Where the simulation's time went and the dynamics' speed (ns of simulated time per day of wall
-    time, recording included), for the report."""
+    time, recording included), for the report; `engine` and `platform` those of the dynamics."""
     simulated_ns = steps * TIMESTEP_FS / 1e6
     return {
-        "engine": f"OpenMM {openmm.version.version}",
+        "engine": engine,
         "platform": platform,
         "threads": int(threads) if threads is not None else None,
         "minimisation_s": round(minimisation_s, 2),
         "dynamics_s": round(dynamics_s, 2),
         "ns_per_day": round(simulated_ns * 86_400 / dynamics_s, 3) if steps and dynamics_s > 0 else None,
     }
+
+
+def _md_engine(protocol: Protocol, stages: list[Stage], box_nm: tuple[float, float, float] | None, gromacs_top: Path | None) -> MdEngineChoice:
+    """OpenMM or GROMACS for the dynamics (runtime/md_engine.py); OpenMM without a GROMACS topology."""
+    if not stages:
+        return MdEngineChoice("openmm", None, "none", None)
+    refusal = gromacs_refusal(box_nm is not None, protocol.potential_wall_z, len(stages) > 1)
+    return choose_md_engine(refusal if gromacs_top is not None else refusal or "no GROMACS topology was written; the run stays on OpenMM")
+
+
+def _gromacs(
+    simulation: app.Simulation,
+    system: openmm.System,
+    protocol: Protocol,
+    stage: Stage,
+    box_nm: tuple[float, float, float],
+    inputs: GromacsInputs,
+    where: tuple[SimulationFiles, TextIO],
+    progress: ProgressCallback,
+) -> GromacsDynamics:
+    """The dynamics on mdrun from the context's (minimised, constrained) positions; the context then
+    holds mdrun's last positions and box, for the final structure and energy."""
+    from polyforge_engine.simulate.gromacs import run_gromacs_dynamics  # it imports this module
+
+    files, log = where
+    log.write(
+        f"dynamics: {protocol.ensemble}, {protocol.dynamics_steps} steps of {TIMESTEP_FS} fs at {protocol.temperature_k} K"
+        + (f", {protocol.pressure_bar} bar" if stage.ensemble == "NPT" else "")
+        + f", seed {protocol.seed}\n"
+    )
+    state = simulation.context.getState(getPositions=True)
+    start_nm = np.asarray(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer))
+    total_mass = sum(system.getParticleMass(i).value_in_unit(unit.dalton) for i in range(system.getNumParticles()))
+    ran = run_gromacs_dynamics(
+        inputs,
+        protocol,
+        stage,
+        start_nm,
+        box_nm,
+        total_mass,
+        (files.energies_csv, files.trajectory_dcd, log),
+        progress,
+    )
+    a, b, c = ran.final_box_nm
+    simulation.context.setPeriodicBoxVectors(openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, c))
+    simulation.context.setPositions(ran.final_positions_nm)
+    log.write(f"dynamics finished after {stage.steps} steps" + (f"; mdrun: {ran.mdrun_ns_per_day} ns/day" if ran.mdrun_ns_per_day else "") + "\n")
+    return ran
 
 
 def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool) -> openmm.System:
