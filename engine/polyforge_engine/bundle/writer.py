@@ -51,7 +51,7 @@ FILE_DESCRIPTIONS: dict[str, str] = {
     "trajectory.dcd": "Trajectory frames of the dynamics (DCD, readable by VMD, MDAnalysis, MDTraj, cpptraj).",
     "energies.csv": "Energies over time: time (ps), potential, kinetic and total energy (kJ/mol), temperature (K), density of the cell (g/cm³), "
     "box sides A, B, C (nm) and the stage number (1 unless the melt equilibration ran).",
-    "simulation.log": "What OpenMM did, step by step, with the energies it found.",
+    "simulation.log": "What OpenMM (and GROMACS's mdrun, when it ran the dynamics) did, step by step, with the energies found.",
 }
 
 
@@ -77,7 +77,9 @@ def write_bundle(
     report_path = workdir / "report.json"
     report_path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     entries = [*files, *extras, BundleFile("report.json", report_path)]
-    readme = _readme(title, [entry.name for entry in entries], protocol, periodic)
+    performance = report.get("performance")
+    engine = dict(performance) if isinstance(performance, dict) else {}
+    readme = _readme(title, [entry.name for entry in entries], protocol, periodic, engine)
     target = workdir / f"{sanitized_name}_files.zip"
     partial = workdir / f".{target.name}.partial"
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -263,17 +265,51 @@ def _listed_files(names: set[str]) -> str:
     return "\n".join(lines)
 
 
-def _protocol_text(protocol: Protocol, periodic: bool) -> str:
+def _reproducibility(performance: dict[str, object]) -> str:
+    """Which program ran the dynamics and what a rerun with the same seed repeats (issue 27)."""
+    engine = str(performance.get("engine") or "OpenMM")
+    if engine.startswith("GROMACS"):
+        return (
+            f"\n\nEngines: minimisation on OpenMM, dynamics on {engine}'s mdrun ({performance.get('threads')} thread(s), one rank, "
+            "`-reprod`; the run parameters were this bundle's md.mdp with energies and frames written every recording interval). "
+            "Reproducibility: a rerun with the same seed repeats the minimisation bit for bit when OpenMM had one thread "
+            "(the engine setting POLYFORGE_ENGINE_THREADS=1), and the "
+            "dynamics bit for bit with the same GROMACS build, CPU and thread count; elsewhere (another build, SIMD level or "
+            "thread count) it repeats them statistically (same ensemble, same averages within their errors), not bit for bit. "
+            "The Amber and OpenMM inputs below are seeded but are not bit-for-bit copies of GROMACS's trajectory.\n"
+        )
+    return (
+        f"\n\nEngine: {engine} for minimisation and dynamics. "
+        "Reproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
+        "this run bit for bit. On several threads (report.json's `performance.threads`) OpenMM's force sums "
+        "differ in the last bits from run to run, so a rerun repeats it statistically (same ensemble, same "
+        "averages within their errors), not bit for bit; the engine setting POLYFORGE_ENGINE_THREADS=1 gives "
+        "bit-for-bit runs. The GROMACS and Amber inputs below are seeded but are not bit-for-bit copies of "
+        "OpenMM's trajectory (different integrators' random streams).\n"
+    )
+
+
+def _integrator_text(protocol: Protocol, stage: Stage, gromacs: bool) -> str:
+    if gromacs:  # md.mdp's mapping (dynamics_mdp)
+        return {
+            "NVE": "GROMACS leap-frog md, velocities drawn at the temperature",
+            "NVT": f"GROMACS sd (Langevin) integrator, tau-t {1 / FRICTION_PER_PS} ps = 1/friction",
+            "NPT": f"GROMACS sd integrator, tau-t {1 / FRICTION_PER_PS} ps, C-rescale barostat, tau-p {TAU_P_PS} ps",
+        }[stage.ensemble]
+    return {
+        "NVE": "Verlet, velocities drawn at the temperature",
+        "NVT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps",
+        "NPT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps, Monte Carlo barostat every {barostat_interval(protocol)} steps",
+    }[stage.ensemble]
+
+
+def _protocol_text(protocol: Protocol, periodic: bool, performance: dict[str, object]) -> str:
     stages = dynamics_stages(protocol) if protocol.dynamics_steps else []
     if not stages:
         dynamics = "Dynamics: none."
     elif len(stages) == 1:
         stage = stages[0]
-        integrator = {
-            "NVE": "Verlet, velocities drawn at the temperature",
-            "NVT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps",
-            "NPT": f"Langevin middle integrator, friction {FRICTION_PER_PS}/ps, Monte Carlo barostat every {barostat_interval(protocol)} steps",
-        }[stage.ensemble]
+        integrator = _integrator_text(protocol, stage, str(performance.get("engine") or "").startswith("GROMACS"))
         dynamics = f"Dynamics: {stage.steps} steps, {stage.describe()} ({integrator})."
     else:
         table = "\n".join(
@@ -290,9 +326,9 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
     return (
         "## The protocol that was run\n\n"
         + (
-            f"OpenMM, PME electrostatics with a {CUTOFF_NM} nm cutoff, Lennard-Jones cut at the same distance with the long-range dispersion correction"
+            f"PME electrostatics with a {CUTOFF_NM} nm cutoff, Lennard-Jones cut at the same distance with the long-range dispersion correction"
             if periodic
-            else "OpenMM, isolated molecules (no cutoff)"
+            else "Isolated molecules (no cutoff)"
         )
         + f", bonds to hydrogen constrained, {TIMESTEP_FS} fs time step, random seed {protocol.seed}. Minimisation: "
         + (
@@ -302,12 +338,7 @@ def _protocol_text(protocol: Protocol, periodic: bool) -> str:
         )
         + dynamics
         + (" Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell." if protocol.potential_wall_z else "")
-        + "\n\nReproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
-        "this run bit for bit. On several threads (report.json's `performance.threads`) OpenMM's force sums "
-        "differ in the last bits from run to run, so a rerun repeats it statistically (same ensemble, same "
-        "averages within their errors), not bit for bit; the engine setting POLYFORGE_ENGINE_THREADS=1 gives "
-        "bit-for-bit runs. The GROMACS and Amber inputs below are seeded but are not bit-for-bit copies of "
-        "OpenMM's trajectory (different integrators' random streams).\n"
+        + _reproducibility(performance)
     )
 
 
@@ -346,7 +377,7 @@ def _amber_commands(present: set[str], start_rst7: str) -> str:
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
 
 
-def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) -> str:
+def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool, performance: dict[str, object]) -> str:
     present = set(names) | {"README.md"}
     sections = [
         f"# {title}\n",
@@ -356,7 +387,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool) ->
         "## Files\n",
         "- `README.md` — this file.",
         _listed_files(present) + "\n",
-        _protocol_text(protocol, periodic),
+        _protocol_text(protocol, periodic, performance),
     ]
     minimised = "minimized.gro" in present
     start_gro = "minimized.gro" if minimised else "system.gro"
