@@ -1,5 +1,8 @@
 import { CommonErrors, PolymerErrors, SegmentErrors } from "@polyforge/contracts/errors";
+import { MESO_FRACTION_MESSAGE } from "@polyforge/contracts/polymers";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { polymers } from "../src/modules/polymers/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import {
@@ -116,6 +119,72 @@ describe.each(databaseKinds())("polymers API on %s", (kind) => {
     expect(setup.polymers).toEqual([]);
     expect(errorCode((await alice.call("DELETE", `/polymers/${id}`)).body)).toBe(PolymerErrors.DELETE_NOT_FOUND);
     expect(errorCode((await alice.call("GET", "/polymers/123")).body)).toBe(PolymerErrors.VALIDATE_ID_INVALID_FORMAT);
+  });
+
+  it("stores the tacticity: atactic 0.5 by default, a kind without a meso fraction keeps the stored one", async () => {
+    const plain = await expectStatus(alice, 201, "POST", "/polymers", body({ name: "default tacticity" }));
+    expect(plain.tacticity).toEqual({ kind: "atactic", meso_fraction: 0.5 });
+
+    const chosen = await expectStatus(
+      alice,
+      201,
+      "POST",
+      "/polymers",
+      body({ name: "PS 70% meso", tacticity: { kind: "atactic", meso_fraction: 0.7 } }),
+    );
+    expect(chosen.tacticity).toEqual({ kind: "atactic", meso_fraction: 0.7 });
+    const iso = await expectStatus(alice, 200, "PATCH", `/polymers/${chosen.id}`, { tacticity: { kind: "isotactic" } });
+    expect(iso.tacticity).toEqual({ kind: "isotactic", meso_fraction: 0.7 });
+    expect((await expectStatus(alice, 200, "GET", `/polymers/${chosen.id}`)).tacticity).toEqual(iso.tacticity);
+    // Another field's patch leaves it alone.
+    const renamed = await expectStatus(alice, 200, "PATCH", `/polymers/${chosen.id}`, { name: "PS iso" });
+    expect(renamed.tacticity).toEqual({ kind: "isotactic", meso_fraction: 0.7 });
+    const syndio = await expectStatus(alice, 200, "PATCH", `/polymers/${chosen.id}`, {
+      tacticity: { kind: "syndiotactic", meso_fraction: 0.1 },
+    });
+    expect(syndio.tacticity).toEqual({ kind: "syndiotactic", meso_fraction: 0.1 });
+  });
+
+  it("refuses a meso fraction outside [0, 1] or an unknown kind with a validation error naming the field", async () => {
+    for (const meso_fraction of [-0.1, 1.5]) {
+      const response = await alice.call("POST", "/polymers", body({ tacticity: { kind: "atactic", meso_fraction } }));
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body).toEqual({
+        errors: [
+          {
+            error_code: CommonErrors.VALIDATION_ERROR,
+            args: { field: "tacticity.meso_fraction", message: MESO_FRACTION_MESSAGE },
+          },
+        ],
+      });
+    }
+    await rejected(body({ tacticity: { kind: "heterotactic" } }), 400, CommonErrors.VALIDATION_ERROR);
+    const id = await createPolymer(alice, "bounded", [[segA, 1]]);
+    const patch = await alice.call("PATCH", `/polymers/${id}`, { tacticity: { kind: "atactic", meso_fraction: 2 } });
+    expect(patch.status).toBe(400);
+    expect(patch.body.errors[0]).toMatchObject({
+      error_code: CommonErrors.VALIDATION_ERROR,
+      args: { field: "tacticity.meso_fraction", message: MESO_FRACTION_MESSAGE },
+    });
+    expect((await expectStatus(alice, 200, "GET", `/polymers/${id}`)).tacticity).toEqual({
+      kind: "atactic",
+      meso_fraction: 0.5,
+    });
+  });
+
+  it("reads a polymer row written without a tacticity (before migration 0013) as atactic 0.5", async () => {
+    const id = await createPolymer(alice, "old row", [[segA, 1]]);
+    const db = testApp.app.database.db;
+    const [stored] = await db.select().from(polymers).where(eq(polymers.id, id));
+    const [old] = await db
+      .insert(polymers)
+      .values({ ownerId: stored!.ownerId, systemId: stored!.systemId, name: "written by hand", forceField: "gaff" })
+      .returning();
+    expect(old).toMatchObject({ tacticity: "atactic", mesoFraction: 0.5 });
+    expect((await expectStatus(alice, 200, "GET", `/polymers/${old!.id}`)).tacticity).toEqual({
+      kind: "atactic",
+      meso_fraction: 0.5,
+    });
   });
 
   it("hides one user's polymers from another", async () => {

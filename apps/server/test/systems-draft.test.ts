@@ -205,6 +205,40 @@ describe.each(databaseKinds())("system drafts on %s", (kind) => {
     });
   });
 
+  it("freezes each polymer's tacticity into the engine job, the meso fraction for atactic only", async () => {
+    const uma = await newUser();
+    const { draft, segment, polymer } = await completeDraft(uma, 1);
+    // Created before tacticity could be chosen, or without choosing: atactic 0.5.
+    const iso = await createPolymer(uma, "PS iso", [[segment, 3]]);
+    await expectStatus(uma, 200, "PATCH", `/polymers/${iso}`, { tacticity: { kind: "isotactic" } });
+    const meso = await expectStatus(uma, 201, "POST", "/polymers", {
+      name: "PS 80% meso",
+      force_field: "gaff2",
+      segments: [{ segment_id: segment, occurrence: 2, order: 1 }],
+      tacticity: { kind: "atactic", meso_fraction: 0.8 },
+    });
+    await saveSetup(uma, [
+      [polymer, 1],
+      [iso, 1],
+      [meso.id, 2],
+    ]);
+    const finished = await expectStatus(uma, 200, "PATCH", `/systems/${draft.id}/draft`, {
+      name: "tacticities",
+      is_draft: false,
+    });
+    expect(finished.system_data.polymers).toEqual([
+      expect.objectContaining({ id: polymer, tacticity: { kind: "atactic", meso_fraction: 0.5 } }),
+      expect.objectContaining({ id: iso, tacticity: { kind: "isotactic" } }),
+      expect.objectContaining({ id: meso.id, tacticity: { kind: "atactic", meso_fraction: 0.8 } }),
+    ]);
+    const [row] = await testApp.app.database.db.select().from(systems).where(eq(systems.id, draft.id));
+    const job = engineJobSchema.parse(row!.engineJob);
+    const tacticityOf = (id: string) => job.polymers.find((p) => p.id === id)?.tacticity;
+    expect(tacticityOf(polymer)).toEqual({ kind: "atactic", meso_fraction: 0.5 });
+    expect(tacticityOf(iso)).toEqual({ kind: "isotactic" });
+    expect(tacticityOf(meso.id)).toEqual({ kind: "atactic", meso_fraction: 0.8 });
+  });
+
   it("finishes a draft of two polymers as mixed", async () => {
     const gina = await newUser();
     const { draft, segment, polymer } = await completeDraft(gina, 1);

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { BLOCK_TYPES, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS, FORCE_FIELDS, SEGMENT_TYPES } from "./enums";
+import {
+  BLOCK_TYPES,
+  CONSTRUCTION_ORDERS,
+  ENSEMBLES,
+  EQUILIBRATIONS,
+  FORCE_FIELDS,
+  SEGMENT_TYPES,
+  TACTICITIES,
+} from "./enums";
 import { MAX_PRESSURE_BAR } from "./polymer-builder";
 
 /**
@@ -65,8 +73,7 @@ export const engineJobSegmentSchema = z.object({
   ),
 });
 
-/** How the engine sets the configuration of prochiral backbone centres (a vinyl unit's CHX). */
-export const TACTICITIES = ["atactic", "isotactic", "syndiotactic", "as_drawn"] as const;
+/** How the engine sets the configuration of prochiral backbone centres (enums.ts TACTICITIES). */
 export const engineJobTacticitySchema = z.object({
   kind: z.enum(TACTICITIES),
   /** atactic only: probability that two consecutive centres form a meso dyad (Bernoullian); 0.5 by default */

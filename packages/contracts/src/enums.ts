@@ -28,6 +28,11 @@ export type Ensemble = (typeof ENSEMBLES)[number];
  * compression/decompression equilibration of melts (the engine's simulate/equilibration.py). */
 export const EQUILIBRATIONS = ["none", "melt_21_step"] as const;
 export type Equilibration = (typeof EQUILIBRATIONS)[number];
+/** How the engine sets the configuration of prochiral backbone centres (a vinyl unit's CHX), per
+ * polymer (issue 22): Bernoullian atactic with a meso fraction, isotactic, syndiotactic, or as the
+ * unit's SMILES draws it. */
+export const TACTICITIES = ["atactic", "isotactic", "syndiotactic", "as_drawn"] as const;
+export type Tacticity = (typeof TACTICITIES)[number];
 export const CONSTRUCTION_ORDERS = ["as_listed_in_components", "random"] as const;
 export const CELL_DIMENSION_SELECTORS = ["cell_sides", "density"] as const;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { int32, queryInt32, text } from "./bounds";
-import type { ForceField } from "./enums";
+import { type ForceField, TACTICITIES, type Tacticity } from "./enums";
 import { type ErrorCode, PolymerErrors } from "./errors";
 import { normalizeOrganization, type Organization } from "./organizations";
 import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
@@ -53,10 +53,27 @@ export const polymerSegmentInput = z.object({
 });
 export type PolymerSegmentInput = z.infer<typeof polymerSegmentInput>;
 
+/** Tacticity of a polymer (issue 22, per polymer): the meso fraction is the chance that two
+ * consecutive prochiral backbone centres have the same configuration (atactic only, Bernoullian). */
+export const DEFAULT_MESO_FRACTION = 0.5;
+export const MESO_FRACTION_MESSAGE = "Meso fraction must be between 0 and 1";
+export const DEFAULT_TACTICITY: { kind: Tacticity; meso_fraction: number } = {
+  kind: "atactic",
+  meso_fraction: DEFAULT_MESO_FRACTION,
+};
+export const polymerTacticityInput = z.object({
+  kind: z.enum(TACTICITIES),
+  /** Kept when another kind is chosen, so switching back to atactic finds it again. */
+  meso_fraction: z.number().min(0, MESO_FRACTION_MESSAGE).max(1, MESO_FRACTION_MESSAGE).optional(),
+});
+export type PolymerTacticityInput = z.infer<typeof polymerTacticityInput>;
+
 export const polymerCreateBody = z.object({
   name: text().trim().min(1, REQUIRED_FIELD).max(255),
   force_field: text().trim().min(1, REQUIRED_FIELD),
   segments: z.array(polymerSegmentInput).min(1).max(1000),
+  /** Absent: atactic with meso fraction 0.5 (DEFAULT_TACTICITY). */
+  tacticity: polymerTacticityInput.optional(),
 });
 export type PolymerCreateBody = z.infer<typeof polymerCreateBody>;
 
@@ -110,16 +127,29 @@ export const polymerResponse = z.object({
       segment: z.object({ id: z.string(), name: z.string(), type: z.string() }),
     }),
   ),
+  tacticity: z.object({ kind: z.enum(TACTICITIES), meso_fraction: z.number() }),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type PolymerResponse = z.infer<typeof polymerResponse>;
 
-/** The linear polymer form while typing (occurrences are digit strings). */
-export const linearPolymerForm = z.object({
-  name: z.string().trim().min(1, REQUIRED_FIELD),
-  force_field: z.string().min(1, REQUIRED_FIELD),
-  segments: z
-    .array(z.object({ segment_id: z.string(), occurrence: atLeastOneText(SEGMENT_MESSAGES.OCCURRENCE_MIN) }))
-    .min(1),
-});
+/** The linear polymer form while typing (occurrences and the meso fraction are text). */
+export const linearPolymerForm = z
+  .object({
+    name: z.string().trim().min(1, REQUIRED_FIELD),
+    force_field: z.string().min(1, REQUIRED_FIELD),
+    segments: z
+      .array(z.object({ segment_id: z.string(), occurrence: atLeastOneText(SEGMENT_MESSAGES.OCCURRENCE_MIN) }))
+      .min(1),
+    tacticity: z.enum(TACTICITIES),
+    meso_fraction: z.string(),
+  })
+  .superRefine((form, ctx) => {
+    if (form.tacticity !== "atactic") return;
+    const text = form.meso_fraction.trim();
+    const value = Number(text);
+    if (!text) ctx.addIssue({ code: "custom", path: ["meso_fraction"], message: REQUIRED_FIELD });
+    else if (!(Number.isFinite(value) && value >= 0 && value <= 1)) {
+      ctx.addIssue({ code: "custom", path: ["meso_fraction"], message: MESO_FRACTION_MESSAGE });
+    }
+  });

@@ -1,11 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { PolymerErrors } from "../src/errors";
 import {
+  linearPolymerForm,
+  MESO_FRACTION_MESSAGE,
   normalizePolymerForceField,
   type PolymerCreateBody,
   polymerBodyProblem,
+  polymerCreateBody,
   polymerForceFieldOptions,
+  polymerPatchBody,
 } from "../src/polymers";
+import { REQUIRED_FIELD } from "../src/users";
 
 const SEG_A = "11111111-1111-4111-8111-111111111111";
 const SEG_B = "22222222-2222-4222-8222-222222222222";
@@ -73,5 +78,53 @@ describe("polymer body rules", () => {
     expect(polymerBodyProblem(body({ segments: segments([0, 1], [1, 2]) }), "other")?.code).toBe(
       PolymerErrors.VALIDATE_SEGMENT_OCCURRENCE_POSITIVE,
     );
+  });
+});
+
+describe("tacticity (issue 22)", () => {
+  const messages = (result: { error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) =>
+    (result.error?.issues ?? []).map((i) => [i.path.join("."), i.message]);
+
+  it("is optional in a body and takes the four kinds with a meso fraction from 0 to 1", () => {
+    expect(polymerCreateBody.safeParse(body()).success).toBe(true);
+    for (const kind of ["atactic", "isotactic", "syndiotactic", "as_drawn"]) {
+      expect(polymerCreateBody.safeParse(body({ tacticity: { kind } as never })).success).toBe(true);
+    }
+    for (const meso_fraction of [0, 0.25, 1]) {
+      expect(polymerCreateBody.safeParse(body({ tacticity: { kind: "atactic", meso_fraction } })).success).toBe(true);
+    }
+    expect(polymerPatchBody.safeParse({ tacticity: { kind: "isotactic" } }).success).toBe(true);
+  });
+
+  it("refuses a meso fraction outside [0, 1] and an unknown kind", () => {
+    for (const meso_fraction of [-0.01, 1.01, 2]) {
+      const result = polymerCreateBody.safeParse(body({ tacticity: { kind: "atactic", meso_fraction } }));
+      expect(messages(result)).toEqual([["tacticity.meso_fraction", MESO_FRACTION_MESSAGE]]);
+    }
+    expect(polymerCreateBody.safeParse(body({ tacticity: { kind: "heterotactic" } as never })).success).toBe(false);
+  });
+
+  const form = (overrides: object) => ({
+    name: "PS",
+    force_field: "gaff2",
+    segments: [{ segment_id: SEG_A, occurrence: "1" }],
+    tacticity: "atactic",
+    meso_fraction: "0.5",
+    ...overrides,
+  });
+
+  it("checks the form's meso fraction only for atactic, beside the other fields' messages", () => {
+    expect(linearPolymerForm.safeParse(form({})).success).toBe(true);
+    expect(messages(linearPolymerForm.safeParse(form({ meso_fraction: "1.5" })))).toEqual([
+      ["meso_fraction", MESO_FRACTION_MESSAGE],
+    ]);
+    expect(messages(linearPolymerForm.safeParse(form({ meso_fraction: " " })))).toEqual([
+      ["meso_fraction", REQUIRED_FIELD],
+    ]);
+    expect(linearPolymerForm.safeParse(form({ tacticity: "isotactic", meso_fraction: "" })).success).toBe(true);
+    expect(messages(linearPolymerForm.safeParse(form({ name: "", meso_fraction: "7" })))).toEqual([
+      ["name", REQUIRED_FIELD],
+      ["meso_fraction", MESO_FRACTION_MESSAGE],
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { ForceField } from "@polyforge/contracts/enums";
+import type { ForceField, Tacticity } from "@polyforge/contracts/enums";
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { and, asc, count, eq, ilike, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
@@ -11,6 +11,8 @@ export interface NewPolymer {
   name: string;
   forceField: ForceField;
   segments: Array<{ segment_id: string; occurrence: number; order: number }>;
+  tacticity: Tacticity;
+  mesoFraction: number;
 }
 
 export async function listPolymers(db: Db, filter: { ownerId: string; systemId?: string; name?: string }, page: Page) {
@@ -64,6 +66,7 @@ export async function polymerResponses(db: Db, rows: PolymerRow[]): Promise<Poly
     id: row.id,
     name: row.name,
     force_field: row.forceField,
+    tacticity: { kind: row.tacticity, meso_fraction: row.mesoFraction },
     segments: links
       .filter((l) => l.polymerId === row.id)
       .map((l) => ({
@@ -110,7 +113,13 @@ export async function insertPolymer(
 ): Promise<PolymerRow> {
   const [row] = await tx
     .insert(polymers)
-    .values({ ...owner, name: polymer.name, forceField: polymer.forceField })
+    .values({
+      ...owner,
+      name: polymer.name,
+      forceField: polymer.forceField,
+      tacticity: polymer.tacticity,
+      mesoFraction: polymer.mesoFraction,
+    })
     .returning();
   await insertLinks(tx, row!.id, polymer.segments);
   return row!;
@@ -119,7 +128,13 @@ export async function insertPolymer(
 export async function replacePolymer(tx: Db, id: string, polymer: NewPolymer): Promise<PolymerRow> {
   const [row] = await tx
     .update(polymers)
-    .set({ name: polymer.name, forceField: polymer.forceField, updatedAt: new Date() })
+    .set({
+      name: polymer.name,
+      forceField: polymer.forceField,
+      tacticity: polymer.tacticity,
+      mesoFraction: polymer.mesoFraction,
+      updatedAt: new Date(),
+    })
     .where(eq(polymers.id, id))
     .returning();
   await tx.delete(polymerSegments).where(eq(polymerSegments.polymerId, id));

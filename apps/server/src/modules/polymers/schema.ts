@@ -1,5 +1,16 @@
-import { FORCE_FIELDS } from "@polyforge/contracts/enums";
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { FORCE_FIELDS, TACTICITIES } from "@polyforge/contracts/enums";
+import { sql } from "drizzle-orm";
+import {
+  check,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { users } from "../../platform/identity/schema";
 import { segments } from "../segments/schema";
 import { systems } from "../systems/schema";
@@ -17,10 +28,18 @@ export const polymers = pgTable(
       .references(() => systems.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     forceField: text("force_field", { enum: FORCE_FIELDS }).notNull(),
+    /** Issue 22, migration 0013: how the engine sets prochiral backbone centres; the meso fraction
+     * is kept whatever the kind (the engine reads it for atactic only). */
+    tacticity: text("tacticity", { enum: TACTICITIES }).notNull().default("atactic"),
+    mesoFraction: doublePrecision("meso_fraction").notNull().default(0.5),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("polymers_owner_idx").on(t.ownerId, t.updatedAt)],
+  (t) => [
+    index("polymers_owner_idx").on(t.ownerId, t.updatedAt),
+    check("polymers_tacticity_check", sql`${t.tacticity} IN ('atactic', 'isotactic', 'syndiotactic', 'as_drawn')`),
+    check("polymers_meso_fraction_check", sql`${t.mesoFraction} >= 0 AND ${t.mesoFraction} <= 1`),
+  ],
 );
 
 /** A segment used by a polymer; the segment cannot be deleted while used (SEGMENT DELETE IN_USE). */

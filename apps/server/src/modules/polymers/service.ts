@@ -1,5 +1,6 @@
 import { PolymerErrors, SegmentErrors, SystemErrors } from "@polyforge/contracts/errors";
 import {
+  DEFAULT_TACTICITY,
   normalizePolymerForceField,
   type PolymerCreateBody,
   type PolymerPatchBody,
@@ -68,7 +69,13 @@ async function validatedPolymer(
       throw new AppError(400, PolymerErrors.VALIDATE_SEGMENT_ROLE, { segment_id: id, type });
     }
   }
-  return { name: body.name, forceField: normalizePolymerForceField(body.force_field)!, segments: body.segments };
+  return {
+    name: body.name,
+    forceField: normalizePolymerForceField(body.force_field)!,
+    segments: body.segments,
+    tacticity: body.tacticity?.kind ?? DEFAULT_TACTICITY.kind,
+    mesoFraction: body.tacticity?.meso_fraction ?? DEFAULT_TACTICITY.meso_fraction,
+  };
 }
 
 export async function createPolymer(db: Db, user: AuthenticatedUser, body: PolymerCreateBody) {
@@ -104,6 +111,11 @@ export async function updatePolymer(db: Db, user: AuthenticatedUser, id: string,
       segments:
         patch.segments ??
         storedSegments.map((s) => ({ segment_id: s.segmentId, occurrence: s.occurrence, order: s.segmentOrder })),
+      // A kind without a meso fraction keeps the stored one.
+      tacticity: {
+        kind: patch.tacticity?.kind ?? stored.tacticity,
+        meso_fraction: patch.tacticity?.meso_fraction ?? stored.mesoFraction,
+      },
     };
     const polymer = await validatedPolymer(tx, user, stored.systemId, merged);
     return replacePolymer(tx, id, polymer);

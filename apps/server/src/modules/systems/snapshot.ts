@@ -1,5 +1,5 @@
 import { type EngineJob, engineJobSchema } from "@polyforge/contracts/engine-job";
-import type { SystemType } from "@polyforge/contracts/enums";
+import type { SystemType, Tacticity } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
 import { DEFAULT_JOB_LIMITS, type JobLimits, jobLimitProblem } from "@polyforge/contracts/job-limits";
 import { NPT_WALLS_MESSAGE, usesBarostat } from "@polyforge/contracts/polymer-builder";
@@ -9,7 +9,7 @@ import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { buildingBlocks } from "../building-blocks/schema";
 import { findProtocolOfSystem, findSetupOfSystem, setupPolymers } from "../polymer-builder-systems/repository";
-import { polymerSegments, polymers } from "../polymers/schema";
+import { type PolymerRow, polymerSegments, polymers } from "../polymers/schema";
 import { segmentBlocks, segments } from "../segments/schema";
 import type { SystemRow } from "./schema";
 
@@ -34,6 +34,13 @@ function engineBlockData(type: string, data: Record<string, string>): Record<str
     };
   }
   return data;
+}
+
+/** A polymer's tacticity as the engine reads it: the meso fraction only where it applies (atactic). */
+function engineTacticity(polymer: PolymerRow): { kind: Tacticity; meso_fraction?: number } {
+  return polymer.tacticity === "atactic"
+    ? { kind: "atactic", meso_fraction: polymer.mesoFraction }
+    : { kind: polymer.tacticity };
 }
 
 /**
@@ -114,6 +121,7 @@ export async function freezeDraft(
         occurrence: l.occurrence,
         order: l.segmentOrder,
       })),
+      tacticity: engineTacticity(p),
     })),
     system_setup: {
       cell_dimension_selector: setup.cellDimensionSelector,
@@ -161,6 +169,7 @@ export async function freezeDraft(
       order: p.order,
       occurrence: p.occurrence,
       force_field: polymerById.get(p.polymer_id)!.forceField,
+      tacticity: engineTacticity(polymerById.get(p.polymer_id)!),
       segments: segmentsOf(p.polymer_id).map((l) => {
         const segment = segmentById.get(l.segmentId)!;
         return {
