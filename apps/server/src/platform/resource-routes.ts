@@ -1,0 +1,100 @@
+import { type ListResponse, listResponse } from "@polyforge/contracts/pagination";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { requireUser } from "./auth/authenticate";
+import type { AuthenticatedUser } from "./auth/user";
+import { checkPathIdsOnRefusal } from "./errors";
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/** What one owner-scoped resource offers (each call already knows the caller). */
+export interface OwnedResourceService<Item, Create, Patch, Query> {
+  list: (user: AuthenticatedUser, query: Query) => Promise<ListResponse<Item>>;
+  get: (user: AuthenticatedUser, id: string) => Promise<Item>;
+  create: (user: AuthenticatedUser, body: Create) => Promise<Item>;
+  update: (user: AuthenticatedUser, id: string, body: Patch) => Promise<Item>;
+  remove: (user: AuthenticatedUser, id: string) => Promise<void>;
+}
+
+export interface OwnedResource<Item, Create, Patch, Query> {
+  /** e.g. "/projects": the list and create path; items live at `${path}/:id`. */
+  path: string;
+  tag: string;
+  schemas: {
+    item: z.ZodType<Item>;
+    create: z.ZodType<Create>;
+    patch: z.ZodType<Patch>;
+    listQuery: z.ZodType<Query>;
+  };
+  /** OpenAPI summaries of the five routes. */
+  summaries: { list: string; get: string; create: string; update: string; remove: string };
+  service: OwnedResourceService<Item, Create, Patch, Query>;
+}
+
+const idParams = z.object({ id: z.string() });
+
+/**
+ * Registers list, get, create, update and delete of a resource only its owner sees (SPEC §7's
+ * shape: 201 on create, 204 on delete); another user's id answers 404, also when the body is refused.
+ */
+export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
+  app: App,
+  resource: OwnedResource<Item, Create, Patch, Query>,
+): void {
+  const { path, schemas, summaries, service } = resource;
+  const tags = [resource.tag];
+  checkPathIdsOnRefusal(app, { id: (request, id) => service.get(requireUser(request), id) });
+  // The zod compilers installed on the app validate and serialise; only the static types are plain
+  // here, because TypeScript cannot resolve the type provider's inference over generic schemas.
+  const routes = app as unknown as FastifyInstance;
+  routes.get(
+    path,
+    {
+      schema: {
+        tags,
+        summary: summaries.list,
+        querystring: schemas.listQuery,
+        response: { 200: listResponse(schemas.item) },
+      },
+    },
+    async (request) => service.list(requireUser(request), request.query as Query),
+  );
+  routes.get(
+    `${path}/:id`,
+    { schema: { tags, summary: summaries.get, params: idParams, response: { 200: schemas.item } } },
+    async (request) => service.get(requireUser(request), idOf(request)),
+  );
+  routes.post(
+    path,
+    { schema: { tags, summary: summaries.create, body: schemas.create, response: { 201: schemas.item } } },
+    async (request, reply) =>
+      reply.status(201).send(await service.create(requireUser(request), request.body as Create)),
+  );
+  routes.patch(
+    `${path}/:id`,
+    {
+      schema: {
+        tags,
+        summary: summaries.update,
+        params: idParams,
+        body: schemas.patch,
+        response: { 200: schemas.item },
+      },
+    },
+    async (request) => service.update(requireUser(request), idOf(request), request.body as Patch),
+  );
+  routes.delete(
+    `${path}/:id`,
+    { schema: { tags, summary: summaries.remove, params: idParams, response: { 204: z.null() } } },
+    async (request, reply) => {
+      await service.remove(requireUser(request), idOf(request));
+      return reply.status(204).send(null);
+    },
+  );
+}
+
+/** The route's :id, already checked against idParams by the schema. */
+function idOf(request: FastifyRequest): string {
+  return (request.params as z.infer<typeof idParams>).id;
+}
