@@ -1,11 +1,10 @@
-import type { SystemType } from "@polyforge/contracts/enums";
 import type { MolecularSystemData, MolecularSystemOrigin } from "@polyforge/contracts/molecular-systems";
 import type { NotificationType } from "@polyforge/contracts/notifications";
-import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
-import { type SystemRow, systems } from "../systems/schema";
+import type { SystemRow } from "../systems/queries";
 import { type StructureJobKind, type StructureJobRow, structureJobs } from "./schema";
 
 /** A system of origin upload or smiles keeps this shape in system_data (contracts). */
@@ -46,70 +45,6 @@ export async function notifySystemStatus(db: Db, row: SystemRow): Promise<void> 
     system_id: row.id,
     status: molecularData(row).status,
   });
-}
-
-export async function insertMolecularSystem(
-  db: Db,
-  ownerId: string,
-  values: { name: string; sanitizedName: string; description: string; origin: MolecularSystemOrigin },
-): Promise<SystemRow> {
-  const [row] = await db
-    .insert(systems)
-    .values({ ownerId, ...values, isDraft: false, systemData: initialData(values.origin) })
-    .returning();
-  return row!;
-}
-
-/** The caller's finished, not archived system (any origin), locked for update when asked. */
-export async function findOwnSystem(db: Db, ownerId: string, id: string, lock = false): Promise<SystemRow | undefined> {
-  const query = db
-    .select()
-    .from(systems)
-    .where(
-      and(eq(systems.id, id), eq(systems.ownerId, ownerId), eq(systems.isDraft, false), isNull(systems.archivedAt)),
-    );
-  const [row] = lock ? await query.for("update") : await query;
-  return row;
-}
-
-export interface DataCondition {
-  /** The status the system must be in for the change to apply. */
-  fromStatuses: readonly string[];
-  /** …and the upload it must be on. */
-  uploadId?: string;
-}
-
-/**
- * Writes system_data (and the type, when given) only if the system is still in one of the expected
- * statuses: two racing calls cannot both move it. Answers the new row, or undefined.
- */
-export async function updateMolecularData(
-  db: Db,
-  id: string,
-  data: MolecularSystemData,
-  condition: DataCondition,
-  type?: SystemType,
-): Promise<SystemRow | undefined> {
-  const conditions: SQL[] = [
-    eq(systems.id, id),
-    sql`${systems.systemData}->>'status' IN (${sql.join(
-      condition.fromStatuses.map((status) => sql`${status}`),
-      sql`, `,
-    )})`,
-  ];
-  if (condition.uploadId !== undefined)
-    conditions.push(sql`${systems.systemData}->>'upload_id' = ${condition.uploadId}`);
-  const [row] = await db
-    .update(systems)
-    .set({ systemData: data, ...(type ? { type } : {}), updatedAt: sql`now()` })
-    .where(and(...conditions))
-    .returning();
-  return row;
-}
-
-export async function findSystemById(db: Db, id: string): Promise<SystemRow | undefined> {
-  const [row] = await db.select().from(systems).where(eq(systems.id, id));
-  return row;
 }
 
 export async function insertStructureJob(

@@ -19,15 +19,8 @@ import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
-import type { SystemRow } from "../systems/schema";
-import {
-  findOwnSystem,
-  insertMolecularSystem,
-  insertStructureJob,
-  molecularData,
-  notifySystemStatus,
-  updateMolecularData,
-} from "./repository";
+import { findCatalogueSystem, insertSystem, type SystemRow, updateMolecularData } from "../systems/queries";
+import { initialData, insertStructureJob, molecularData, notifySystemStatus } from "./repository";
 import { structureKey, uploadKey, VIEWER_FILE } from "./structure-jobs";
 
 /** The answer of a call that moves a system's status: its id and its system_data. */
@@ -55,11 +48,13 @@ export async function createMolecularSystem(
     throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: body.origin });
   }
   const row = await db.transaction(async (tx) => {
-    const created = await insertMolecularSystem(tx, user.id, {
+    const origin = body.origin as MolecularSystemOrigin;
+    const created = await insertSystem(tx, user.id, {
       name: body.name,
       sanitizedName: sanitizeSystemName(body.name),
       description: body.description,
-      origin: body.origin as MolecularSystemOrigin,
+      origin,
+      systemData: initialData(origin),
     });
     await notifySystemStatus(tx, created);
     return created;
@@ -75,7 +70,7 @@ async function requireSystemOfOrigin(
   origin: MolecularSystemOrigin,
 ): Promise<SystemRow> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const row = await findOwnSystem(db, user.id, id);
+  const row = await findCatalogueSystem(db, user.id, id);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   if (row.origin !== origin) throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
   return row;
@@ -295,7 +290,7 @@ export async function openStructure(
   format: (typeof STRUCTURE_FORMATS)[number] = "pdb",
 ): Promise<StructureDownload> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const system = await findOwnSystem(deps.db, user.id, id);
+  const system = await findCatalogueSystem(deps.db, user.id, id);
   if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   const data = molecularData(system);
   const ready =
@@ -340,7 +335,7 @@ export interface PotentialStructure {
  * a polymer-builder system 400 (its potentials come from the builder's force fields). */
 export async function structureForPotentials(db: Db, user: AuthenticatedUser, id: string): Promise<PotentialStructure> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const system = await findOwnSystem(db, user.id, id);
+  const system = await findCatalogueSystem(db, user.id, id);
   if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   if (system.origin !== "upload" && system.origin !== "smiles") {
     throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });

@@ -17,16 +17,15 @@ import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor
 import { resultPaths } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
+import { findSystemById, updateMolecularData } from "../systems/queries";
 import {
   claimStructureJob,
-  findSystemById,
   finishStructureJob,
   giveUpStructureJobs,
   molecularData,
   notifySystemStatus,
   releaseStructureJob,
   renewStructureJob,
-  updateMolecularData,
 } from "./repository";
 import type { StructureJobRow } from "./schema";
 

@@ -1,9 +1,8 @@
 import { type ErrorCode, SystemErrors } from "@polyforge/contracts/errors";
 import type { RuleProblem } from "@polyforge/contracts/segments";
-import { and, eq } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import { type SystemRow, systems } from "../systems/schema";
+import { findDraftSystem, type SystemRow } from "../systems/queries";
 
 /**
  * Helpers shared by the polymer-builder resources (segments, polymers, setup, protocol), which all
@@ -15,20 +14,7 @@ export function ruleError(problem: RuleProblem): AppError {
   return new AppError(400, problem.code, problem.args ?? {});
 }
 
-/**
- * The caller's draft system, row-locked for the rest of the transaction when `lock` is set so
- * that writes to the draft from two tabs run one after the other (last write wins, no mix).
- */
-export async function findDraftSystem(db: Db, ownerId: string, lock = false): Promise<SystemRow | undefined> {
-  const query = db
-    .select()
-    .from(systems)
-    .where(and(eq(systems.ownerId, ownerId), eq(systems.isDraft, true)));
-  const [row] = lock ? await query.for("update") : await query;
-  return row;
-}
-
-/** Like findDraftSystem, but a missing draft answers 404 with `notFoundCode`. */
+/** The caller's draft (locked when asked); a missing draft answers 404 with `notFoundCode`. */
 export async function requireDraftSystem(
   db: Db,
   ownerId: string,

@@ -15,7 +15,8 @@ import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import { findDraftSystem, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { findDraftSystem } from "../systems/queries";
 import {
   deletePolymerRow,
   findPolymer,

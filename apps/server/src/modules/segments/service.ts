@@ -19,7 +19,8 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError, validationError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import { findDraftSystem, requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { findDraftSystem } from "../systems/queries";
 import {
   aminoacidBlocks,
   blockUsedBySegment,

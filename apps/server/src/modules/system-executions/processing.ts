@@ -13,7 +13,7 @@ import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import type { FileStore } from "../../platform/storage/file-store";
-import { systems } from "../systems/schema";
+import { engineJobOfSystem } from "../systems/queries";
 import { ACTIVE_STATUSES } from "./repository";
 import { type SystemExecutionRow, systemExecutions } from "./schema";
 
@@ -138,11 +138,8 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
     const workdir = executor.workdirFor(resolve(this.options.workRoot), job.id, job.attempts);
     let schedulerJobId = job.schedulerJobId;
     try {
-      const [system] = await db
-        .select({ engineJob: systems.engineJob })
-        .from(systems)
-        .where(eq(systems.id, job.systemId));
-      if (!system?.engineJob) {
+      const engineJob = await engineJobOfSystem(db, job.systemId);
+      if (!engineJob) {
         await this.finish(job, runnerId, {
           status: "error",
           errorCode: "INVALID_INPUT",
@@ -153,7 +150,7 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       await mkdir(workdir, { recursive: true });
       const inputPath = join(workdir, "job.json");
       // A job the scheduler already has reads the input written when it was submitted.
-      if (!schedulerJobId) await writeFile(inputPath, JSON.stringify(system.engineJob));
+      if (!schedulerJobId) await writeFile(inputPath, JSON.stringify(engineJob));
       const versions = await this.engineVersions();
       await this.update(job, runnerId, { versions });
 
@@ -178,7 +175,7 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
           logger.warn({ executionId: job.id, pid }, "killed a stale engine of the job before starting it again");
           progress.queueState("processing", () => this.addStaleEngineNotice(job, runnerId));
         },
-        input: system.engineJob,
+        input: engineJob,
         externalId: schedulerJobId,
         onSubmitted: async (id) => {
           schedulerJobId = id;

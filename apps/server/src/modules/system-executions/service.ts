@@ -6,27 +6,20 @@ import {
   STARTABLE_STATUSES,
   type SystemExecution,
 } from "@polyforge/contracts/system-executions";
-import { and, eq, isNull } from "drizzle-orm";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
-import { type SystemRow, systems } from "../systems/schema";
+import { findCatalogueSystem, type SystemRow } from "../systems/queries";
 import { notifyStatus, resultKey } from "./processing";
 import { executionResponse, insertExecution, latestExecution, markCancelled } from "./repository";
 
 /** The caller's finished (not draft, not archived) system; anything else answers 404. */
 async function requireOwnSystem(db: Db, user: AuthenticatedUser, id: string, lock = false): Promise<SystemRow> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const query = db
-    .select()
-    .from(systems)
-    .where(
-      and(eq(systems.id, id), eq(systems.ownerId, user.id), eq(systems.isDraft, false), isNull(systems.archivedAt)),
-    );
-  const [row] = lock ? await query.for("update") : await query;
+  const row = await findCatalogueSystem(db, user.id, id, lock);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   return row;
 }

@@ -66,7 +66,7 @@ export interface CatalogueFilters {
 }
 
 /** The caller's finished, not archived systems (the catalogue). */
-function catalogueFilter(ownerId: string, filters: CatalogueFilters = {}): SQL | undefined {
+export function catalogueFilter(ownerId: string, filters: CatalogueFilters = {}): SQL | undefined {
   return and(
     eq(systems.ownerId, ownerId),
     eq(systems.isDraft, false),
@@ -94,14 +94,6 @@ export async function findCataloguePage(
     .limit(page.page_size)
     .offset(pageOffset(page));
   return { rows, total };
-}
-
-export async function findCatalogueSystem(db: Db, ownerId: string, id: string): Promise<SystemRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(systems)
-    .where(and(eq(systems.id, id), catalogueFilter(ownerId)));
-  return row;
 }
 
 /** Of these ids, those of the caller's catalogue systems. */

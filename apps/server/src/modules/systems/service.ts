@@ -9,7 +9,6 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
-import { findDraftSystem } from "../polymer-builder-systems/draft";
 import { insertDraftSettings } from "../polymer-builder-systems/repository";
 import { cancelGenerationsOfSystem, potentialSummaries } from "../potentials/service";
 import { notifyStatus } from "../system-executions/processing";
@@ -19,19 +18,18 @@ import {
   latestExecution,
   markCancelled,
 } from "../system-executions/repository";
+import { findCatalogueSystem, findDraftSystem, type SystemRow } from "./queries";
 import {
   type CatalogueFilters,
   clearDraftBlocks,
   deleteDraftSystem,
   findCatalogueIds,
   findCataloguePage,
-  findCatalogueSystem,
   insertDraftSystem,
   markArchived,
   markFinished,
   systemResponse,
 } from "./repository";
-import type { SystemRow } from "./schema";
 import { freezeDraft } from "./snapshot";
 
 /** POST /systems/draft: a user has at most one draft (a unique index guards concurrent calls). */
