@@ -48,6 +48,12 @@ describe.each(databaseKinds())("job limits on %s", (kind) => {
     expect(response.body.errors[0].args.message).toContain(words);
   }
 
+  it("tells the web app this deployment's limits in /config.json", async () => {
+    const response = await t.app.inject({ method: "GET", url: "/config.json" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().jobLimits).toMatchObject({ maxAtoms: 5000, maxDynamicsSteps: 1_000_000 });
+  });
+
   it("refuses too many atoms (chains × units × atoms of the unit) with the estimate and the limit", async () => {
     // 10^7 chains of 3 ethylene units: 6 × 10^7 carbon atoms.
     await expectRefused({ copies: 10_000_000 }, "system_setup.polymers", "at most 5,000");

@@ -50,6 +50,7 @@ describe.each(databaseKinds())("platform routes on %s", (kind) => {
       clientId: "polyforge-web",
       flags: t.config.flags,
       docsUrl: "https://docs.example/polyforge",
+      jobLimits: t.config.jobLimits,
     });
   });
 

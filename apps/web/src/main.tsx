@@ -10,7 +10,7 @@ import { StartupError } from "./app/StartupError";
 import { identityFromClaims } from "./lib/auth/identity";
 import { signIn } from "./lib/auth/session";
 import { useSessionIdentity } from "./lib/auth/useIdentity";
-import { DEFAULT_DOCS_URL, loadAppConfig } from "./lib/config/appConfig";
+import { appConfigQuery, DEFAULT_DOCS_URL, loadAppConfig } from "./lib/config/appConfig";
 import { startLiveUpdates } from "./lib/notifications/liveUpdates";
 
 /** The app with the user as the latest token describes them (names change after an account update). */
@@ -24,6 +24,7 @@ async function start(root: ReturnType<typeof createRoot>) {
   const keycloak = await signIn(config.identity);
   const growthbook = await loadFlags(config, identityFromClaims(keycloak.tokenParsed ?? {}));
   const queryClient = createQueryClient();
+  queryClient.setQueryData(appConfigQuery.queryKey, config);
   const router = createAppRouter({
     queryClient,
     flags: { isOn: (flag) => growthbook.isOn(flag) },

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { EngineJob } from "./engine-job";
 import { dummyAtoms, smilesAtomCount } from "./smiles/connection-rules";
 
@@ -29,6 +30,18 @@ export const DEFAULT_JOB_LIMITS: JobLimits = {
   maxMinimizationSteps: 1_000_000,
   maxDynamicsSteps: 50_000_000,
 };
+
+/** The limits as the server sends them to the web app in /config.json (this deployment's, which
+ * POLYFORGE_MAX_* may set below or above the defaults). */
+export const jobLimitsSchema = z.object({
+  maxAtoms: z.number().int().positive(),
+  maxCellSide: z.number().positive(),
+  minDensity: z.number().positive(),
+  maxDensity: z.number().positive(),
+  maxTemperature: z.number().positive(),
+  maxMinimizationSteps: z.number().int().positive(),
+  maxDynamicsSteps: z.number().int().positive(),
+}) satisfies z.ZodType<JobLimits>;
 
 /** The engine's non-bonded cutoff (Å): a periodic cell side must hold twice of it. */
 export const ENGINE_CUTOFF_ANGSTROM = 10;

@@ -1,4 +1,5 @@
 import { MantineProvider } from "@mantine/core";
+import type { JobLimits } from "@polyforge/contracts/job-limits";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { render } from "@testing-library/react";
 import type { ReactNode } from "react";
@@ -6,11 +7,17 @@ import { createQueryClient } from "../app/providers/queryClient";
 import { Toasts } from "../app/providers/Toasts";
 import { type Identity, identityFromClaims } from "../lib/auth/identity";
 import { IdentityContext } from "../lib/auth/useIdentity";
-import { TEST_CLAIMS } from "./renderApp";
+import { seedAppConfig, TEST_CLAIMS } from "./renderApp";
 
-/** Renders one component with the app's providers (no router): Mantine, query cache, identity, toasts. */
-export function renderWithProviders(ui: ReactNode, identity: Identity = identityFromClaims(TEST_CLAIMS)) {
+/** Renders one component with the app's providers (no router): Mantine, query cache with the app's
+ * configuration (`jobLimits` for a deployment with other limits), identity, toasts. */
+export function renderWithProviders(
+  ui: ReactNode,
+  identity: Identity = identityFromClaims(TEST_CLAIMS),
+  { jobLimits }: { jobLimits?: JobLimits } = {},
+) {
   const queryClient = createQueryClient();
+  seedAppConfig(queryClient, jobLimits);
   return render(
     <MantineProvider env="test">
       <QueryClientProvider client={queryClient}>

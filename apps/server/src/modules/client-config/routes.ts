@@ -1,3 +1,4 @@
+import { jobLimitsSchema } from "@polyforge/contracts/job-limits";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { Config } from "../../platform/config";
@@ -12,6 +13,7 @@ const clientConfig = z.object({
   clientId: z.string(),
   flags: z.object({ apiHost: z.string(), clientKey: z.string() }),
   docsUrl: z.string().optional(),
+  jobLimits: jobLimitsSchema,
 });
 
 /** A Keycloak realm URL: `<base>/realms/<realm>` (base may end in /auth on older Keycloaks). */
@@ -25,12 +27,14 @@ export function identityClientConfig(issuer: string, external: boolean) {
   return { oidcProvider: issuer, clientId: WEB_CLIENT_ID };
 }
 
-/** GET /config.json, read by the SPA before anything else. */
+/** GET /config.json, read by the SPA before anything else; with this deployment's job limits, so
+ * the web forms refuse at the field what the server would refuse. */
 export function clientConfigRoutes(config: Config, issuer: string): FastifyPluginAsyncZod {
   const body = {
     ...identityClientConfig(issuer, config.oidcIssuer !== undefined),
     flags: config.flags,
     ...(config.docsUrl ? { docsUrl: config.docsUrl } : {}),
+    jobLimits: config.jobLimits,
   };
   return async (app) => {
     app.get(

@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import { CELL_SIDE_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { screen, waitFor, within } from "@testing-library/react";
@@ -119,6 +120,34 @@ describe("system setup: the atom ceiling at the chains field", () => {
     await user.click(screen.getByRole("button", { name: "Save system setup" }));
     await waitFor(() => expect(patches).toHaveLength(1));
     expect(patches[0]).toMatchObject({ polymers: [{ polymer_id: "p", order: 1, occurrence: 5000 }] });
+  });
+});
+
+describe("system setup: this deployment's atom ceiling", () => {
+  signedInWithFetch(fetchMock);
+
+  it("takes the ceiling from the server's configuration, not the contracts' default", async () => {
+    serveDraft();
+    const user = userEvent.setup();
+    // A server started with POLYFORGE_MAX_ATOMS=5000 sends it in /config.json.
+    renderWithProviders(<SystemSetupStep />, undefined, { jobLimits: { ...DEFAULT_JOB_LIMITS, maxAtoms: 5000 } });
+    expect(
+      await screen.findByText(
+        "The system: about 2,000 heavy atoms (hydrogens not counted); this server builds at most 5,000.",
+      ),
+    ).toBeInTheDocument();
+    const chains = screen.getByLabelText("Occurrence PE-100");
+    await user.clear(chains);
+    await user.type(chains, "26");
+    expect(
+      await screen.findByText(
+        "The system would have about 5,200 heavy atoms (hydrogens not counted); this server builds at most 5,000. Use fewer or shorter chains.",
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Save system setup" })).toBeDisabled();
+    await user.clear(chains);
+    await user.type(chains, "25");
+    await waitFor(() => expect(screen.getByRole("button", { name: "Save system setup" })).toBeEnabled());
   });
 });
 

@@ -1,6 +1,5 @@
 import { Button, Group, Radio, SegmentedControl, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import {
   densityFromText,
   INPUT_PATTERNS,
@@ -14,6 +13,7 @@ import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useJobLimits } from "../../../lib/config/useJobLimits";
 import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
 import { formListItems, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
@@ -101,10 +101,12 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
         current.filter((p) => existing.has(p.polymer_id)),
       );
   }, [draftPolymers.data]);
-  // The atom ceiling at the chains field: the count follows every keystroke, before any submit.
+  // This deployment's atom ceiling at the chains field: the count follows every keystroke, before
+  // any submit.
   const compositions = useDraftComposition().byPolymer;
   const systemAtoms = estimatedSystemAtoms(items, compositions);
-  const tooManyAtoms = systemAtoms !== undefined && systemAtoms > DEFAULT_JOB_LIMITS.maxAtoms;
+  const maxAtoms = useJobLimits()?.maxAtoms;
+  const tooManyAtoms = systemAtoms !== undefined && maxAtoms !== undefined && systemAtoms > maxAtoms;
   const save = useMutation({
     mutationFn: (body: Parameters<typeof saveSetup>[1]) => saveSetup(setup.id, body),
     onSuccess: (saved) => {
@@ -217,11 +219,11 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           ) : null;
         }}
       />
-      {items.length > 0 && systemAtoms !== undefined ? (
+      {items.length > 0 && systemAtoms !== undefined && maxAtoms !== undefined ? (
         <Text size="sm" c={tooManyAtoms ? "red" : "dimmed"} role={tooManyAtoms ? "alert" : undefined}>
           {t(tooManyAtoms ? "setup.atomsOverCeiling" : "setup.atomsWithinCeiling", {
             atoms: formatCount(systemAtoms),
-            max: formatCount(DEFAULT_JOB_LIMITS.maxAtoms),
+            max: formatCount(maxAtoms),
           })}
         </Text>
       ) : null}
