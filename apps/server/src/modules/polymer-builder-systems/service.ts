@@ -15,6 +15,7 @@ import { requireDraftSystem, ruleError } from "./draft";
 import {
   findProtocolOfSystem,
   findSetupOfSystem,
+  insertDraftSettings,
   lockProtocolOfDraft,
   lockSetupOfDraft,
   polymerIdsInSystem,
@@ -23,6 +24,11 @@ import {
   saveSetup,
   setupResponse,
 } from "./repository";
+
+/** A new draft's setup (SPEC §9 defaults, not yet saved) and protocol (for the systems module). */
+export async function createDraftSettings(tx: Db, ownerId: string, systemId: string): Promise<void> {
+  await insertDraftSettings(tx, ownerId, systemId);
+}
 
 export async function getDraftSetup(db: Db, user: AuthenticatedUser): Promise<SystemSetupResponse> {
   const draft = await requireDraftSystem(db, user.id, PolymerBuilderSystemErrors.GET_NOT_FOUND);

@@ -4,7 +4,6 @@ import { and, count, desc, eq, ilike, inArray, isNull, type SQL, sql } from "dri
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
-import { buildingBlocks } from "../building-blocks/schema";
 import { type SystemRow, systems } from "./schema";
 
 export function systemResponse(row: SystemRow): SystemResponse {
@@ -35,14 +34,6 @@ export async function deleteDraftSystem(tx: Db, ownerId: string): Promise<System
     .where(and(eq(systems.ownerId, ownerId), eq(systems.isDraft, true)))
     .returning();
   return row;
-}
-
-/** The blocks added to a draft (step 1) stop being draft blocks when the draft ends. */
-export async function clearDraftBlocks(tx: Db, ownerId: string): Promise<void> {
-  await tx
-    .update(buildingBlocks)
-    .set({ draft: false })
-    .where(and(eq(buildingBlocks.ownerId, ownerId), eq(buildingBlocks.draft, true)));
 }
 
 export async function markFinished(

@@ -9,19 +9,13 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
-import { insertDraftSettings } from "../polymer-builder-systems/repository";
+import { endDraftBlocks } from "../building-blocks/queries";
+import { createDraftSettings } from "../polymer-builder-systems/service";
 import { cancelGenerationsOfSystem, potentialSummaries } from "../potentials/service";
-import { notifyStatus } from "../system-executions/processing";
-import {
-  executionResponse,
-  executionsOfSystems,
-  latestExecution,
-  markCancelled,
-} from "../system-executions/repository";
+import { cancelActiveExecution, executionsBySystem } from "../system-executions/service";
 import { findCatalogueSystem, findDraftSystem, type SystemRow } from "./queries";
 import {
   type CatalogueFilters,
-  clearDraftBlocks,
   deleteDraftSystem,
   findCatalogueIds,
   findCataloguePage,
@@ -38,7 +32,7 @@ export async function createDraft(db: Db, user: AuthenticatedUser): Promise<Syst
     const row = await db.transaction(async (tx) => {
       if (await findDraftSystem(tx, user.id)) throw existingDraft();
       const draft = await insertDraftSystem(tx, user.id);
-      await insertDraftSettings(tx, user.id, draft.id);
+      await createDraftSettings(tx, user.id, draft.id);
       return draft;
     });
     return systemResponse(row);
@@ -63,7 +57,7 @@ export async function deleteDraft(db: Db, user: AuthenticatedUser): Promise<void
   await db.transaction(async (tx) => {
     const deleted = await deleteDraftSystem(tx, user.id);
     if (!deleted) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { draft: true });
-    await clearDraftBlocks(tx, user.id);
+    await endDraftBlocks(tx, user.id);
   });
 }
 
@@ -89,7 +83,7 @@ export async function finishDraft(
       systemData: frozen.systemData,
       engineJob: frozen.engineJob,
     });
-    await clearDraftBlocks(tx, user.id);
+    await endDraftBlocks(tx, user.id);
     return finished;
   });
   return systemResponse(row);
@@ -99,12 +93,12 @@ export async function finishDraft(
  * oldest first. */
 async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
   const ids = rows.map((row) => row.id);
-  const executions = await executionsOfSystems(db, ids);
+  const executions = await executionsBySystem(db, ids);
   const potentials = await potentialSummaries(db, ids);
   return rows.map((row) => ({
     ...systemResponse(row),
     potentials: potentials.get(row.id) ?? [],
-    system_executions: (executions.get(row.id) ?? []).map(executionResponse),
+    system_executions: executions.get(row.id) ?? [],
   }));
 }
 
@@ -145,9 +139,7 @@ export async function archiveSystem(
   return db.transaction(async (tx) => {
     const archived = await markArchived(tx, user.id, id);
     if (!archived) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { id });
-    const latest = await latestExecution(tx, id);
-    const cancelled = latest ? await markCancelled(tx, latest.id) : undefined;
-    if (cancelled) await notifyStatus(tx, cancelled);
-    return { execution: cancelled?.id, potentials: await cancelGenerationsOfSystem(tx, id) };
+    const execution = await cancelActiveExecution(tx, id);
+    return { execution, potentials: await cancelGenerationsOfSystem(tx, id) };
   });
 }
