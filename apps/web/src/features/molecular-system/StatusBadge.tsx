@@ -2,15 +2,7 @@ import { Badge, Loader } from "@mantine/core";
 import { type ConversionStatus, fileBadge, STRUCTURE_BADGES } from "@polyforge/contracts/molecular-systems";
 import { displayGroup } from "@polyforge/contracts/system-executions";
 import { useTranslation } from "react-i18next";
-
-const COLORS: Record<string, string> = {
-  "waiting-for-resources": "yellow",
-  processing: "blue",
-  running: "cyan",
-  completed: "green",
-  error: "red",
-  cancelled: "orange",
-};
+import { STATUS_GROUP_COLORS } from "../../lib/formatting/statusColors";
 
 /** The badge text of a status (SPEC §4): which statuses have one is the contracts' rule, the text
  * is the locale's ('structureBadges' for a SMILES, 'badges' for a file). */
@@ -28,12 +20,14 @@ export function StatusBadge({ status, label }: { status: string; label: string }
   const group = displayGroup(status);
   return (
     <Badge
-      color={COLORS[group] ?? "gray"}
+      color={STATUS_GROUP_COLORS[group]}
       variant="light"
       size="lg"
       data-status={status}
       leftSection={
-        group === "running" || group === "processing" ? <Loader size={12} color={COLORS[group]} /> : undefined
+        group === "running" || group === "processing" ? (
+          <Loader size={12} color={STATUS_GROUP_COLORS[group]} />
+        ) : undefined
       }
     >
       {label}

@@ -1,16 +1,7 @@
 import { Badge, Tooltip } from "@mantine/core";
-import { type DisplayGroup, displayGroup } from "@polyforge/contracts/system-executions";
+import { displayGroup } from "@polyforge/contracts/system-executions";
 import { useTranslation } from "react-i18next";
-
-const COLORS: Record<DisplayGroup, string> = {
-  "not-submitted": "gray",
-  "waiting-for-resources": "yellow",
-  processing: "blue",
-  running: "cyan",
-  completed: "green",
-  error: "red",
-  cancelled: "orange",
-};
+import { STATUS_GROUP_COLORS } from "../../lib/formatting/statusColors";
 
 const UNCUT = { root: { maxWidth: "none", flexShrink: 0, overflow: "visible" }, label: { overflow: "visible" } };
 
@@ -31,7 +22,7 @@ export function ExecutionStatusTag({ status, progress, error }: ExecutionStatusT
       : t(`status.${group}`);
   const tag = (
     // Never cut ('WAITING FOR RES…'): the tag keeps its whole label and the column makes room.
-    <Badge color={COLORS[group]} variant="light" data-status={group} styles={UNCUT}>
+    <Badge color={STATUS_GROUP_COLORS[group]} variant="light" data-status={group} styles={UNCUT}>
       {label}
     </Badge>
   );
