@@ -1,5 +1,6 @@
 import type { BlockType } from "@polyforge/contracts/enums";
 import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, or, type SQL, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
@@ -20,35 +21,50 @@ function visibleTo(userId: string): SQL {
   return or(eq(buildingBlocks.ownerId, userId), isNull(buildingBlocks.ownerId)) as SQL;
 }
 
-function listConditions(userId: string, filter: BlockListFilter): SQL {
+/** The filter's conditions other than whose blocks they are. */
+function filterConditions(filter: BlockListFilter): SQL[] {
   const conditions: SQL[] = [
-    visibleTo(userId),
     filter.archived ? isNotNull(buildingBlocks.archivedAt) : isNull(buildingBlocks.archivedAt),
   ];
   if (filter.types?.length) conditions.push(inArray(buildingBlocks.type, filter.types));
   if (filter.name) conditions.push(ilike(buildingBlocks.name, containing(filter.name)));
   if (filter.version !== undefined) conditions.push(eq(buildingBlocks.version, filter.version));
   if (filter.draftOnly) conditions.push(eq(buildingBlocks.draft, true));
-  return and(...conditions) as SQL;
+  return conditions;
 }
 
-/** One page of the blocks the user can see, most recently modified first, and the total count. */
+/** Most recently modified first; name and id make the order total. A new array each time: Drizzle
+ * rewrites the columns of a set operation's ORDER BY in place. */
+const listOrder = () => [desc(buildingBlocks.updatedAt), asc(buildingBlocks.name), asc(buildingBlocks.id)];
+
+/** One page of the blocks the user can see, most recently modified first, and the total count.
+ * The page is the merge of two ordered reads, the user's blocks and the global ones, each stopping
+ * at the page's end (building_blocks_list_idx, migration 0014): an OR of the two would make the
+ * database sort every visible block to find one page. */
 export async function listBlocks(
   db: Db,
   userId: string,
   filter: BlockListFilter,
   page: Page,
 ): Promise<{ rows: BuildingBlockRow[]; total: number }> {
-  const where = listConditions(userId, filter);
-  const [rows, [totals]] = await Promise.all([
+  const conditions = filterConditions(filter);
+  const upTo = pageOffset(page) + page.page_size;
+  const ordered = (owner: SQL) =>
     db
       .select()
       .from(buildingBlocks)
-      .where(where)
-      .orderBy(desc(buildingBlocks.updatedAt), asc(buildingBlocks.name), asc(buildingBlocks.id))
+      .where(and(owner, ...conditions))
+      .orderBy(...listOrder())
+      .limit(upTo);
+  const [rows, [totals]] = await Promise.all([
+    unionAll(ordered(eq(buildingBlocks.ownerId, userId)), ordered(isNull(buildingBlocks.ownerId)))
+      .orderBy(...listOrder())
       .limit(page.page_size)
       .offset(pageOffset(page)),
-    db.select({ total: count() }).from(buildingBlocks).where(where),
+    db
+      .select({ total: count() })
+      .from(buildingBlocks)
+      .where(and(visibleTo(userId), ...conditions)),
   ]);
   return { rows, total: totals?.total ?? 0 };
 }

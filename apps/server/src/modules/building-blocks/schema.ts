@@ -39,6 +39,10 @@ export const buildingBlocks = pgTable(
   },
   (t) => [
     index("building_blocks_owner_idx").on(t.ownerId, t.updatedAt),
+    // The list's pages read in order, the user's and the global blocks apart (migration 0014).
+    index("building_blocks_list_idx")
+      .on(t.ownerId, t.updatedAt.desc(), t.name, t.id)
+      .where(sql`${t.archivedAt} IS NULL`),
     uniqueIndex("building_blocks_owner_idempotency_key")
       .on(t.ownerId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} IS NOT NULL`),

@@ -37,6 +37,8 @@ export const polymers = pgTable(
   },
   (t) => [
     index("polymers_owner_idx").on(t.ownerId, t.updatedAt),
+    // A draft's polymers in order; the system's cascade on delete (migration 0014).
+    index("polymers_system_idx").on(t.systemId, t.createdAt, t.id),
     check("polymers_tacticity_check", sql`${t.tacticity} IN ('atactic', 'isotactic', 'syndiotactic', 'as_drawn')`),
     check("polymers_meso_fraction_check", sql`${t.mesoFraction} >= 0 AND ${t.mesoFraction} <= 1`),
   ],

@@ -29,6 +29,13 @@ export const systems = pgTable(
   },
   (t) => [
     index("systems_owner_idx").on(t.ownerId, t.updatedAt),
+    // The catalogue's pages read in order (migration 0014).
+    index("systems_catalogue_idx")
+      .on(t.ownerId, t.updatedAt.desc(), t.id.desc())
+      .where(sql`NOT ${t.isDraft} AND ${t.archivedAt} IS NULL`),
+    index("systems_catalogue_type_idx")
+      .on(t.ownerId, t.type, t.updatedAt.desc(), t.id.desc())
+      .where(sql`NOT ${t.isDraft} AND ${t.archivedAt} IS NULL`),
     uniqueIndex("systems_one_draft_per_owner").on(t.ownerId).where(sql`${t.isDraft}`),
   ],
 );
