@@ -1,11 +1,10 @@
 import type { SegmentType } from "@polyforge/contracts/enums";
 import type { SegmentResponse } from "@polyforge/contracts/segments";
-import { and, asc, count, eq, ilike, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ilike, inArray, ne, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
-import { buildingBlocks } from "../building-blocks/schema";
-import { polymerSegments } from "../polymers/schema";
+import { blocksByIds } from "../building-blocks/queries";
 import { type SegmentRow, segmentBlocks, segments } from "./schema";
 
 export interface SegmentFilter {
@@ -57,18 +56,9 @@ export async function findSegment(db: Db, ownerId: string, id: string, lock = fa
 /** The segments with their blocks (in order) and each block's name and type. */
 export async function segmentResponses(db: Db, rows: SegmentRow[]): Promise<SegmentResponse[]> {
   if (rows.length === 0) return [];
-  const blocks = await db
-    .select({
-      segmentId: segmentBlocks.segmentId,
-      building_block_id: segmentBlocks.buildingBlockId,
-      order: segmentBlocks.blockOrder,
-      occurrence: segmentBlocks.occurrence,
-      ratio: segmentBlocks.ratio,
-      blockName: buildingBlocks.name,
-      blockType: buildingBlocks.type,
-    })
+  const links = await db
+    .select()
     .from(segmentBlocks)
-    .innerJoin(buildingBlocks, eq(buildingBlocks.id, segmentBlocks.buildingBlockId))
     .where(
       inArray(
         segmentBlocks.segmentId,
@@ -76,20 +66,25 @@ export async function segmentResponses(db: Db, rows: SegmentRow[]): Promise<Segm
       ),
     )
     .orderBy(asc(segmentBlocks.blockOrder));
+  const blocks = await blocksByIds(db, [...new Set(links.map((l) => l.buildingBlockId))]);
+  const blockById = new Map(blocks.map((b) => [b.id, b]));
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
     type: row.type,
     data: row.data,
-    blocks: blocks
-      .filter((b) => b.segmentId === row.id)
-      .map((b) => ({
-        building_block_id: b.building_block_id,
-        order: b.order,
-        occurrence: b.occurrence,
-        ratio: b.ratio,
-        building_block: { id: b.building_block_id, name: b.blockName, type: b.blockType },
-      })),
+    blocks: links
+      .filter((l) => l.segmentId === row.id)
+      .map((l) => {
+        const block = blockById.get(l.buildingBlockId)!;
+        return {
+          building_block_id: l.buildingBlockId,
+          order: l.blockOrder,
+          occurrence: l.occurrence,
+          ratio: l.ratio,
+          building_block: { id: block.id, name: block.name, type: block.type },
+        };
+      }),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }));
@@ -101,29 +96,6 @@ export async function segmentBlockRows(db: Db, segmentId: string) {
     .from(segmentBlocks)
     .where(eq(segmentBlocks.segmentId, segmentId))
     .orderBy(asc(segmentBlocks.blockOrder));
-}
-
-/** Of these block ids, the blocks the owner may use: their own or a global aminoacid, not archived. */
-export async function usableBlocks(db: Db, ownerId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(buildingBlocks)
-    .where(
-      and(
-        inArray(buildingBlocks.id, ids),
-        or(eq(buildingBlocks.ownerId, ownerId), isNull(buildingBlocks.ownerId)),
-        isNull(buildingBlocks.archivedAt),
-      ),
-    );
-}
-
-/** Every aminoacid block (global), for checking peptide sequences. */
-export async function aminoacidBlocks(db: Db) {
-  return db
-    .select()
-    .from(buildingBlocks)
-    .where(and(eq(buildingBlocks.type, "aminoacid"), isNull(buildingBlocks.ownerId)));
 }
 
 export async function nameTakenInSystem(db: Db, systemId: string, name: string, exceptId?: string): Promise<boolean> {
@@ -176,16 +148,6 @@ export async function replaceSegment(tx: Db, id: string, segment: NewSegment): P
 
 export async function deleteSegment(tx: Db, id: string): Promise<void> {
   await tx.delete(segments).where(eq(segments.id, id));
-}
-
-/** True when a polymer uses the segment. */
-export async function segmentUsedByPolymer(db: Db, segmentId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: polymerSegments.id })
-    .from(polymerSegments)
-    .where(eq(polymerSegments.segmentId, segmentId))
-    .limit(1);
-  return row !== undefined;
 }
 
 /** True when any segment uses the building block (BUILDING_BLOCK UPDATE IN_USE). */

@@ -19,10 +19,11 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError, validationError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
+import { aminoacidBlocks, usableBlocks } from "../building-blocks/queries";
 import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { isSegmentUsedByPolymer } from "../polymers/queries";
 import { findDraftSystem } from "../systems/queries";
 import {
-  aminoacidBlocks,
   blockUsedBySegment,
   deleteSegment as deleteSegmentRow,
   findSegment,
@@ -33,8 +34,6 @@ import {
   replaceSegment,
   segmentBlockRows,
   segmentResponses,
-  segmentUsedByPolymer,
-  usableBlocks,
 } from "./repository";
 import type { SegmentRow } from "./schema";
 
@@ -206,7 +205,7 @@ export async function deleteSegment(db: Db, user: AuthenticatedUser, id: string)
   requireUuid(id, SegmentErrors.VALIDATE_INVALID_ID_FORMAT);
   await db.transaction(async (tx) => {
     await lockDraftSegment(tx, user, id, SegmentErrors.DELETE_NOT_FOUND);
-    if (await segmentUsedByPolymer(tx, id)) throw new AppError(409, SegmentErrors.DELETE_IN_USE, { id });
+    if (await isSegmentUsedByPolymer(tx, id)) throw new AppError(409, SegmentErrors.DELETE_IN_USE, { id });
     await deleteSegmentRow(tx, id);
   });
 }
