@@ -27,7 +27,7 @@ import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { failureToast } from "../../lib/api/failureToast";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { Fact } from "./Fact";
 import { FileUpload } from "./FileUpload";
 import type { MolecularSystem } from "./molecularSystemApi";

@@ -5,7 +5,7 @@ import type { Ketcher } from "ketcher-core";
 import { lazy, Suspense, useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { type MolecularSystem, saveSmiles } from "./molecularSystemApi";
 import { SmilesDialog } from "./SmilesDialog";
 import { StatusBadge, useStatusBadgeText } from "./StatusBadge";

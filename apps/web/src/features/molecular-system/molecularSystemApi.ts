@@ -1,7 +1,7 @@
 import type { MolecularSystemData, MolecularSystemDetailsForm } from "@polyforge/contracts/molecular-systems";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { api } from "../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { type UploadTarget, uploadTargetAt } from "../../lib/uploads/uploadTarget";
 
 /** A system from a file or a structure: its system_data is SPEC §3's upload/smiles shape. */

@@ -1,7 +1,7 @@
 import type { CreatePotentialInput, PotentialResponse, PotentialsList } from "@polyforge/contracts/potentials";
 import { api } from "../../lib/api/client";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { saveBlob } from "../../lib/files/saveBlob";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { type UploadTarget, uploadTargetAt } from "../../lib/uploads/uploadTarget";
 
 const potentialsPath = (systemId: string) => `/systems/${encodeURIComponent(systemId)}/potentials`;

@@ -5,7 +5,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { errorMessage } from "../../lib/api/productError";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { fileSystem, PROJECTS_QUERY_KEY, unfileSystem } from "./projectsApi";
 import { useProjects } from "./useProjects";
 

@@ -5,8 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
 import { api } from "../../lib/api/client";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemTypeBadge } from "./SystemTypeBadge";
 

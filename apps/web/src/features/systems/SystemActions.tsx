@@ -11,7 +11,7 @@ import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { failureToast } from "../../lib/api/failureToast";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { archiveSystem, cancelProcessing, downloadSystemFiles, startProcessing } from "./systemsApi";
 
 /** Start, cancel, download and archive for one system (SPEC §4 processing actions); the lists

@@ -2,8 +2,8 @@ import type { SystemType } from "@polyforge/contracts/enums";
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { api } from "../../lib/api/client";
+import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { saveBlob } from "../../lib/files/saveBlob";
-import { SYSTEMS_QUERY_KEY } from "../../lib/notifications/liveUpdates";
 
 export interface SystemListParams {
   page_num: number;
