@@ -2,7 +2,7 @@
  * The 3D viewer on a 100 k atom melt (issue 24: "stays smooth on 100 k atoms"): time to the first
  * frame and frames per second while the structure turns, for each representation, in Debian's
  * Chromium (headless, software WebGL: SwiftShader on the CPU, no GPU on this machine; a desktop
- * browser with a GPU renders faster). Run: `npx tsx bench/viewer/run_bench.ts`; results in
+ * browser with a GPU renders faster), with 3Dmol's default settings and with the viewer's own. Run: `npx tsx bench/viewer/run_bench.ts`; results in
  * bench/viewer/out/results.json.
  */
 import { execFileSync } from "node:child_process";
@@ -87,28 +87,40 @@ const renderer = await page.evaluate(() => {
   return info && gl ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : "unknown";
 });
 const load = [loadavg()[0]];
-const runs = [];
+const runs: Array<{ representation: string; keepH: boolean; settings: string; fps: number }> = [];
 // Above 20,000 atoms the viewer drops hydrogens (keepH false) and starts with lines; the other
 // representations are a click away. Lines with hydrogens kept shows what dropping them saves.
-for (const [representation, keepH] of [
+// Each case twice, one right after the other: with 3Dmol's defaults (the viewer before it turned
+// antialiasing off for large systems) and with the viewer's settings today, so the ratio of the
+// two is measured under the same load; which goes first alternates from case to case.
+const cases = [
   ["lines", false],
   ["sticks", false],
   ["ballAndStick", false],
   ["spacefill", false],
   ["lines", true],
-] as const) {
-  const result = await page.evaluate(
-    ([text, rep, h]) =>
-      (window as unknown as { measure: (p: string, r: string, k: boolean, s: number) => Promise<unknown> }).measure(
-        text,
-        rep,
-        h,
-        5,
-      ),
-    [pdb, representation, keepH] as const,
+] as const;
+for (const [index, [representation, keepH]] of cases.entries()) {
+  const order = index % 2 === 0 ? (["before", "app"] as const) : (["app", "before"] as const);
+  for (const settings of order) {
+    const result = await page.evaluate(
+      ([text, rep, h, s, n]) =>
+        (
+          window as unknown as {
+            measure: (p: string, r: string, k: boolean, seconds: number, s: string, n: number) => Promise<unknown>;
+          }
+        ).measure(text, rep, h, 5, s, n),
+      [pdb, representation, keepH, settings, atoms] as const,
+    );
+    console.log(JSON.stringify(result));
+    runs.push(result as (typeof runs)[number]);
+  }
+  const pair = runs.slice(-2);
+  const before = pair.find((run) => run.settings === "before");
+  const after = pair.find((run) => run.settings === "app");
+  console.log(
+    `${representation}${keepH ? " with H" : ""}: ${before?.fps} -> ${after?.fps} frames/s (x${((after?.fps ?? 0) / (before?.fps || 1)).toFixed(1)})`,
   );
-  console.log(JSON.stringify(result));
-  runs.push(result);
 }
 load.push(loadavg()[0]);
 await browser.close();

@@ -9,6 +9,7 @@ import {
   LARGE_SYSTEM_ATOMS,
   REPRESENTATIONS,
   type Representation,
+  viewerOptions,
   viewerStyle,
 } from "../lib/chemistry/viewerStyle";
 
@@ -74,7 +75,7 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
     let disposed = false;
     void import("3dmol").then(($3Dmol) => {
       if (disposed) return;
-      const gl = $3Dmol.createViewer(element, { backgroundColor: "white" }) as unknown as GLViewer &
+      const gl = $3Dmol.createViewer(element, viewerOptions(atoms)) as unknown as GLViewer &
         ReturnType<typeof $3Dmol.createViewer>;
       const model = gl.addModel(pdb, "pdb", { keepH: !large });
       const cell = usableCell(model.getCrystData() as CrystalCell | undefined);
@@ -99,7 +100,7 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
       setLoaded(false);
       element.replaceChildren();
     };
-  }, [pdb, large]);
+  }, [pdb, atoms, large]);
 
   // A new representation or colouring restyles the loaded model (the view stays where it is).
   useEffect(() => {

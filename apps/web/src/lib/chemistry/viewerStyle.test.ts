@@ -1,4 +1,4 @@
-import { viewerStyle } from "./viewerStyle";
+import { LARGE_SYSTEM_ATOMS, viewerOptions, viewerStyle } from "./viewerStyle";
 
 type Colour = (atom: { index?: number; resi?: number }) => string;
 
@@ -20,5 +20,12 @@ describe("the viewer's styles", () => {
     const byResidue = (viewerStyle("lines", "residue") as { line: { colorfunc: Colour } }).line.colorfunc;
     expect(byResidue({ resi: 3 })).toBe(byResidue({ resi: 3 }));
     expect(byResidue({ resi: 4 })).not.toBe(byResidue({ resi: 3 }));
+  });
+});
+
+describe("the viewer's settings", () => {
+  it("antialiases up to the large-system threshold and not above it (cheaper frames while turning)", () => {
+    expect(viewerOptions(LARGE_SYSTEM_ATOMS)).toEqual({ backgroundColor: "white", antialias: true });
+    expect(viewerOptions(LARGE_SYSTEM_ATOMS + 1)).toEqual({ backgroundColor: "white", antialias: false });
   });
 });

@@ -2,6 +2,14 @@
  * 100 k atom melt then draws about a third of its atoms; bench/viewer measures it). */
 export const LARGE_SYSTEM_ATOMS = 20_000;
 
+/** 3Dmol's viewer settings for a structure of `atoms` atoms. 3Dmol antialiases by default with
+ * multisampling and by drawing at twice the width and height (four times the pixels); above
+ * LARGE_SYSTEM_ATOMS both are off, so each frame while the user turns the structure costs far less
+ * (bench/viewer: about 5-15 times the frames per second in software WebGL); edges are jagged. */
+export function viewerOptions(atoms: number) {
+  return { backgroundColor: "white", antialias: atoms <= LARGE_SYSTEM_ATOMS };
+}
+
 export const REPRESENTATIONS = ["lines", "sticks", "ballAndStick", "spacefill"] as const;
 export type Representation = (typeof REPRESENTATIONS)[number];
 export const COLOURINGS = ["element", "molecule", "residue"] as const;
