@@ -59,10 +59,12 @@ def parametrise_simulate_bundle(
     extra_files: list[BundleFile] | None = None,
     extra_report: dict[str, Any] | None = None,
     chain_kinds: list[ChainKind] | None = None,
+    earlier_stages_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """The shared tail: topology files, the OpenMM protocol, then the bundle; returns the result
     payload (bundle path relative to `workdir`, seed, summary). With `chain_kinds` (one per kind of
-    `system`) the summary carries the properties measured on the final structure."""
+    `system`) the summary carries the properties measured on the final structure. `earlier_stages_s`
+    (e.g. the structure build's seconds) joins report.json's `performance` before parametrisation."""
     span = 100 - progress_from
     parametrise_end = progress_from + span * 0.35
     simulate_end = progress_from + span * 0.95
@@ -115,7 +117,11 @@ def parametrise_simulate_bundle(
         **({"platform_note": report.platform_note} if report.platform_note else {}),
         "tool_versions": tool_versions(),
         **({"minimization": report.minimisation} if report.minimisation is not None else {}),
-        "performance": {"parametrisation_s": round(parametrisation_s, 2), **(report.performance or {})},
+        "performance": {
+            **{name: round(seconds, 2) for name, seconds in (earlier_stages_s or {}).items()},
+            "parametrisation_s": round(parametrisation_s, 2),
+            **(report.performance or {}),
+        },
         **(extra_report or {}),
     }
     if chain_kinds is not None:
@@ -205,7 +211,9 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     atom_types = system_atom_types(job)  # before any work: GLYCAM fails in a second, not after a build
     build_dir = workdir / "build"
     build_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
     built = build_structure(job, build_dir, stage_progress((0, 30)))
+    build_s = time.monotonic() - started
     raise_if_cancelled()
     a, b, c = (float(side) / 10 for side in built.box)
     check_cell((a, b, c), job.system_setup.potential_wall_z)  # nm; before the costly part
@@ -227,6 +235,7 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
         progress_from=30,
         extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
         chain_kinds=chain_kinds,
+        earlier_stages_s={"build_s": build_s},
     )
 
 

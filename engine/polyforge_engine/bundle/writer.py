@@ -30,8 +30,10 @@ AMBER_DEFAULT_SKIN_A = 2.0
 FILE_DESCRIPTIONS: dict[str, str] = {
     "job.json": "The input snapshot: exactly what the engine was asked to build and simulate.",
     "report.json": "Summary of the run: charges, energies before and after minimisation, final temperature, the random seed used, "
-    "the versions of every tool, the dynamics' stages and the measured properties (density, chain sizes, C(m) and C∞, "
-    "backbone torsions, meso fraction) beside literature values for known polymers.",
+    "the versions of every tool, the dynamics' stages, the measured properties (density, chain sizes, C(m) and C∞, "
+    "backbone torsions, meso fraction) beside literature values for known polymers, and under `performance` the seconds "
+    "each stage took (build_s, parametrisation_s, minimisation_s, dynamics_s), the engine, platform and threads and the "
+    "dynamics' ns/day.",
     "structure.sdf": "The converted structure with its bond orders (MDL SD file).",
     "system.pdb": "The system's structure before minimisation (PDB; atom order matches the topologies).",
     "minimized.gro": "The structure after PolyForge's minimisation in GROMACS format, with the cell: the start of the GROMACS commands below.",

@@ -5,6 +5,7 @@ import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { parseEnergies } from "./energies";
 import { ResultProperties } from "./ResultProperties";
+import { RunPerformance } from "./RunPerformance";
 import { fetchResultText, resultFileQueryKey } from "./systemsApi";
 
 // Both are heavy (WebGL viewer, plotting): fetched only when a completed run is shown.
@@ -68,6 +69,7 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
       </SimpleGrid>
       {names.has(ENERGIES) ? <EnergiesCard systemId={systemId} execution={execution} /> : null}
       {names.has(REPORT) ? <PropertiesCard systemId={systemId} execution={execution} /> : null}
+      {names.has(REPORT) ? <RunCard systemId={systemId} execution={execution} /> : null}
     </Stack>
   );
 }
@@ -108,6 +110,12 @@ function StructureCard(props: { systemId: string; execution: SystemExecution; na
 function PropertiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
   const report = useResultText(systemId, execution, REPORT);
   return <ResultProperties report={report} />;
+}
+
+/** The same report.json as the properties card (one request, shared through the query cache). */
+function RunCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
+  const report = useResultText(systemId, execution, REPORT);
+  return <RunPerformance report={report} />;
 }
 
 function EnergiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
