@@ -1,24 +1,19 @@
 import { Anchor, Group, Loader, Table, Text } from "@mantine/core";
-import type { ListResponse } from "@polyforge/contracts/pagination";
-import { currentStatus, type SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import { currentStatus } from "@polyforge/contracts/system-executions";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
-import { api } from "../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemTypeBadge } from "./SystemTypeBadge";
+import { fetchProjectSystems, projectSystemsQueryKey } from "./systemsApi";
 
 /** The systems of one project, every type, with live status tags (up to 100, SPEC §9's page). */
 export function ProjectSystemsList({ projectId, failedText }: { projectId: string; failedText: string }) {
   const { t } = useTranslation("systems");
   const systems = useQuery({
-    queryKey: [...SYSTEMS_QUERY_KEY, "project", projectId],
-    queryFn: () =>
-      api.get<ListResponse<SystemWithExecutions>>("/systems", {
-        query: { project_id: projectId, page_num: 1, page_size: 100 },
-      }),
+    queryKey: projectSystemsQueryKey(projectId),
+    queryFn: () => fetchProjectSystems(projectId),
     refetchInterval: useSystemsPollInterval(),
   });
   if (systems.isPending) return <Loader size="sm" aria-label={t("loading")} />;

@@ -22,8 +22,15 @@ export const resultFileQueryKey = (id: string, executionId: string, name: string
 
 const systemPath = (id: string) => `/systems/${encodeURIComponent(id)}`;
 
-export const fetchSystems = (params: SystemListParams) =>
+/** A page of systems; without a type, systems of every type. */
+export const fetchSystems = (params: Omit<SystemListParams, "type"> & { type?: SystemType }) =>
   api.get<ListResponse<SystemWithExecutions>>("/systems", { query: { ...params } });
+
+/** The systems of one project, every type, up to 100 (SPEC §9's page). */
+export const projectSystemsQueryKey = (projectId: string) => [...SYSTEMS_QUERY_KEY, "project", projectId] as const;
+export const fetchProjectSystems = (projectId: string) =>
+  fetchSystems({ project_id: projectId, page_num: 1, page_size: 100 });
+
 export const fetchSystem = (id: string) => api.get<SystemWithExecutions>(systemPath(id));
 export const archiveSystem = (id: string) => api.delete<null>(systemPath(id));
 export const startProcessing = (id: string) => api.post<SystemExecution>(`${systemPath(id)}/process/start`);
