@@ -13,7 +13,15 @@ async function loadBrowserRDKit(): Promise<RDKitModule> {
   return loadRDKit({ wasmUrl });
 }
 
-/** The shared RDKit module once loaded; `isError` when the .wasm could not be fetched. */
-export function useRDKit() {
-  return useQuery({ queryKey: ["rdkit"], queryFn: loadBrowserRDKit, staleTime: Infinity, gcTime: Infinity, retry: 1 });
+/** The shared RDKit module once loaded; `isError` when the .wasm could not be fetched. `enabled`
+ * false waits (nothing is fetched) until a caller needs it. */
+export function useRDKit(enabled = true) {
+  return useQuery({
+    queryKey: ["rdkit"],
+    queryFn: loadBrowserRDKit,
+    staleTime: Infinity,
+    gcTime: Infinity,
+    retry: 1,
+    enabled,
+  });
 }

@@ -1,10 +1,19 @@
 import { Accordion, ActionIcon, Button, Group, Select, Stack, Text, TextInput, Title } from "@mantine/core";
-import { useForm } from "@mantine/form";
-import { linearPolymerForm, type PolymerResponse, polymerForceFieldOptions } from "@polyforge/contracts/polymers";
+import { type UseFormReturnType, useForm } from "@mantine/form";
+import { TACTICITIES, type Tacticity } from "@polyforge/contracts/enums";
+import { INPUT_PATTERNS } from "@polyforge/contracts/polymer-builder";
+import {
+  DEFAULT_TACTICITY,
+  linearPolymerForm,
+  type PolymerResponse,
+  polymerForceFieldOptions,
+} from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { IconTrash } from "@tabler/icons-react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { TFunction } from "i18next";
 import { zod4Resolver } from "mantine-form-zod-resolver";
+import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useIdentity } from "../../../lib/auth/useIdentity";
@@ -13,6 +22,7 @@ import { StepLayout } from "../components/StepLayout";
 import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
 import { useDraftPolymers, useDraftSegments, useSetup } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
+import { useProchiralUnits } from "../useProchiralUnits";
 
 // A type, not an interface: the resolver takes values as a record.
 type PolymerValues = {
@@ -20,7 +30,51 @@ type PolymerValues = {
   /** "" until one is chosen (the schema says 'Required field'). */
   force_field: string;
   segments: Array<{ key: string; segment_id: string; name: string; occurrence: string }>;
+  tacticity: Tacticity;
+  /** Text while typing; checked (0 to 1) for atactic only. */
+  meso_fraction: string;
 };
+
+const INITIAL_VALUES: PolymerValues = {
+  name: "",
+  force_field: "",
+  segments: [],
+  tacticity: DEFAULT_TACTICITY.kind,
+  meso_fraction: String(DEFAULT_TACTICITY.meso_fraction),
+};
+
+/** Issue 22: how the engine sets the prochiral backbone centres of the polymer's units, offered
+ * only when one of its units has a centre its SMILES leaves open. */
+function TacticityFields({ form, units }: { form: UseFormReturnType<PolymerValues>; units: string[] }) {
+  const { t } = useTranslation("polymerBuilder");
+  return (
+    <Group align="flex-start" data-testid="tacticity">
+      <Select
+        label={t("polymers.tacticity")}
+        description={t("polymers.tacticityHelp", { units: units.join(", ") })}
+        w={340}
+        allowDeselect={false}
+        data={TACTICITIES.map((value) => ({ value, label: t(`polymers.tacticities.${value}`) }))}
+        value={form.values.tacticity}
+        onChange={(value) => value && form.setFieldValue("tacticity", value as Tacticity)}
+      />
+      {form.values.tacticity === "atactic" ? (
+        <TextInput
+          label={t("polymers.mesoFraction")}
+          description={t("polymers.mesoFractionHelp")}
+          w={260}
+          inputMode="decimal"
+          value={form.values.meso_fraction}
+          error={form.errors.meso_fraction}
+          onChange={(event) => {
+            const text = event.currentTarget.value;
+            if (INPUT_PATTERNS.decimal.test(text)) form.setFieldValue("meso_fraction", text);
+          }}
+        />
+      ) : null}
+    </Group>
+  );
+}
 
 /** Linear polymer: segments in order with occurrences; force fields offered by organization. */
 function LinearPolymerForm() {
@@ -30,7 +84,7 @@ function LinearPolymerForm() {
   const segments = useDraftSegments();
   const form = useForm<PolymerValues>({
     mode: "controlled",
-    initialValues: { name: "", force_field: "", segments: [] },
+    initialValues: INITIAL_VALUES,
     // The first message of a field, as the contracts order them (empty: "Required field").
     validate: zod4Resolver(linearPolymerForm, { errorPriority: "first" }),
     // 'Required field' goes as soon as the field is valid again, not only on the next submit.
@@ -38,6 +92,16 @@ function LinearPolymerForm() {
   });
   const list = formListItems(form, form.values.segments, "segments", "segment_id", "occurrence");
   const available = segments.data?.data ?? [];
+  const segmentIds = useMemo(() => form.values.segments.map((s) => s.segment_id), [form.values.segments]);
+  const prochiralUnits = useProchiralUnits(segmentIds);
+  const offersTacticity = prochiralUnits.length > 0;
+  // A hidden choice is neither sent nor checked: back to the default once no unit takes one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the offer changes, not on every form render
+  useEffect(() => {
+    if (!offersTacticity) {
+      form.setValues({ tacticity: INITIAL_VALUES.tacticity, meso_fraction: INITIAL_VALUES.meso_fraction });
+    }
+  }, [offersTacticity]);
   const create = useMutation({
     mutationFn: createPolymer,
     onSuccess: async () => {
@@ -57,6 +121,15 @@ function LinearPolymerForm() {
         occurrence: parseWholeNumber(s.occurrence),
         order: index + 1,
       })),
+      // Without a unit that takes one, the server's default (atactic 0.5) is left alone.
+      ...(offersTacticity
+        ? {
+            tacticity:
+              values.tacticity === "atactic"
+                ? { kind: values.tacticity, meso_fraction: Number(values.meso_fraction) }
+                : { kind: values.tacticity },
+          }
+        : {}),
     }),
   );
 
@@ -104,12 +177,24 @@ function LinearPolymerForm() {
           onMove={list.onMove}
           onRemove={list.onRemove}
         />
+        {offersTacticity ? <TacticityFields form={form} units={prochiralUnits} /> : null}
         <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
           {t("polymers.create")}
         </Button>
       </Stack>
     </form>
   );
+}
+
+/** A chosen tacticity other than the default (atactic 0.5), as ", isotactic" or ", atactic 0.7 meso". */
+function tacticityNote(polymer: PolymerResponse, t: TFunction<"polymerBuilder">): string {
+  const tacticity = polymer.tacticity ?? DEFAULT_TACTICITY;
+  if (tacticity.kind === DEFAULT_TACTICITY.kind && tacticity.meso_fraction === DEFAULT_TACTICITY.meso_fraction) {
+    return "";
+  }
+  return tacticity.kind === "atactic"
+    ? `, ${t("polymers.atacticMeso", { meso: tacticity.meso_fraction })}`
+    : `, ${t(`polymers.tacticities.${tacticity.kind}`).toLowerCase()}`;
 }
 
 /** Step 3: only linear polymers can be added; the dendrimer kinds are shown disabled. */
@@ -165,7 +250,8 @@ export function PolymersStep() {
               <Text size="sm">
                 {polymer.name}{" "}
                 <Text span c="dimmed">
-                  ({polymer.force_field})
+                  ({polymer.force_field}
+                  {tacticityNote(polymer, t)})
                 </Text>
               </Text>
               <ActionIcon
