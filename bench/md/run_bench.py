@@ -6,11 +6,15 @@
 2. The same dynamics (NVT 300 K, PME 1.0 nm, H-bond constraints, 2 fs; STEPS steps) run alternately,
    at 1 and at 2 threads, REPEATS times each:
    - OpenMM as the engine runs it: `run_protocol` from minimized.rst7, recording included
-     (energies.csv and trajectory.dcd), POLYFORGE_ENGINE_THREADS set; ns/day from its report;
+     (energies.csv and trajectory.dcd), POLYFORGE_ENGINE_THREADS set, POLYFORGE_MD_ENGINE=openmm;
+     ns/day from its report;
+   - PolyForge on GROMACS: the same `run_protocol` with POLYFORGE_MD_ENGINE=gromacs and the bundle's
+     system.top (grompp, mdrun -reprod, gmx energy and the DCD conversion all inside its dynamics
+     time); ns/day from its report (wall time of the whole dynamics stage) and mdrun's own figure;
    - GROMACS: `gmx grompp` with the bundle's md.mdp and minimized.gro, `gmx mdrun -nt N -nsteps STEPS`
      (defaults otherwise); ns/day from md.log.
-   Ratios are OpenMM over GROMACS, taken between runs next to each other, so that the shared machine's
-   load moves both.
+   Ratios are each PolyForge engine over plain GROMACS, taken between runs next to each other, so that
+   the shared machine's load moves both.
 
 Run from the repository root (gmx from Debian: `make gromacs`):
     .venv/bin/python bench/md/run_bench.py [--steps 1000] [--repeats 2]
@@ -53,17 +57,18 @@ def build_bundle(workdir: Path) -> Path:
     return bundle
 
 
-def run_openmm(bundle: Path, steps: int, threads: int, workdir: Path) -> dict[str, object]:
+def run_polyforge(bundle: Path, steps: int, threads: int, workdir: Path, engine: str) -> dict[str, object]:
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
         "from polyforge_engine.simulate.md import Protocol, run_protocol\n"
         "b, w = Path(sys.argv[1]), Path(sys.argv[2])\n"
         "w.mkdir(parents=True, exist_ok=True)\n"
-        f"report, _ = run_protocol(b / 'system.prmtop', b / 'minimized.rst7', Protocol(0, {steps}, 300.0, 'NVT', 7), w, lambda *_: None)\n"
+        f"report, _ = run_protocol(b / 'system.prmtop', b / 'minimized.rst7', Protocol(0, {steps}, 300.0, 'NVT', 7), w, lambda *_: None,"
+        " b / 'system.top')\n"
         "print(json.dumps(report.performance))\n"
     )
-    env = {**os.environ, "POLYFORGE_ENGINE_THREADS": str(threads)}
+    env = {**os.environ, "POLYFORGE_ENGINE_THREADS": str(threads), "POLYFORGE_MD_ENGINE": engine}
     run = subprocess.run(
         [sys.executable, "-c", code, str(bundle), str(workdir)],
         cwd=REPO / "engine",
@@ -100,11 +105,29 @@ def run_gromacs(bundle: Path, steps: int, threads: int, workdir: Path) -> dict[s
     }
 
 
+def summarise(runs: list[dict[str, object]], threads_run: list[int], engines: list[str]) -> dict[str, object]:
+    """Per thread count: each engine's median ns/day, and each PolyForge engine over plain GROMACS in
+    the same repeat (runs next to each other)."""
+    summary: dict[str, object] = {}
+    for threads in threads_run:
+        mine = [run for run in runs if run["threads"] == threads]
+        speed = {engine: [float(run["ns_per_day"]) for run in mine if run["engine"] == engine and run["ns_per_day"]] for engine in engines}
+        entry: dict[str, object] = {f"{engine}_ns_per_day": statistics.median(values) for engine, values in speed.items() if values}
+        plain = {run["repeat"]: float(run["ns_per_day"]) for run in mine if run["engine"] == "gromacs" and run["ns_per_day"]}
+        for engine in engines:
+            if engine != "gromacs":
+                ours = {run["repeat"]: float(run["ns_per_day"]) for run in mine if run["engine"] == engine and run["ns_per_day"]}
+                entry[f"{engine}_over_gromacs_each_repeat"] = [round(ours[r] / plain[r], 3) for r in sorted(ours) if r in plain]
+        summary[str(threads)] = entry
+    return summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--engines", nargs="+", default=["polyforge-openmm", "polyforge-gromacs", "gromacs"])
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     work = OUT / "work"
@@ -120,29 +143,20 @@ def main() -> None:
     runs: list[dict[str, object]] = results["runs"]  # type: ignore[assignment]
     for repeat in range(args.repeats):
         for threads in args.threads:
-            for engine in ("openmm", "gromacs"):
+            for engine in args.engines:
                 where = work / f"{engine}_{threads}_{repeat}"
-                runner = run_openmm if engine == "openmm" else run_gromacs
-                measured = runner(bundle, args.steps, threads, where)
-                runs.append({"engine": engine, "threads": threads, "repeat": repeat, "load": os.getloadavg()[0], **measured})
+                if engine == "gromacs":
+                    measured = run_gromacs(bundle, args.steps, threads, where)
+                else:
+                    measured = run_polyforge(bundle, args.steps, threads, where, engine.removeprefix("polyforge-"))
+                reported = {("reported_engine" if key == "engine" else key): value for key, value in measured.items()}
+                runs.append({"engine": engine, "threads": threads, "repeat": repeat, "load": os.getloadavg()[0], **reported})
                 print(json.dumps(runs[-1]), flush=True)
                 (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    summary = {}
-    for threads in args.threads:
-        pairs = [
-            (o["ns_per_day"], g["ns_per_day"])
-            for o, g in zip(runs[0::2], runs[1::2], strict=True)
-            if o["threads"] == threads and o["ns_per_day"] and g["ns_per_day"]
-        ]
-        summary[str(threads)] = {
-            "openmm_ns_per_day": statistics.median(p[0] for p in pairs),
-            "gromacs_ns_per_day": statistics.median(p[1] for p in pairs),
-            "ratio_each_pair": [round(o / g, 3) for o, g in pairs],
-        }
-    results["summary"] = summary
+    results["summary"] = summarise(runs, args.threads, args.engines)
     results["load_at_end"] = os.getloadavg()[0]
     (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
+    print(json.dumps(results["summary"], indent=2))
 
 
 if __name__ == "__main__":
