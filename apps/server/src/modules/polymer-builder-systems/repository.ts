@@ -7,9 +7,9 @@ import {
   type SystemSetupBody,
   type SystemSetupResponse,
 } from "@polyforge/contracts/polymer-builder";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
-import { polymers } from "../polymers/schema";
+import { polymersByIds } from "../polymers/queries";
 import {
   type SimulationProtocolRow,
   type SystemSetupRow,
@@ -56,19 +56,30 @@ export async function findProtocolOfSystem(db: Db, systemId: string): Promise<Si
   return row;
 }
 
+/** A polymer placed in a system setup. */
+export interface PlacedPolymer {
+  polymer_id: string;
+  name: string;
+  order: number;
+  occurrence: number;
+}
+
 /** The setup's polymers in order, with their names. */
-export async function setupPolymers(db: Db, setupId: string) {
-  return db
-    .select({
-      polymer_id: systemSetupPolymers.polymerId,
-      name: polymers.name,
-      order: systemSetupPolymers.polymerOrder,
-      occurrence: systemSetupPolymers.occurrence,
-    })
+export async function setupPolymers(db: Db, setupId: string): Promise<PlacedPolymer[]> {
+  const placed = await db
+    .select()
     .from(systemSetupPolymers)
-    .innerJoin(polymers, eq(polymers.id, systemSetupPolymers.polymerId))
     .where(eq(systemSetupPolymers.setupId, setupId))
     .orderBy(asc(systemSetupPolymers.polymerOrder));
+  const names = new Map(
+    (await polymersByIds(db, [...new Set(placed.map((p) => p.polymerId))])).map((p) => [p.id, p.name]),
+  );
+  return placed.map((p) => ({
+    polymer_id: p.polymerId,
+    name: names.get(p.polymerId)!,
+    order: p.polymerOrder,
+    occurrence: p.occurrence,
+  }));
 }
 
 export async function setupResponse(db: Db, row: SystemSetupRow): Promise<SystemSetupResponse> {
@@ -98,16 +109,6 @@ export function protocolResponse(row: SimulationProtocolRow): SimulationProtocol
     pressure: row.pressure,
     equilibration: row.equilibration,
   };
-}
-
-/** Of these polymer ids, the ones that belong to the system. */
-export async function polymerIdsInSystem(db: Db, systemId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .select({ id: polymers.id })
-    .from(polymers)
-    .where(and(eq(polymers.systemId, systemId), inArray(polymers.id, ids)));
-  return new Set(rows.map((r) => r.id));
 }
 
 /** Replaces the setup's values and polymers, and marks it saved. */

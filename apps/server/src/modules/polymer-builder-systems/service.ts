@@ -11,6 +11,7 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { polymerIdsInSystem } from "../polymers/queries";
 import { requireDraftSystem, ruleError } from "./draft";
 import {
   findProtocolOfSystem,
@@ -18,12 +19,25 @@ import {
   insertDraftSettings,
   lockProtocolOfDraft,
   lockSetupOfDraft,
-  polymerIdsInSystem,
+  type PlacedPolymer,
   protocolResponse,
   saveProtocol,
   saveSetup,
+  setupPolymers,
   setupResponse,
 } from "./repository";
+import type { SimulationProtocolRow, SystemSetupRow } from "./schema";
+
+/** What finishing a draft freezes of its settings: the setup, the protocol and the placed polymers
+ * (none while there is no setup). */
+export async function draftSettings(
+  db: Db,
+  systemId: string,
+): Promise<{ setup?: SystemSetupRow; protocol?: SimulationProtocolRow; placed: PlacedPolymer[] }> {
+  const setup = await findSetupOfSystem(db, systemId);
+  const protocol = await findProtocolOfSystem(db, systemId);
+  return { setup, protocol, placed: setup ? await setupPolymers(db, setup.id) : [] };
+}
 
 /** A new draft's setup (SPEC §9 defaults, not yet saved) and protocol (for the systems module). */
 export async function createDraftSettings(tx: Db, ownerId: string, systemId: string): Promise<void> {

@@ -1,10 +1,11 @@
 import type { ForceField, Tacticity } from "@polyforge/contracts/enums";
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
-import { and, asc, count, eq, ilike, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ilike, type SQL } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
-import { segments } from "../segments/schema";
+import { segmentsByIds } from "../segments/queries";
+import { segmentsOfPolymers } from "./queries";
 import { type PolymerRow, polymerSegments, polymers } from "./schema";
 
 export interface NewPolymer {
@@ -44,24 +45,13 @@ export async function findPolymer(db: Db, ownerId: string, id: string, lock = fa
 /** The polymers with their segments in order (and each segment's name and type). */
 export async function polymerResponses(db: Db, rows: PolymerRow[]): Promise<PolymerResponse[]> {
   if (rows.length === 0) return [];
-  const links = await db
-    .select({
-      polymerId: polymerSegments.polymerId,
-      segment_id: polymerSegments.segmentId,
-      occurrence: polymerSegments.occurrence,
-      order: polymerSegments.segmentOrder,
-      segmentName: segments.name,
-      segmentType: segments.type,
-    })
-    .from(polymerSegments)
-    .innerJoin(segments, eq(segments.id, polymerSegments.segmentId))
-    .where(
-      inArray(
-        polymerSegments.polymerId,
-        rows.map((r) => r.id),
-      ),
-    )
-    .orderBy(asc(polymerSegments.segmentOrder));
+  const links = await segmentsOfPolymers(
+    db,
+    rows.map((r) => r.id),
+  );
+  const segmentById = new Map(
+    (await segmentsByIds(db, [...new Set(links.map((l) => l.segmentId))])).map((s) => [s.id, s]),
+  );
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -69,12 +59,15 @@ export async function polymerResponses(db: Db, rows: PolymerRow[]): Promise<Poly
     tacticity: { kind: row.tacticity, meso_fraction: row.mesoFraction },
     segments: links
       .filter((l) => l.polymerId === row.id)
-      .map((l) => ({
-        segment_id: l.segment_id,
-        occurrence: l.occurrence,
-        order: l.order,
-        segment: { id: l.segment_id, name: l.segmentName, type: l.segmentType },
-      })),
+      .map((l) => {
+        const segment = segmentById.get(l.segmentId)!;
+        return {
+          segment_id: l.segmentId,
+          occurrence: l.occurrence,
+          order: l.segmentOrder,
+          segment: { id: segment.id, name: segment.name, type: segment.type },
+        };
+      }),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }));
@@ -86,16 +79,6 @@ export async function polymerSegmentRows(db: Db, polymerId: string) {
     .from(polymerSegments)
     .where(eq(polymerSegments.polymerId, polymerId))
     .orderBy(asc(polymerSegments.segmentOrder));
-}
-
-/** Of these segment ids, the segments of the given system (id → type). */
-export async function segmentsOfSystem(db: Db, systemId: string, ids: string[]) {
-  if (ids.length === 0) return new Map<string, string>();
-  const rows = await db
-    .select({ id: segments.id, type: segments.type })
-    .from(segments)
-    .where(and(eq(segments.systemId, systemId), inArray(segments.id, ids)));
-  return new Map(rows.map((r) => [r.id, r.type]));
 }
 
 async function insertLinks(tx: Db, polymerId: string, links: NewPolymer["segments"]): Promise<void> {

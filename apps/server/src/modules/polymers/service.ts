@@ -16,6 +16,7 @@ import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
 import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
+import { segmentTypesInSystem } from "../segments/queries";
 import { findDraftSystem } from "../systems/queries";
 import {
   deletePolymerRow,
@@ -26,7 +27,6 @@ import {
   polymerResponses,
   polymerSegmentRows,
   replacePolymer,
-  segmentsOfSystem,
 } from "./repository";
 import type { PolymerRow } from "./schema";
 
@@ -61,7 +61,7 @@ async function validatedPolymer(
   const problem = polymerBodyProblem(body, user.organization);
   if (problem) throw ruleError(problem);
   const ids = [...new Set(body.segments.map((s) => s.segment_id))];
-  const types = await segmentsOfSystem(db, systemId, ids);
+  const types = await segmentTypesInSystem(db, systemId, ids);
   for (const id of ids) {
     const type = types.get(id);
     if (!type) throw new AppError(404, SegmentErrors.GET_NOT_FOUND, { id });

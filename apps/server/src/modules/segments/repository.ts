@@ -5,6 +5,7 @@ import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
 import { blocksByIds } from "../building-blocks/queries";
+import { blocksOfSegments } from "./queries";
 import { type SegmentRow, segmentBlocks, segments } from "./schema";
 
 export interface SegmentFilter {
@@ -56,16 +57,10 @@ export async function findSegment(db: Db, ownerId: string, id: string, lock = fa
 /** The segments with their blocks (in order) and each block's name and type. */
 export async function segmentResponses(db: Db, rows: SegmentRow[]): Promise<SegmentResponse[]> {
   if (rows.length === 0) return [];
-  const links = await db
-    .select()
-    .from(segmentBlocks)
-    .where(
-      inArray(
-        segmentBlocks.segmentId,
-        rows.map((r) => r.id),
-      ),
-    )
-    .orderBy(asc(segmentBlocks.blockOrder));
+  const links = await blocksOfSegments(
+    db,
+    rows.map((r) => r.id),
+  );
   const blocks = await blocksByIds(db, [...new Set(links.map((l) => l.buildingBlockId))]);
   const blockById = new Map(blocks.map((b) => [b.id, b]));
   return rows.map((row) => ({

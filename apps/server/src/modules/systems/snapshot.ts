@@ -4,13 +4,12 @@ import { SystemErrors } from "@polyforge/contracts/errors";
 import { DEFAULT_JOB_LIMITS, type JobLimits, jobLimitProblem } from "@polyforge/contracts/job-limits";
 import { NPT_WALLS_MESSAGE, usesBarostat } from "@polyforge/contracts/polymer-builder";
 import { systemTypeFor } from "@polyforge/contracts/systems";
-import { asc, inArray } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
-import { buildingBlocks } from "../building-blocks/schema";
-import { findProtocolOfSystem, findSetupOfSystem, setupPolymers } from "../polymer-builder-systems/repository";
-import { type PolymerRow, polymerSegments, polymers } from "../polymers/schema";
-import { segmentBlocks, segments } from "../segments/schema";
+import { blocksByIds } from "../building-blocks/queries";
+import { draftSettings } from "../polymer-builder-systems/service";
+import { polymersByIds, segmentsOfPolymers } from "../polymers/queries";
+import { blocksOfSegments, segmentsByIds } from "../segments/queries";
 import type { SystemRow } from "./schema";
 
 export interface FrozenSystem {
@@ -37,7 +36,10 @@ function engineBlockData(type: string, data: Record<string, string>): Record<str
 }
 
 /** A polymer's tacticity as the engine reads it: the meso fraction only where it applies (atactic). */
-function engineTacticity(polymer: PolymerRow): { kind: Tacticity; meso_fraction?: number } {
+function engineTacticity(polymer: { tacticity: Tacticity; mesoFraction: number }): {
+  kind: Tacticity;
+  meso_fraction?: number;
+} {
   return polymer.tacticity === "atactic"
     ? { kind: "atactic", meso_fraction: polymer.mesoFraction }
     : { kind: polymer.tacticity };
@@ -55,8 +57,7 @@ export async function freezeDraft(
   sanitizedName: string,
   limits: JobLimits = DEFAULT_JOB_LIMITS,
 ): Promise<FrozenSystem> {
-  const setup = await findSetupOfSystem(tx, system.id);
-  const protocol = await findProtocolOfSystem(tx, system.id);
+  const { setup, protocol, placed } = await draftSettings(tx, system.id);
   if (!setup?.savedAt) throw missing("system_setup");
   if (!protocol) throw missing("simulation_protocol");
   if (setup.potentialWallZ && usesBarostat(protocol)) {
@@ -65,29 +66,15 @@ export async function freezeDraft(
       message: NPT_WALLS_MESSAGE,
     });
   }
-  const placed = await setupPolymers(tx, setup.id);
   if (placed.length === 0) throw missing("polymers");
 
   const polymerIds = placed.map((p) => p.polymer_id);
-  const polymerRows = await tx.select().from(polymers).where(inArray(polymers.id, polymerIds));
-  const links = await tx
-    .select()
-    .from(polymerSegments)
-    .where(inArray(polymerSegments.polymerId, polymerIds))
-    .orderBy(asc(polymerSegments.segmentOrder));
+  const polymerRows = await polymersByIds(tx, polymerIds);
+  const links = await segmentsOfPolymers(tx, polymerIds);
   const segmentIds = [...new Set(links.map((l) => l.segmentId))];
-  const segmentRows = segmentIds.length ? await tx.select().from(segments).where(inArray(segments.id, segmentIds)) : [];
-  const blockLinks = segmentIds.length
-    ? await tx
-        .select()
-        .from(segmentBlocks)
-        .where(inArray(segmentBlocks.segmentId, segmentIds))
-        .orderBy(asc(segmentBlocks.blockOrder))
-    : [];
-  const blockIds = [...new Set(blockLinks.map((b) => b.buildingBlockId))];
-  const blockRows = blockIds.length
-    ? await tx.select().from(buildingBlocks).where(inArray(buildingBlocks.id, blockIds))
-    : [];
+  const segmentRows = await segmentsByIds(tx, segmentIds);
+  const blockLinks = await blocksOfSegments(tx, segmentIds);
+  const blockRows = await blocksByIds(tx, [...new Set(blockLinks.map((b) => b.buildingBlockId))]);
   const blockById = new Map(blockRows.map((b) => [b.id, b]));
   const segmentById = new Map(segmentRows.map((s) => [s.id, s]));
 
