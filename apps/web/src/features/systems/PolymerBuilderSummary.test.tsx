@@ -32,4 +32,32 @@ describe("polymer-builder summary", () => {
     expect(screen.getByText("40 × 50 × 60")).toBeInTheDocument();
     expect(screen.queryByText(/as_listed_in_components|cell_sides/)).not.toBeInTheDocument();
   });
+
+  it("names each polymer's chosen tacticity, not the default atactic 0.5 (issue 22)", () => {
+    const polymer = (name: string, tacticity?: object) => ({
+      id: name,
+      name,
+      occurrence: 2,
+      force_field: "gaff2",
+      ...(tacticity ? { tacticity } : {}),
+      segments: [],
+    });
+    renderWithProviders(
+      <PolymerBuilderSummary
+        data={{
+          polymers: [
+            polymer("PE", { kind: "atactic", meso_fraction: 0.5 }),
+            polymer("old", undefined),
+            polymer("iPS", { kind: "isotactic" }),
+            polymer("PS 70", { kind: "atactic", meso_fraction: 0.7 }),
+            polymer("PMMA", { kind: "as_drawn" }),
+          ],
+        }}
+      />,
+    );
+    expect(screen.getByText("Isotactic")).toBeInTheDocument();
+    expect(screen.getByText("Atactic, meso fraction 0.7")).toBeInTheDocument();
+    expect(screen.getByText("Tacticity as drawn")).toBeInTheDocument();
+    expect(screen.queryByText(/meso fraction 0.5/)).not.toBeInTheDocument();
+  });
 });

@@ -9,6 +9,8 @@ interface PolymerBuilderData {
     name: string;
     occurrence: number;
     force_field: string;
+    /** Frozen since issue 22; the meso fraction for atactic only. */
+    tacticity?: { kind: string; meso_fraction?: number };
     segments: Array<{
       id: string;
       name: string;
@@ -38,6 +40,11 @@ const SETUP_FIELDS = [
   "cell_sides",
   "potential_wall_z",
 ] as const;
+
+/** A tacticity other than the default (atactic 0.5, also what a system frozen before it had gets). */
+function chosenTacticity(tacticity: { kind: string; meso_fraction?: number } | undefined): boolean {
+  return tacticity !== undefined && !(tacticity.kind === "atactic" && tacticity.meso_fraction === 0.5);
+}
 
 /** The read-only summary of a polymer-builder system: simulation parameters, system setup, and
  * the polymers with their segments and building blocks. */
@@ -107,6 +114,13 @@ export function PolymerBuilderSummary({ data }: { data: Record<string, unknown> 
                 <Text c="dimmed" size="sm">
                   {t("detail.forceField", { forceField: polymer.force_field })}
                 </Text>
+                {chosenTacticity(polymer.tacticity) ? (
+                  <Text c="dimmed" size="sm">
+                    {polymer.tacticity?.kind === "atactic"
+                      ? t("detail.atactic", { meso: polymer.tacticity.meso_fraction })
+                      : t(`detail.tacticities.${polymer.tacticity?.kind}`, { defaultValue: polymer.tacticity?.kind })}
+                  </Text>
+                ) : null}
               </Group>
               <List size="sm" withPadding>
                 {polymer.segments.map((segment) => (

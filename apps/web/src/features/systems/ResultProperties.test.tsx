@@ -62,6 +62,22 @@ describe("measured properties", () => {
     expect(screen.getByText("Sources: Fetters et al. 1994; Mark 2007")).toBeInTheDocument();
   });
 
+  it("shows the measured meso fraction with its dyads for a chain with prochiral centres (issue 22)", () => {
+    const chain = report.properties.chains[0]!;
+    const ps = {
+      ...chain,
+      name: "polymer iPS-100",
+      reference: undefined,
+      meso_fraction: { value: 0.9798, dyads: 1980 },
+    };
+    const withPs = { ...report, properties: { ...report.properties, chains: [chain, ps] } };
+    renderWithProviders(<ResultProperties report={{ data: JSON.stringify(withPs), isError: false }} />);
+    const rows = within(screen.getByTestId("measured-properties")).getAllByText("Meso fraction (dyads)");
+    // Only the chain that has centres says it.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.closest("tr")).toHaveTextContent("0.98 (1980)");
+  });
+
   it("says when a result has no properties or a broken report", () => {
     const { unmount } = renderWithProviders(
       <ResultProperties report={{ data: JSON.stringify({ seed: 1 }), isError: false }} />,
