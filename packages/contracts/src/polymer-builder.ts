@@ -2,7 +2,7 @@ import { z } from "zod";
 import { int32 } from "./bounds";
 import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATIONS } from "./enums";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
-import { DEFAULT_JOB_LIMITS, MIN_CELL_SIDE } from "./job-limits";
+import { DEFAULT_JOB_LIMITS, type JobLimits, MIN_CELL_SIDE } from "./job-limits";
 import { orderedItemsProblem } from "./polymers";
 import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
 import { REQUIRED_FIELD } from "./users";
@@ -79,14 +79,24 @@ export const systemSetupResponse = z.object({
 });
 export type SystemSetupResponse = z.infer<typeof systemSetupResponse>;
 
-/** Physical bounds shown at the fields (issue 24), from the job limits the server enforces by default
- * (job-limits.ts; a deployment may set others, and the server's answer then says so). */
+/** Physical bounds shown at the fields (issue 24), from the job limits the server enforces: this
+ * deployment's on the web (its /config.json), the defaults of job-limits.ts otherwise. */
 const number = (n: number) => n.toLocaleString("en-US");
-export const CELL_SIDE_MESSAGE = `Each side must be between ${MIN_CELL_SIDE} and ${number(DEFAULT_JOB_LIMITS.maxCellSide)} Å (the simulation needs twice its 10 Å cutoff)`;
-export const DENSITY_MESSAGE = `Density must be between ${DEFAULT_JOB_LIMITS.minDensity} and ${DEFAULT_JOB_LIMITS.maxDensity} g/cm³`;
-export const TEMPERATURE_MESSAGE = `Temperature must be above 0 and at most ${number(DEFAULT_JOB_LIMITS.maxTemperature)} K`;
-export const MINIMIZATION_STEPS_MESSAGE = `Minimization can have at most ${number(DEFAULT_JOB_LIMITS.maxMinimizationSteps)} steps`;
-export const DYNAMICS_STEPS_MESSAGE = `Dynamics can have at most ${number(DEFAULT_JOB_LIMITS.maxDynamicsSteps)} steps`;
+export function boundMessages(limits: JobLimits = DEFAULT_JOB_LIMITS) {
+  return {
+    cellSide: `Each side must be between ${MIN_CELL_SIDE} and ${number(limits.maxCellSide)} Å (the simulation needs twice its 10 Å cutoff)`,
+    density: `Density must be between ${limits.minDensity} and ${limits.maxDensity} g/cm³`,
+    temperature: `Temperature must be above 0 and at most ${number(limits.maxTemperature)} K`,
+    minimizationSteps: `Minimization can have at most ${number(limits.maxMinimizationSteps)} steps`,
+    dynamicsSteps: `Dynamics can have at most ${number(limits.maxDynamicsSteps)} steps`,
+  };
+}
+const DEFAULT_BOUND_MESSAGES = boundMessages();
+export const CELL_SIDE_MESSAGE = DEFAULT_BOUND_MESSAGES.cellSide;
+export const DENSITY_MESSAGE = DEFAULT_BOUND_MESSAGES.density;
+export const TEMPERATURE_MESSAGE = DEFAULT_BOUND_MESSAGES.temperature;
+export const MINIMIZATION_STEPS_MESSAGE = DEFAULT_BOUND_MESSAGES.minimizationSteps;
+export const DYNAMICS_STEPS_MESSAGE = DEFAULT_BOUND_MESSAGES.dynamicsSteps;
 
 /** A typed number outside [min, max]; text that is not a number is left to the other rules. */
 function outside(text: string, min: number, max: number, minExclusive = false): boolean {
@@ -95,37 +105,39 @@ function outside(text: string, min: number, max: number, minExclusive = false): 
   return (minExclusive ? value <= min : value < min) || value > max;
 }
 
-/** The form while typing; numbers are text. */
-export const systemSetupForm = z
-  .object({
-    cell_dimension_selector: z.enum(CELL_DIMENSION_SELECTORS, { error: REQUIRED_FIELD }),
-    density: z.string(),
-    cell_sides: z.tuple([z.string(), z.string(), z.string()]),
-    potential_wall_z: z.boolean(),
-    construction_order: z.enum(CONSTRUCTION_ORDERS, { error: REQUIRED_FIELD }),
-    polymers: z
-      .array(z.object({ polymer_id: z.string(), occurrence: atLeastOneText(SEGMENT_MESSAGES.OCCURRENCE_MIN) }))
-      .min(1),
-  })
-  .superRefine((form, ctx) => {
-    if (form.cell_dimension_selector === "density" && !form.density.trim()) {
-      ctx.addIssue({ code: "custom", path: ["density"], message: REQUIRED_FIELD });
-    }
-    if (
-      form.cell_dimension_selector === "density" &&
-      outside(form.density, DEFAULT_JOB_LIMITS.minDensity, DEFAULT_JOB_LIMITS.maxDensity)
-    ) {
-      ctx.addIssue({ code: "custom", path: ["density"], message: DENSITY_MESSAGE });
-    }
-    if (form.cell_dimension_selector === "cell_sides") {
-      form.cell_sides.forEach((side, index) => {
-        if (!side.trim()) ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: REQUIRED_FIELD });
-        else if (outside(side, MIN_CELL_SIDE, DEFAULT_JOB_LIMITS.maxCellSide)) {
-          ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: CELL_SIDE_MESSAGE });
-        }
-      });
-    }
-  });
+/** The form while typing, with the bounds of `limits`; numbers are text. */
+export function systemSetupFormFor(limits: JobLimits) {
+  const messages = boundMessages(limits);
+  return z
+    .object({
+      cell_dimension_selector: z.enum(CELL_DIMENSION_SELECTORS, { error: REQUIRED_FIELD }),
+      density: z.string(),
+      cell_sides: z.tuple([z.string(), z.string(), z.string()]),
+      potential_wall_z: z.boolean(),
+      construction_order: z.enum(CONSTRUCTION_ORDERS, { error: REQUIRED_FIELD }),
+      polymers: z
+        .array(z.object({ polymer_id: z.string(), occurrence: atLeastOneText(SEGMENT_MESSAGES.OCCURRENCE_MIN) }))
+        .min(1),
+    })
+    .superRefine((form, ctx) => {
+      if (form.cell_dimension_selector === "density" && !form.density.trim()) {
+        ctx.addIssue({ code: "custom", path: ["density"], message: REQUIRED_FIELD });
+      }
+      if (form.cell_dimension_selector === "density" && outside(form.density, limits.minDensity, limits.maxDensity)) {
+        ctx.addIssue({ code: "custom", path: ["density"], message: messages.density });
+      }
+      if (form.cell_dimension_selector === "cell_sides") {
+        form.cell_sides.forEach((side, index) => {
+          if (!side.trim()) ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: REQUIRED_FIELD });
+          else if (outside(side, MIN_CELL_SIDE, limits.maxCellSide)) {
+            ctx.addIssue({ code: "custom", path: ["cell_sides", index], message: messages.cellSide });
+          }
+        });
+      }
+    });
+}
+/** The form with the default limits. */
+export const systemSetupForm = systemSetupFormFor(DEFAULT_JOB_LIMITS);
 export type SystemSetupFormValues = z.input<typeof systemSetupForm>;
 
 // ---------------------------------------------------------------------------------------------
@@ -225,59 +237,65 @@ export const DEFAULT_SIMULATION_PROTOCOL: Omit<SimulationProtocolResponse, "id">
   equilibration: "none",
 };
 
-/** The protocol form while typing; a field behind a toggle that is off is not checked. */
-export const simulationProtocolForm = z
-  .object({
-    simulation: z.enum(SIMULATIONS, { error: REQUIRED_FIELD }),
-    random_seed: z
-      .string()
-      .trim()
-      .min(1, REQUIRED_FIELD)
-      .refine((v) => Number.parseInt(v, 10) >= -1, RANDOM_SEED_MESSAGE),
-    minimization: z.boolean(),
-    minimization_steps: z.string(),
-    dynamics: z.boolean(),
-    dynamics_steps: z.string(),
-    temperature: z.string(),
-    ensemble: z.string(),
-    pressure: z.string(),
-    equilibration: z.enum(EQUILIBRATIONS),
-  })
-  .superRefine((form, ctx) => {
-    const required = (field: keyof typeof form) =>
-      String(form[field]).trim() || ctx.addIssue({ code: "custom", path: [field], message: REQUIRED_FIELD });
-    if (form.minimization) required("minimization_steps");
-    if (form.minimization && outside(form.minimization_steps, 1, DEFAULT_JOB_LIMITS.maxMinimizationSteps)) {
-      ctx.addIssue({ code: "custom", path: ["minimization_steps"], message: MINIMIZATION_STEPS_MESSAGE });
-    }
-    if (form.dynamics) {
-      required("dynamics_steps");
-      required("temperature");
-      if (outside(form.dynamics_steps, 1, DEFAULT_JOB_LIMITS.maxDynamicsSteps)) {
-        ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: DYNAMICS_STEPS_MESSAGE });
+/** The protocol form while typing, with the bounds of `limits`; a field behind a toggle that is
+ * off is not checked. */
+export function simulationProtocolFormFor(limits: JobLimits) {
+  const messages = boundMessages(limits);
+  return z
+    .object({
+      simulation: z.enum(SIMULATIONS, { error: REQUIRED_FIELD }),
+      random_seed: z
+        .string()
+        .trim()
+        .min(1, REQUIRED_FIELD)
+        .refine((v) => Number.parseInt(v, 10) >= -1, RANDOM_SEED_MESSAGE),
+      minimization: z.boolean(),
+      minimization_steps: z.string(),
+      dynamics: z.boolean(),
+      dynamics_steps: z.string(),
+      temperature: z.string(),
+      ensemble: z.string(),
+      pressure: z.string(),
+      equilibration: z.enum(EQUILIBRATIONS),
+    })
+    .superRefine((form, ctx) => {
+      const required = (field: keyof typeof form) =>
+        String(form[field]).trim() || ctx.addIssue({ code: "custom", path: [field], message: REQUIRED_FIELD });
+      if (form.minimization) required("minimization_steps");
+      if (form.minimization && outside(form.minimization_steps, 1, limits.maxMinimizationSteps)) {
+        ctx.addIssue({ code: "custom", path: ["minimization_steps"], message: messages.minimizationSteps });
       }
-      if (outside(form.temperature, 0, DEFAULT_JOB_LIMITS.maxTemperature, true)) {
-        ctx.addIssue({ code: "custom", path: ["temperature"], message: TEMPERATURE_MESSAGE });
-      }
-      if (!(ENSEMBLES as readonly string[]).includes(form.ensemble)) {
-        ctx.addIssue({ code: "custom", path: ["ensemble"], message: REQUIRED_FIELD });
-      }
-      if (form.ensemble === "NPT") {
-        const pressure = Number(form.pressure);
-        if (!form.pressure.trim()) required("pressure");
-        else if (!(pressure > 0 && pressure <= MAX_PRESSURE_BAR)) {
-          ctx.addIssue({ code: "custom", path: ["pressure"], message: PRESSURE_MESSAGE });
+      if (form.dynamics) {
+        required("dynamics_steps");
+        required("temperature");
+        if (outside(form.dynamics_steps, 1, limits.maxDynamicsSteps)) {
+          ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: messages.dynamicsSteps });
+        }
+        if (outside(form.temperature, 0, limits.maxTemperature, true)) {
+          ctx.addIssue({ code: "custom", path: ["temperature"], message: messages.temperature });
+        }
+        if (!(ENSEMBLES as readonly string[]).includes(form.ensemble)) {
+          ctx.addIssue({ code: "custom", path: ["ensemble"], message: REQUIRED_FIELD });
+        }
+        if (form.ensemble === "NPT") {
+          const pressure = Number(form.pressure);
+          if (!form.pressure.trim()) required("pressure");
+          else if (!(pressure > 0 && pressure <= MAX_PRESSURE_BAR)) {
+            ctx.addIssue({ code: "custom", path: ["pressure"], message: PRESSURE_MESSAGE });
+          }
+        }
+        if (form.equilibration === "melt_21_step") {
+          if (form.ensemble !== "NPT") {
+            ctx.addIssue({ code: "custom", path: ["equilibration"], message: EQUILIBRATION_NEEDS_NPT_MESSAGE });
+          }
+          const steps = Number.parseInt(form.dynamics_steps, 10);
+          if (Number.isFinite(steps) && steps < MELT_EQUILIBRATION_MIN_STEPS) {
+            ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: EQUILIBRATION_STEPS_MESSAGE });
+          }
         }
       }
-      if (form.equilibration === "melt_21_step") {
-        if (form.ensemble !== "NPT") {
-          ctx.addIssue({ code: "custom", path: ["equilibration"], message: EQUILIBRATION_NEEDS_NPT_MESSAGE });
-        }
-        const steps = Number.parseInt(form.dynamics_steps, 10);
-        if (Number.isFinite(steps) && steps < MELT_EQUILIBRATION_MIN_STEPS) {
-          ctx.addIssue({ code: "custom", path: ["dynamics_steps"], message: EQUILIBRATION_STEPS_MESSAGE });
-        }
-      }
-    }
-  });
+    });
+}
+/** The protocol form with the default limits. */
+export const simulationProtocolForm = simulationProtocolFormFor(DEFAULT_JOB_LIMITS);
 export type SimulationProtocolFormValues = z.input<typeof simulationProtocolForm>;

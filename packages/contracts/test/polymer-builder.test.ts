@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "../src/errors";
+import { DEFAULT_JOB_LIMITS } from "../src/job-limits";
 import {
   CELL_SIDE_MESSAGE,
   DEFAULT_SIMULATION_PROTOCOL,
@@ -16,8 +17,10 @@ import {
   simulatedTimePs,
   simulationProtocolBody,
   simulationProtocolForm,
+  simulationProtocolFormFor,
   simulationProtocolProblem,
   systemSetupForm,
+  systemSetupFormFor,
   systemSetupProblem,
   TEMPERATURE_MESSAGE,
 } from "../src/polymer-builder";
@@ -302,5 +305,21 @@ describe("physical bounds at the fields (issue 24)", () => {
     ]);
     // Behind a toggle that is off, nothing is checked.
     expect(protocolMessages({ dynamics: false, temperature: "100000", dynamics_steps: "0" })).toEqual([]);
+  });
+
+  it("takes a deployment's own limits, bounds and messages alike", () => {
+    const limits = { ...DEFAULT_JOB_LIMITS, maxCellSide: 500, maxTemperature: 1000, maxDynamicsSteps: 10_000 };
+    const setup = systemSetupFormFor(limits).safeParse(setupForm({ cell_sides: ["500", "600", "100"] }));
+    expect(setup.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["cell_sides.1", "Each side must be between 20 and 500 Å (the simulation needs twice its 10 Å cutoff)"],
+    ]);
+    const protocol = simulationProtocolFormFor(limits).safeParse(
+      protocolForm({ temperature: "1500", dynamics_steps: "10001" }),
+    );
+    expect(protocol.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["dynamics_steps", "Dynamics can have at most 10,000 steps"],
+      ["temperature", "Temperature must be above 0 and at most 1,000 K"],
+    ]);
+    expect(simulationProtocolFormFor(limits).safeParse(protocolForm({ temperature: "1000" })).success).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import { screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { renderWithProviders } from "../../test/renderWithProviders";
@@ -83,5 +84,25 @@ describe("simulation protocol step", () => {
     });
     expect(await screen.findByText("Pressure (bar): 250.5")).toBeInTheDocument();
     expect(screen.getByText("Equilibration: Melt equilibration (21 stages)")).toBeInTheDocument();
+  });
+
+  it("bounds the temperature by this deployment's limit, not the contracts' default", async () => {
+    fetchMock.mockImplementation(async (input, init) => {
+      const key = `${init?.method ?? "GET"} ${new URL(String(input), "http://localhost").pathname}`;
+      if (key === "GET /api/v2/polymer_builder_systems/simulation_protocol/draft") return json(stored);
+      throw new Error(`unexpected call ${key}`);
+    });
+    const user = userEvent.setup();
+    // A server started with POLYFORGE_MAX_TEMPERATURE=1000 sends it in /config.json.
+    renderWithProviders(<SimulationProtocolStep />, undefined, {
+      jobLimits: { ...DEFAULT_JOB_LIMITS, maxTemperature: 1000 },
+    });
+    const temperature = await screen.findByLabelText("Temperature (K)");
+    await user.clear(temperature);
+    await user.type(temperature, "1500");
+    expect(await screen.findByText("Temperature must be above 0 and at most 1,000 K")).toBeInTheDocument();
+    await user.clear(temperature);
+    await user.type(temperature, "1000");
+    await waitFor(() => expect(screen.queryByText("Temperature must be above 0 and at most 1,000 K")).toBeNull());
   });
 });

@@ -7,13 +7,15 @@ import {
   type SimulationProtocolFormValues,
   type SimulationProtocolResponse,
   simulatedTimePs,
-  simulationProtocolForm,
+  simulationProtocolFormFor,
   TIMESTEP_FS,
 } from "@polyforge/contracts/polymer-builder";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
+import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useJobLimits } from "../../../lib/config/useJobLimits";
 import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
 import { StepLayout } from "../components/StepLayout";
 import { fetchProtocol, queryKeys, saveProtocol } from "../polymerBuilderApi";
@@ -42,6 +44,9 @@ const text = (value: number | null) => (value === null ? "" : String(value));
 function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   const { t } = useTranslation("polymerBuilder");
   const queryClient = useQueryClient();
+  // This deployment's bounds (temperature, step ceilings).
+  const limits = useJobLimits();
+  const schema = useMemo(() => simulationProtocolFormFor(limits), [limits]);
   const form = useForm<SimulationProtocolFormValues>({
     mode: "controlled",
     initialValues: {
@@ -57,7 +62,7 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
       equilibration: protocol.equilibration,
     },
     // The first message of a field (a bound, 'Required field'), shown as it is typed and gone once right.
-    validate: zod4Resolver(simulationProtocolForm, { errorPriority: "first" }),
+    validate: zod4Resolver(schema, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
   useErrorsRechecked(form);

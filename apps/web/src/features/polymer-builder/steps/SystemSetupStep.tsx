@@ -4,13 +4,13 @@ import {
   densityFromText,
   INPUT_PATTERNS,
   type SystemSetupResponse,
-  systemSetupForm,
+  systemSetupFormFor,
 } from "@polyforge/contracts/polymer-builder";
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
-import { useEffect } from "react";
+import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useJobLimits } from "../../../lib/config/useJobLimits";
@@ -65,6 +65,9 @@ type SetupValues = {
 function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const { t } = useTranslation("polymerBuilder");
   const queryClient = useQueryClient();
+  // This deployment's bounds (cell sides, density) and atom ceiling.
+  const limits = useJobLimits();
+  const schema = useMemo(() => systemSetupFormFor(limits), [limits]);
   const form = useForm<SetupValues>({
     mode: "controlled",
     initialValues: {
@@ -81,7 +84,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
       })),
     },
     // The first message of a field (a side out of bounds, 'Required field'), gone once it is right.
-    validate: zod4Resolver(systemSetupForm, { errorPriority: "first" }),
+    validate: zod4Resolver(schema, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
   useErrorsRechecked(form);
@@ -101,12 +104,10 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
         current.filter((p) => existing.has(p.polymer_id)),
       );
   }, [draftPolymers.data]);
-  // This deployment's atom ceiling at the chains field: the count follows every keystroke, before
-  // any submit.
+  // The atom ceiling at the chains field: the count follows every keystroke, before any submit.
   const compositions = useDraftComposition().byPolymer;
   const systemAtoms = estimatedSystemAtoms(items, compositions);
-  const maxAtoms = useJobLimits()?.maxAtoms;
-  const tooManyAtoms = systemAtoms !== undefined && maxAtoms !== undefined && systemAtoms > maxAtoms;
+  const tooManyAtoms = systemAtoms !== undefined && systemAtoms > limits.maxAtoms;
   const save = useMutation({
     mutationFn: (body: Parameters<typeof saveSetup>[1]) => saveSetup(setup.id, body),
     onSuccess: (saved) => {
@@ -219,11 +220,11 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           ) : null;
         }}
       />
-      {items.length > 0 && systemAtoms !== undefined && maxAtoms !== undefined ? (
+      {items.length > 0 && systemAtoms !== undefined ? (
         <Text size="sm" c={tooManyAtoms ? "red" : "dimmed"} role={tooManyAtoms ? "alert" : undefined}>
           {t(tooManyAtoms ? "setup.atomsOverCeiling" : "setup.atomsWithinCeiling", {
             atoms: formatCount(systemAtoms),
-            max: formatCount(maxAtoms),
+            max: formatCount(limits.maxAtoms),
           })}
         </Text>
       ) : null}
