@@ -1,7 +1,7 @@
 // The import rules of docs/architecture.md, held by `npm run lint:imports` (part of `make lint`).
 // Web: app → features → lib/contracts, features never importing each other.
 // Server: routes → service → repository → platform; a module reads another module's data only
-// through that module's service; platform knows no module.
+// through that module's service or its queries.ts; platform knows no module.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -43,8 +43,8 @@ module.exports = {
     {
       name: "server-module-to-other-module-data",
       comment:
-        "A module reads another module's data only through that module's service (its repository and " +
-        "tables are its own). Table definitions may reference another module's tables for foreign keys.",
+        "A module reads another module's data only through that module's service or its queries.ts (its " +
+        "repository and tables are its own). Table definitions may reference another module's tables for foreign keys.",
       severity: "error",
       from: { path: "^apps/server/src/modules/([^/]+)/", pathNot: "^apps/server/src/modules/[^/]+/schema\\.ts$" },
       to: {

@@ -64,8 +64,7 @@ slurm:
 	@if [ "$$(id -u)" = 0 ]; then deploy/slurm/one-node-cluster.sh start; \
 	else echo "slurm: not root, so no one-node cluster; the Slurm executor's tests will be skipped"; fi
 
-# Import rules (.dependency-cruiser.cjs): breaches listed in .dependency-cruiser-known-violations.json
-# are the layering still to be fixed (issue 25); any new one fails.
+# Import rules (.dependency-cruiser.cjs): any breach fails.
 lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
 	npm run --silent lint:imports
