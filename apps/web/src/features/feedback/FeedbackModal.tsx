@@ -5,12 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { api } from "../../lib/api/client";
-
-type FeedbackValues = {
-  title: string;
-  description: string;
-};
+import { type FeedbackValues, sendFeedback } from "./feedbackApi";
 
 /** 'Send us your feedback' (SPEC §2/§5): title optional, description required; PUT /api/v2/feedback. */
 export function FeedbackModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -21,7 +16,7 @@ export function FeedbackModal({ opened, onClose }: { opened: boolean; onClose: (
     validate: zod4Resolver(feedbackSchema),
   });
   const send = useMutation({
-    mutationFn: (values: FeedbackValues) => api.put<unknown>("/feedback", feedbackSchema.parse(values)),
+    mutationFn: sendFeedback,
     onSuccess: () => {
       toast.success(t("feedback.success"));
       form.reset();

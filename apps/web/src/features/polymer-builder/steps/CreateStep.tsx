@@ -9,6 +9,7 @@ import { type ReactNode, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { blockQueryOptions } from "../../../lib/api/buildingBlock";
+import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
 import { finishDraft, queryKeys } from "../polymerBuilderApi";
 import {
   allStepsComplete,
@@ -55,7 +56,7 @@ export function CreateStep({
       queryClient.removeQueries({ queryKey: queryKeys.all });
       const projectId = form.getValues().project_id;
       if (filing && projectId) await filing.file(system, projectId);
-      await queryClient.invalidateQueries({ queryKey: ["systems"] });
+      await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
       toast.success(t("create.created"));
       await navigate({ to: "/systems", search: { type: system.type } });
     },
