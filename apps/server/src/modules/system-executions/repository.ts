@@ -77,8 +77,3 @@ export async function markCancelled(db: Db, id: string): Promise<SystemExecution
     .returning();
   return row;
 }
-
-export async function findExecution(db: Db, id: string): Promise<SystemExecutionRow | undefined> {
-  const [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, id));
-  return row;
-}
