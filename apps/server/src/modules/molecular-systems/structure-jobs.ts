@@ -1,13 +1,8 @@
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
-import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
-import {
-  type MolecularSystemData,
-  type MoleculeKind,
-  moleculeKind,
-  type StructureProblem,
-  type StructureSummary,
-} from "@polyforge/contracts/molecular-systems";
+import { type StructureResultPayload, structureResultPayload } from "@polyforge/contracts/engine-results";
+import type { SystemType } from "@polyforge/contracts/enums";
+import type { MolecularSystemData, StructureProblem, StructureSummary } from "@polyforge/contracts/molecular-systems";
 import { fileExtension } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
@@ -140,18 +135,18 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     const viewerPath = join(workdir, "viewer.pdb");
     const outcome = await this.engine("validate-structure", { file: local, viewer_file: viewerPath }, workdir, signal);
     if (outcome.kind === "error") return { status: "error", problem: engineProblem(outcome, workdir) };
-    const payload = outcome.payload;
+    const payload = structureResultPayload.parse(outcome.payload);
     if (payload.valid === false) {
       return {
         status: "invalid",
         problem: {
-          code: String(payload.error_code ?? "INVALID_STRUCTURE"),
-          message: scrubPaths(String(payload.message ?? "The file is not a valid structure."), workdir),
-          line: integerOrNull(payload.line),
+          code: payload.error_code,
+          message: scrubPaths(payload.message ?? "The file is not a valid structure.", workdir),
+          line: payload.line,
         },
       };
     }
-    const viewer = await this.keep(job.systemId, workdir, stringOrNull(payload.viewer_file) ?? viewerPath, VIEWER_FILE);
+    const viewer = await this.keep(job.systemId, workdir, payload.viewer_file ?? viewerPath, VIEWER_FILE);
     return { status: "valid", summary: structureSummaryOf(payload, viewer ? VIEWER_FILE : null) };
   }
 
@@ -170,7 +165,7 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
       const name = `structure${fileExtension(file)}`;
       if (await this.keep(job.systemId, workdir, file, name)) viewer ??= name === VIEWER_FILE ? name : null;
     }
-    return { status: "converted", summary: structureSummaryOf(outcome.payload, viewer) };
+    return { status: "converted", summary: structureSummaryOf(structureResultPayload.parse(outcome.payload), viewer) };
   }
 
   private async engine(command: string, input: object, workdir: string, signal: AbortSignal): Promise<EngineOutcome> {
@@ -275,37 +270,9 @@ function safeFileName(name: string): string {
   return cleaned.startsWith(".") ? `file${cleaned}` : cleaned || `file${fileExtension(name)}`;
 }
 
-function integerOrNull(value: unknown): number | null {
-  return typeof value === "number" && Number.isInteger(value) ? value : null;
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
-}
-
 /** The engine's summary read defensively: fields an older engine does not report get their
  * "unknown" value rather than failing the job. */
-export function structureSummaryOf(payload: Record<string, unknown>, viewerFile: string | null): StructureSummary {
-  const kinds: MoleculeKind[] = Array.isArray(payload.kinds)
-    ? payload.kinds.flatMap((kind) => {
-        const parsed = moleculeKind.safeParse(kind);
-        return parsed.success ? [parsed.data] : [];
-      })
-    : [];
-  const box =
-    Array.isArray(payload.box) && payload.box.length === 3 && payload.box.every((side) => typeof side === "number")
-      ? (payload.box as number[])
-      : null;
-  const type = SYSTEM_TYPES.includes(payload.type as SystemType) ? (payload.type as SystemType) : "not_defined";
-  return {
-    atoms: integerOrNull(payload.atoms) ?? 0,
-    residues: integerOrNull(payload.residues) ?? 0,
-    molecules: integerOrNull(payload.molecules) ?? 0,
-    kinds,
-    formula: typeof payload.formula === "string" ? payload.formula : "",
-    net_charge: integerOrNull(payload.net_charge),
-    box,
-    type,
-    viewer_file: viewerFile,
-  };
+export function structureSummaryOf(payload: StructureResultPayload, viewerFile: string | null): StructureSummary {
+  const { atoms, residues, molecules, kinds, formula, net_charge, box, type } = payload;
+  return { atoms, residues, molecules, kinds, formula, net_charge, box, type, viewer_file: viewerFile };
 }

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
+import { bundleResultPayload, generatedPotentialOf, topologyResultPayload } from "@polyforge/contracts/engine-results";
 import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
-import type { GeneratedPotentialResult, PotentialMoleculeKind } from "@polyforge/contracts/potentials";
 import { fileExtension } from "@polyforge/contracts/uploads";
 import { sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
@@ -177,7 +177,7 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
       progress: 100,
       stage: null,
       resultFiles,
-      result: generatedResultOf(outcome.payload),
+      result: generatedPotentialOf(bundleResultPayload.parse(outcome.payload)),
     };
   }
 
@@ -201,20 +201,13 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     if (outcome.kind === "error") {
       return { status: "error", problem: { code: outcome.code, message: withoutPaths(outcome.message), line: null } };
     }
-    const payload = outcome.payload;
+    const payload = topologyResultPayload.parse(outcome.payload);
     if (payload.valid === false) {
-      const message = withoutPaths(String(payload.message ?? "The topology does not describe the structure."));
-      return { status: "invalid", problem: problemOf(String(payload.error_code ?? "INVALID_TOPOLOGY"), message) };
+      const message = withoutPaths(payload.message ?? "The topology does not describe the structure.");
+      return { status: "invalid", problem: problemOf(payload.error_code, message) };
     }
-    return {
-      status: "valid",
-      problem: null,
-      result: {
-        atoms: integerOr(payload.atoms, 0),
-        molecules: integerOr(payload.molecules, 0),
-        molecule_types: Array.isArray(payload.molecule_types) ? payload.molecule_types.map(String) : [],
-      },
-    };
+    const { atoms, molecules, molecule_types } = payload;
+    return { status: "valid", problem: null, result: { atoms, molecules, molecule_types } };
   }
 
   private async engine(
@@ -306,14 +299,6 @@ class ProgressWriter {
   }
 }
 
-function integerOr(value: unknown, fallback: number): number {
-  return typeof value === "number" && Number.isInteger(value) ? value : fallback;
-}
-
-function numberOrNull(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
 /** A problem with the line its message names ("system.top line 12: …"). */
 function problemOf(code: string, message: string): StructureProblem {
   const line = /\bline (\d+)\b/.exec(message);
@@ -325,35 +310,4 @@ function safeTopologyName(name: string): string {
   const cleaned = basename(name).replace(/[^\w.-]+/g, "_");
   const stem = cleaned.startsWith(".") ? `topology${cleaned}` : cleaned || "topology.top";
   return fileExtension(stem) === ".top" ? stem : `${stem}.top`;
-}
-
-/** generate-potential's summary as the contract's result (what the Potentials step shows). */
-export function generatedResultOf(payload: Record<string, unknown>): GeneratedPotentialResult {
-  const summary = (payload.summary ?? {}) as Record<string, unknown>;
-  const charges = (summary.charges ?? {}) as Record<string, unknown>;
-  const energies = (summary.energies ?? {}) as Record<string, unknown>;
-  const kinds: PotentialMoleculeKind[] = Array.isArray(charges.molecules)
-    ? charges.molecules.map((entry) => {
-        const kind = (entry ?? {}) as Record<string, unknown>;
-        return {
-          name: String(kind.name ?? ""),
-          copies: integerOr(kind.copies, 0),
-          atoms: integerOr(kind.atoms, 0),
-          net_charge: integerOr(kind.net_charge, 0),
-          min_atom_charge: numberOrNull(kind.min_atom_charge) ?? 0,
-          max_atom_charge: numberOrNull(kind.max_atom_charge) ?? 0,
-          atom_types: Array.isArray(kind.atom_types) ? kind.atom_types.map(String) : [],
-        };
-      })
-    : [];
-  return {
-    force_field: String(summary.force_field ?? ""),
-    atoms: integerOr(summary.atoms, 0),
-    molecules: integerOr(summary.molecules, 0),
-    total_charge: numberOrNull(charges.total_charge) ?? 0,
-    charge_method: String(charges.method ?? ""),
-    kinds,
-    energy_before_minimization_kj_mol: numberOrNull(energies.potential_before_minimization_kj_mol),
-    minimized_energy_kj_mol: numberOrNull(energies.potential_after_minimization_kj_mol),
-  };
 }

@@ -1,5 +1,6 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { bundleResultPayload, executionStatusForStage, seedOfBundle } from "@polyforge/contracts/engine-results";
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
@@ -27,11 +28,6 @@ export const INTERRUPTED_CODE = "INTERRUPTED";
 /** Where an execution's result files live in the file store. */
 export function resultKey(executionId: string, name: string): string {
   return `system-executions/${executionId}/${name}`;
-}
-
-/** ARCHITECTURE §7: building and parametrising show as processing, minimisation and MD as running. */
-export function statusForStage(stage: string): "processing" | "running" {
-  return /minimi|dynamic|\bmd\b|simulat|equilibr/i.test(stage) ? "running" : "processing";
 }
 
 /** Pushes the execution's status to its owner; `notice` says something happened to the run (taken
@@ -169,7 +165,7 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
         inputPath,
         workdir,
         signal,
-        onProgress: (stage, percent, detail) => progress.report(statusForStage(stage), percent, stage, detail),
+        onProgress: (stage, percent, detail) => progress.report(executionStatusForStage(stage), percent, stage, detail),
         jobName: `polyforge-${job.id}`,
         onStaleEngineKilled: (pid) => {
           logger.warn({ executionId: job.id, pid }, "killed a stale engine of the job before starting it again");
@@ -394,7 +390,5 @@ class ProgressWriter {
 
 /** The seed the engine used (ARCHITECTURE §5: −1 means it drew one). */
 function seedOf(payload: Record<string, unknown>): number | null {
-  const summary = payload.summary as Record<string, unknown> | undefined;
-  const seed = payload.seed ?? summary?.seed;
-  return typeof seed === "number" && Number.isInteger(seed) ? seed : null;
+  return seedOfBundle(bundleResultPayload.parse(payload));
 }
