@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
 from openmm import app
+from polyforge_engine.bundle.writer import dynamics_mdp
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, choose_md_engine, find_gmx, gromacs_refusal
 from polyforge_engine.runtime.openmm_cpu import THREADS_ENV
+from polyforge_engine.simulate.equilibration import dynamics_stages
 from polyforge_engine.simulate.gromacs_files import continuous, read_trr
-from polyforge_engine.simulate.md import Protocol, SimulationReport, run_protocol
+from polyforge_engine.simulate.md import Protocol, SimulationReport, gromacs_seed, run_protocol
 from polymer_samples import PE_UNIT, melt
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
@@ -126,6 +128,13 @@ def test_frames_are_continuous_and_the_dcd_matches_the_trr(pe_melt: Parametrised
     assert lengths.max() < 2.0
     box = (3.0, 3.0, 3.0)
     assert np.allclose(continuous(report.final_positions / 10, report.final_positions / 10 - box, box), report.final_positions / 10)
+
+
+def test_any_seed_a_job_may_give_is_one_grompp_reads() -> None:
+    protocol = Protocol(0, 100, 300.0, "NVT", 2**53 - 1)  # the contracts' largest seed
+    mdp = dynamics_mdp(protocol, dynamics_stages(protocol)[0])
+    assert 0 <= gromacs_seed(protocol.seed) < 2**31 - 1 and f"gen-seed        = {gromacs_seed(protocol.seed)}" in mdp
+    assert gromacs_seed(12345) == 12345
 
 
 def test_trr_frames_are_read_as_gromacs_wrote_them(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 import parmed
 
 from polyforge_engine.simulate.equilibration import Stage, dynamics_stages
-from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, barostat_interval
+from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, barostat_interval, gromacs_seed
 
 # OpenMM's PME default: Ewald error tolerance δ gives α = sqrt(-ln 2δ)/rc; GROMACS sets β from
 # erfc(β rc) = ewald-rtol, so the same splitting needs ewald-rtol = erfc(sqrt(-ln 2δ)).
@@ -188,7 +188,7 @@ def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) ->
         "tc-grps         = System\n"
         f"tau-t           = {1 / FRICTION_PER_PS}          ; inverse friction (ps)\n"
         f"ref-t           = {stage.temperature_k:g}\n"
-        f"ld-seed         = {protocol.seed}        ; the run's seed: the noise is reproducible\n"
+        f"ld-seed         = {gromacs_seed(protocol.seed)}        ; the run's seed: the noise is reproducible\n"
         if thermostat
         else "integrator      = md           ; leap-frog, constant energy (NVE)\ntcoupl          = no\n"
     )
@@ -203,7 +203,7 @@ def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) ->
     )
     first = number is None or number == 1
     velocities = (
-        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {protocol.seed}\ncontinuation    = no\n"
+        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {gromacs_seed(protocol.seed)}\ncontinuation    = no\n"
         if first
         else "gen-vel         = no\ncontinuation    = yes          ; velocities from the previous stage\n"
     )

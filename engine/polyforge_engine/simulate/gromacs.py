@@ -93,8 +93,9 @@ def run_gromacs_dynamics(
     final_nm, final_box = write_trajectory(trajectory_dcd, scratch, start_nm, box_nm, interval, stage.steps)
     md_log = (scratch / "md.log").read_text(errors="replace")
     match = re.search(r"^Performance:\s+([\d.]+)", md_log, re.M)
-    for path in scratch.glob("*.trr"):
-        path.unlink()  # the frames are in the DCD now
+    for pattern in ("*.trr", "*.edr", "*.cpt", "*.tpr", "*.g96", "*.xvg"):
+        for path in scratch.glob(pattern):
+            path.unlink()  # in energies.csv, the DCD and the context now; md.log and the mdp files stay
     return GromacsDynamics(temperatures, final_nm, final_box, float(match.group(1)) if match else None, version)
 
 

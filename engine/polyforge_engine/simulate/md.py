@@ -342,6 +342,11 @@ def openmm_seed(seed: int) -> int:
     return seed % 2_147_483_646 + 1
 
 
+def gromacs_seed(seed: int) -> int:
+    """GROMACS reads gen-seed as a 32-bit int (-1: pick one); a job may give any non-negative seed."""
+    return seed % 2_147_483_647
+
+
 def _integrator(protocol: Protocol) -> openmm.Integrator:
     step = TIMESTEP_FS * unit.femtoseconds
     if protocol.ensemble != "NVE" or protocol.equilibration != "none":
