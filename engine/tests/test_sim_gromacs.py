@@ -10,11 +10,13 @@ import os
 import signal
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from engine_cli import run_engine
 from openmm import app
 from polyforge_engine.bundle.writer import dynamics_mdp
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
@@ -148,6 +150,28 @@ def test_trr_frames_are_read_as_gromacs_wrote_them(tmp_path: Path) -> None:
     frames = list(read_trr(tmp_path / "two.trr"))
     assert [f.step for f in frames] == [150, 150]
     assert frames[1].box_nm == pytest.approx((3.0, 3.1, 3.2)) and np.allclose(frames[1].positions_nm, positions)
+
+
+@needs_gmx
+def test_a_job_on_either_engine_gives_the_same_files_and_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = homopolymer_job(ETHYLENE, 10, 6, cell_sides=[22.0, 22.0, 22.0], density=None, seed=3)
+    job["system_setup"]["cell_dimension_selector"] = "cell_sides"
+    job["simulation_protocol"].update(minimization_steps=20, dynamics=True, dynamics_steps=200, temperature=300, ensemble="NPT")
+    seen = {}
+    for engine in ("openmm", "gromacs"):
+        monkeypatch.setenv(MD_ENGINE_ENV, engine)
+        code, events = run_engine("build-system", job, tmp_path / engine)
+        assert code == 0, events[-1]
+        dynamics = [event for event in events if event.get("stage") == "dynamics"]
+        assert dynamics and {"simulated_ns", "total_ns", "remaining_s"} <= dynamics[-1].keys()
+        with zipfile.ZipFile(tmp_path / engine / events[-1]["files"]["bundle"]) as bundle:
+            readme = bundle.read("README.md").decode()
+            header = (tmp_path / engine / "simulation" / "energies.csv").read_text().splitlines()[0]
+            seen[engine] = (events[-1]["files"].keys(), sorted(bundle.namelist()), header)
+        performance = events[-1]["summary"]["performance"]
+        assert str(performance["engine"]).startswith("GROMACS" if engine == "gromacs" else "OpenMM") and performance["ns_per_day"] > 0
+        assert ("dynamics on GROMACS" in readme) == (engine == "gromacs")
+    assert seen["openmm"] == seen["gromacs"]
 
 
 @needs_gmx
