@@ -11,7 +11,7 @@ DOCS_DIST := docs/guide/.vitepress/dist/index.html
 
 .PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e test-fuzz chromium gromacs slurm clean
 
-start: bootstrap web docs
+start: bootstrap web docs gromacs
 	node --import tsx apps/server/src/main.ts
 
 # The engine is installed editable, so pip byte-compiled none of its modules: compile them here, as
@@ -53,10 +53,12 @@ $(DOCS_DIST): $(STAMP_NODE) $(shell find docs/guide -path '*/.vitepress/dist' -p
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-# Debian's GROMACS for the engine tests that run a bundle's commands and compare NPT densities
-# (engine/tests/test_sim_bundle.py, test_sim_protocol.py); needs root, as on CI.
+# Debian's GROMACS: the MD engine on CPUs (POLYFORGE_MD_ENGINE=auto picks `gmx mdrun` where it is found
+# and no GPU is), and what the engine tests run a bundle's commands with. Installing needs root (as on
+# CI); elsewhere the dynamics run on OpenMM.
 gromacs:
-	@command -v gmx >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs; }
+	@command -v gmx >/dev/null || [ "$$(id -u)" != 0 ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gromacs; }
+	@command -v gmx >/dev/null || echo "gromacs: not installed (not root), so dynamics run on OpenMM"
 
 # A one-node Slurm cluster for the Slurm executor's tests (apps/server/test/slurm.test.ts, e2e/tests/slurm.spec.ts): installs,
 # configures and starts it as root, as on CI, and leaves it running (those tests skip where sbatch is absent).
