@@ -119,7 +119,6 @@ export const buildingBlockListQuery = paginationQuery.extend({
   show_archived: queryBoolean.default(false),
   version: queryInt32().min(0).optional(),
 });
-export type BuildingBlockListQuery = z.input<typeof buildingBlockListQuery>;
 
 /** GET /v2/building_blocks/draft: the active blocks marked for the polymer builder's draft. */
 export const buildingBlockDraftListQuery = paginationQuery.extend({

@@ -4,7 +4,6 @@ export type BlockType = (typeof BLOCK_TYPES)[number];
 export const CREATABLE_BLOCK_TYPES = ["linear", "dendrimer"] as const;
 
 export const SYSTEM_ORIGINS = ["polymer_builder", "upload", "smiles"] as const;
-export type SystemOrigin = (typeof SYSTEM_ORIGINS)[number];
 
 export const SYSTEM_TYPES = ["molecule", "system", "mixed", "not_defined"] as const;
 export type SystemType = (typeof SYSTEM_TYPES)[number];

@@ -60,7 +60,6 @@ export const PROVIDE_STRUCTURE_MESSAGE = "Please provide a molecular structure b
 export const smilesBody = z.object({
   smiles: z.string().trim().min(1, REQUIRED_FIELD).max(SMILES_MAX_LENGTH),
 });
-export type SmilesBody = z.infer<typeof smilesBody>;
 
 /** One kind of molecule found in a structure (molecules with the same graph are one kind). */
 export const moleculeKind = z.object({

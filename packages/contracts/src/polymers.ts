@@ -51,7 +51,6 @@ export const polymerSegmentInput = z.object({
   occurrence: int32(),
   order: int32(),
 });
-export type PolymerSegmentInput = z.infer<typeof polymerSegmentInput>;
 
 /** Tacticity of a polymer (issue 22, per polymer): the meso fraction is the chance that two
  * consecutive prochiral backbone centres have the same configuration (atactic only, Bernoullian). */

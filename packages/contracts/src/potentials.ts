@@ -15,7 +15,6 @@ import { REQUIRED_FIELD } from "./users";
 
 /** SPEC §3: a potential's origin. */
 export const POTENTIAL_ORIGINS = ["generate", "upload"] as const;
-export type PotentialOrigin = (typeof POTENTIAL_ORIGINS)[number];
 
 /** SPEC §9: force fields of a generated potential. */
 export const POTENTIAL_FORCE_FIELDS = ["GAFF", "GAFF2"] as const;
@@ -163,7 +162,6 @@ export const potentialExecution = z.object({
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
 });
-export type PotentialExecution = z.infer<typeof potentialExecution>;
 
 /** What validate-topology found in a valid .top. */
 export const topologySummary = z.object({
@@ -171,7 +169,6 @@ export const topologySummary = z.object({
   molecules: z.number().int(),
   molecule_types: z.array(z.string()),
 });
-export type TopologySummary = z.infer<typeof topologySummary>;
 
 /** SPEC §3 uploaded_potential: status (SPEC §4 file upload statuses), file, file_size, upload_id;
  * `problem` says why it is invalid (engine code, message naming the line), `topology` what a valid

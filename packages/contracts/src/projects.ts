@@ -33,7 +33,6 @@ export const projectPatchBody = z.object({
   name: projectBody.shape.name.optional(),
   description: projectBody.shape.description.optional(),
 });
-export type ProjectPatchBody = z.input<typeof projectPatchBody>;
 
 /** GET /projects: SPEC §7's page_num, page_size, name and description (substring, any case). */
 export const projectListQuery = paginationQuery.extend({

@@ -135,7 +135,6 @@ export const segmentDataInput = z.object({
   sequence: text().trim().max(5000).optional(),
   sequence_naming: z.enum(PEPTIDE_NAMINGS).optional(),
 });
-export type SegmentDataInput = z.infer<typeof segmentDataInput>;
 
 const blocksWithUniqueOrder = z
   .array(segmentBlockInput)

@@ -61,7 +61,6 @@ export function uploadBeginBody(kind: UploadFileKind) {
 export type UploadBeginBody = { file: string; file_size: number };
 
 export const uploadBeginResponse = z.object({ upload_id: z.string() });
-export type UploadBeginResponse = z.infer<typeof uploadBeginResponse>;
 
 const uploadId = z.string().min(1).max(1024);
 const partNumber = z.coerce.number().int().min(1).max(MAX_UPLOAD_PARTS);
@@ -90,7 +89,6 @@ export type UploadCompleteBody = z.infer<typeof uploadCompleteBody>;
 
 /** POST …/upload/cancel body. */
 export const uploadCancelBody = z.object({ upload_id: uploadId });
-export type UploadCancelBody = z.infer<typeof uploadCancelBody>;
 
 /** SPEC §4 upload machine states and messages. */
 export const UPLOAD_MACHINE_STATES = ["idle", "uploading", "completed", "error", "canceled"] as const;
