@@ -76,14 +76,18 @@ export async function findCataloguePage(
   page: Page,
 ): Promise<{ rows: SystemRow[]; total: number }> {
   const where = catalogueFilter(ownerId, filters);
-  const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(systems).where(where);
-  const rows = await db
-    .select()
-    .from(systems)
-    .where(where)
-    .orderBy(desc(systems.updatedAt), desc(systems.id))
-    .limit(page.page_size)
-    .offset(pageOffset(page));
+  // Both asked at once: on PGlite's one connection they queue together rather than one after the
+  // other behind every other request's queries (issue 27).
+  const [[{ total } = { total: 0 }], rows] = await Promise.all([
+    db.select({ total: count() }).from(systems).where(where),
+    db
+      .select()
+      .from(systems)
+      .where(where)
+      .orderBy(desc(systems.updatedAt), desc(systems.id))
+      .limit(page.page_size)
+      .offset(pageOffset(page)),
+  ]);
   return { rows, total };
 }
 

@@ -93,8 +93,8 @@ export async function finishDraft(
  * oldest first. */
 async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
   const ids = rows.map((row) => row.id);
-  const executions = await executionsBySystem(db, ids);
-  const potentials = await potentialSummaries(db, ids);
+  // At once, as the catalogue page's count and rows (repository.ts).
+  const [executions, potentials] = await Promise.all([executionsBySystem(db, ids), potentialSummaries(db, ids)]);
   return rows.map((row) => ({
     ...systemResponse(row),
     potentials: potentials.get(row.id) ?? [],
