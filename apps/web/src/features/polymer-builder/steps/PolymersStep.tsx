@@ -62,7 +62,7 @@ function TacticityFields({ form, units }: { form: UseFormReturnType<PolymerValue
         <TextInput
           label={t("polymers.mesoFraction")}
           description={t("polymers.mesoFractionHelp")}
-          w={260}
+          w={300}
           inputMode="decimal"
           value={form.values.meso_fraction}
           error={form.errors.meso_fraction}
