@@ -27,6 +27,10 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
     app.put(
       LOCAL_PART_ROUTE,
       {
+        // The part is its bytes as sent, whatever Content-Encoding says (S3 stores them so, and the
+        // ETag is their MD5): the server-wide compression neither decodes the body nor the answer.
+        compress: false,
+        decompress: false,
         schema: {
           tags: ["uploads"],
           summary: "Upload one part to a signed part URL (embedded file store)",
