@@ -14,7 +14,8 @@
  * --baseline names another checkout of the repository (e.g. `git archive <commit> | tar -x -C dir`,
  * with a node_modules symlink): its server is measured beside this one's, in turns with the bare
  * peer, so a change is set against the code before it under the same load. --runs repeats each.
- * Ports: the base (server), base+1 (moto), base+2 (the bare peer). Raw figures:
+ * --cpu-prof <dir> has the server and the bare peer write V8 CPU profiles there (open them in Chrome's
+ * DevTools or speedscope). Ports: the base (server), base+1 (moto), base+2 (the bare peer). Raw figures:
  * bench/uploads/out/results.json.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -49,6 +50,9 @@ const baseline = args.includes("--baseline") ? resolve(flag("--baseline", "")) :
 const sizeMb = Number(flag("--size-mb", "2000"));
 const runs = Number(flag("--runs", "3"));
 const skipS3 = args.includes("--skip-s3");
+const cpuProfDir = args.includes("--cpu-prof") ? resolve(flag("--cpu-prof", "")) : undefined;
+/** Node's flags for the processes measured (a CPU profile each when asked). */
+const profileArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
 
 const work = mkdtempSync(join(tmpdir(), "uploads-bench-"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,7 +118,7 @@ interface Server {
 
 async function startServer(env: NodeJS.ProcessEnv, jwksFile: string, root = ROOT): Promise<Server> {
   const origin = `http://127.0.0.1:${SERVER_PORT}`;
-  const child = spawn("node", ["--import", "tsx", join(root, "bench/uploads/server.ts")], {
+  const child = spawn("node", [...profileArgs, "--import", "tsx", join(root, "bench/uploads/server.ts")], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
     env: {
@@ -241,7 +245,8 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
 /** The same parts, 4 in flight, PUT to the bare server (no upload_url call, no complete). */
 async function bareRun(file: string, size: number) {
   const origin = `http://127.0.0.1:${BARE_PORT}`;
-  const child = spawn("node", [join(ROOT, "bench/uploads/bare_server.mjs"), join(work, "bare"), String(BARE_PORT)], {
+  const nodeArgs = [...profileArgs, join(ROOT, "bench/uploads/bare_server.mjs"), join(work, "bare"), String(BARE_PORT)];
+  const child = spawn("node", nodeArgs, {
     stdio: "ignore",
   });
   for (let i = 0; i < 100; i++) {
