@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,7 @@ from polyforge_engine import protocol as events
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
 from polyforge_engine.job import BuildJob, parse_build_job
-from polyforge_engine.parametrise.assemble import SystemModel, group_copies, parametrise_system
+from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
 from polyforge_engine.protocol import EngineError
@@ -46,37 +46,60 @@ def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
     return report
 
 
+@dataclass(frozen=True)
+class SimulatedSystem:
+    """What is parametrised and simulated.
+
+    Parameters: `system` the grouped molecules and box; `atom_types` the one GAFF flavour;
+    `kind_labels` one name per kind (topology and force-field files); `chain_kinds` one per kind
+    when the final structure's properties are to be measured (None: not measured)."""
+
+    system: SystemModel
+    atom_types: AtomTypeSet
+    kind_labels: list[str]
+    chain_kinds: list[ChainKind] | None = None
+
+
+@dataclass(frozen=True)
+class BundleOutput:
+    """How the job's output is named and what joins it besides the topology and the run.
+
+    Parameters: `title` the system's name; `sanitized_name` the bundle's file-name stem; `raw_job`
+    the job as received (kept as job.json); `extra_files` more files for the bundle; `extra_report`
+    more keys for report.json; `earlier_stages_s` seconds of stages run before this tail (e.g. the
+    structure build), joining report.json's `performance` before parametrisation."""
+
+    title: str
+    sanitized_name: str
+    raw_job: dict[str, Any]
+    extra_files: list[BundleFile] = field(default_factory=list)
+    extra_report: dict[str, Any] = field(default_factory=dict)
+    earlier_stages_s: dict[str, float] = field(default_factory=dict)
+
+
 def parametrise_simulate_bundle(
-    system: SystemModel,
-    atom_types: AtomTypeSet,
+    target: SimulatedSystem,
     md_protocol: Protocol,
     workdir: Path,
-    title: str,
-    sanitized_name: str,
-    raw_job: dict[str, Any],
-    kind_labels: list[str],
+    output: BundleOutput,
     progress_from: float,
-    extra_files: list[BundleFile] | None = None,
-    extra_report: dict[str, Any] | None = None,
-    chain_kinds: list[ChainKind] | None = None,
-    earlier_stages_s: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """The shared tail: topology files, the OpenMM protocol, then the bundle; returns the result
-    payload (bundle path relative to `workdir`, seed, summary). With `chain_kinds` (one per kind of
-    `system`) the summary carries the properties measured on the final structure. `earlier_stages_s`
-    (e.g. the structure build's seconds) joins report.json's `performance` before parametrisation."""
+    """The shared tail: topology files, the OpenMM protocol, then the bundle.
+
+    Progress runs from `progress_from` to 100 (parametrising 35 % of the rest, simulating 60 %).
+    Returns the result payload: files relative to `workdir` (bundle, viewer files, report), seed
+    and the summary written as report.json."""
     span = 100 - progress_from
     parametrise_end = progress_from + span * 0.35
     simulate_end = progress_from + span * 0.95
-    topology_dir = workdir / "topology"
     started = time.monotonic()
     parametrised = parametrise_system(
-        system,
-        atom_types,
-        topology_dir,
+        target.system,
+        target.atom_types,
+        workdir / "topology",
         _named(stage_progress((progress_from, parametrise_end)), "parametrising"),
-        kind_labels,
-        title,
+        target.kind_labels,
+        output.title,
     )
     parametrisation_s = time.monotonic() - started
     simulation_dir = workdir / "simulation"
@@ -91,18 +114,38 @@ def parametrise_simulate_bundle(
     )
     raise_if_cancelled()
     events.progress("bundling", simulate_end)
+    files = _bundle_files(workdir, output, parametrised, report, target.system)
+    summary = _summary(target, md_protocol, output, parametrised, report, parametrisation_s)
+    bundle = write_bundle(
+        workdir, output.sanitized_name, output.title, files, summary, md_protocol, periodic=target.system.box is not None, cell_a=target.system.box
+    )
+    events.progress("bundling", 100)
+    result_files = {"bundle": bundle.name} | _viewer_files(workdir, parametrised, report) | {"report": "report.json"}
+    return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
+
+
+def _bundle_files(workdir: Path, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, system: SystemModel) -> list[BundleFile]:
+    """Everything the bundle holds besides report.json: the job as received, the caller's extra
+    files, the topology files, the run's output and the start structures built from the minimum."""
     job_path = workdir / "job.snapshot.json"
-    job_path.write_text(json.dumps(raw_job, indent=2) + "\n")
-    files = [BundleFile("job.json", job_path), *(extra_files or [])]
+    job_path.write_text(json.dumps(output.raw_job, indent=2) + "\n")
+    files = [BundleFile("job.json", job_path), *output.extra_files]
     files += [BundleFile(path.name, path) for path in vars(parametrised.files).values()]
     files += [BundleFile(path.name, path) for path in report.written]
     if report.minimized_positions is not None:
-        files += write_start_structures(parametrised.structure, report.minimized_positions, system.box, simulation_dir)
+        files += write_start_structures(parametrised.structure, report.minimized_positions, system.box, workdir / "simulation")
+    return files
+
+
+def _summary(
+    target: SimulatedSystem, md_protocol: Protocol, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, parametrisation_s: float
+) -> dict[str, Any]:
+    """report.json's content: what was simulated, with what, how it ended and how long each stage took."""
     summary: dict[str, Any] = {
         "seed": md_protocol.seed,
-        "force_field": atom_types.upper(),
+        "force_field": target.atom_types.upper(),
         "atoms": len(parametrised.structure.atoms),
-        "molecules": len(system.copies),
+        "molecules": len(target.system.copies),
         "charges": parametrised.charges_summary,
         "energies": {
             "potential_before_minimization_kj_mol": report.potential_energy_before_minimization_kj_mol,
@@ -118,29 +161,28 @@ def parametrise_simulate_bundle(
         "tool_versions": tool_versions(),
         **({"minimization": report.minimisation} if report.minimisation is not None else {}),
         "performance": {
-            **{name: round(seconds, 2) for name, seconds in (earlier_stages_s or {}).items()},
+            **{name: round(seconds, 2) for name, seconds in output.earlier_stages_s.items()},
             "parametrisation_s": round(parametrisation_s, 2),
             **(report.performance or {}),
         },
-        **(extra_report or {}),
+        **output.extra_report,
     }
-    if chain_kinds is not None:
-        summary["properties"] = _measured_properties(system, chain_kinds, report, parametrised.structure)
-    bundle = write_bundle(workdir, sanitized_name, title, files, summary, md_protocol, periodic=system.box is not None, cell_a=system.box)
-    events.progress("bundling", 100)
-    # Besides the bundle, the files the web viewer shows (contracts RESULT_VIEWER_FILES).
+    if target.chain_kinds is not None:
+        summary["properties"] = _measured_properties(target.system, target.chain_kinds, report, parametrised.structure)
+    return summary
+
+
+def _viewer_files(workdir: Path, parametrised: ParametrisedSystem, report: SimulationReport) -> dict[str, str]:
+    """Besides the bundle, the files the web viewer shows (contracts RESULT_VIEWER_FILES) that the
+    run wrote, relative to `workdir`."""
+    simulation_dir = workdir / "simulation"
     viewer = {
         "built_structure": parametrised.files.pdb,
         "minimized_structure": simulation_dir / "minimized.pdb",
         "final_structure": simulation_dir / "final.pdb",
         "energies": simulation_dir / "energies.csv",
     }
-    result_files = (
-        {"bundle": bundle.name}
-        | {key: str(path.relative_to(workdir)) for key, path in viewer.items() if path in report.written or path == parametrised.files.pdb}
-        | {"report": "report.json"}
-    )
-    return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
+    return {key: str(path.relative_to(workdir)) for key, path in viewer.items() if path in report.written or path == parametrised.files.pdb}
 
 
 def _measured_properties(system: SystemModel, chain_kinds: list[ChainKind], report: SimulationReport, structure: Any) -> dict[str, Any]:
@@ -224,18 +266,17 @@ def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     chain_kinds = _chain_kinds(job, built, grouped, labels)
     build_report = build_dir / "report.json"
     return parametrise_simulate_bundle(
-        system,
-        atom_types,
+        SimulatedSystem(system, atom_types, labels, chain_kinds),
         protocol_of(job, built.seed),
         workdir,
-        job.system.name,
-        job.system.sanitized_name,
-        raw_job,
-        labels,
+        BundleOutput(
+            job.system.name,
+            job.system.sanitized_name,
+            raw_job,
+            extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
+            earlier_stages_s={"build_s": build_s},
+        ),
         progress_from=30,
-        extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
-        chain_kinds=chain_kinds,
-        earlier_stages_s={"build_s": build_s},
     )
 
 

@@ -27,7 +27,7 @@ from polyforge_engine.bundle.writer import BundleFile
 from polyforge_engine.parametrise.assemble import MoleculeCopy, SystemModel, group_copies
 from polyforge_engine.parametrise.errors import INVALID_VALENCE, WRONG_NET_CHARGE
 from polyforge_engine.parametrise.force_fields import atom_type_set
-from polyforge_engine.pipeline import parametrise_simulate_bundle
+from polyforge_engine.pipeline import BundleOutput, SimulatedSystem, parametrise_simulate_bundle
 from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler
 from polyforge_engine.simulate.md import CELL_TOO_SMALL, CUTOFF_NM, Protocol
@@ -274,16 +274,11 @@ def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]
     title = str(system_ref.get("name") or job.get("name") or "Generated potential")
     sanitized = str(system_ref.get("sanitized_name") or "potential")
     payload = parametrise_simulate_bundle(
-        system,
-        atom_types,
+        SimulatedSystem(system, atom_types, kind_labels(system.kinds)),
         Protocol(minimization_steps=steps, dynamics_steps=0, temperature_k=300.0, ensemble="NVT", seed=0),
         workdir,
-        title,
-        sanitized,
-        job,
-        kind_labels(system.kinds),
+        BundleOutput(title, sanitized, job, extra_files=[BundleFile("structure.sdf", path)] if path.suffix.lower() == ".sdf" else []),
         progress_from=5,
-        extra_files=[BundleFile("structure.sdf", path)] if path.suffix.lower() == ".sdf" else None,
     )
     files = payload["files"]
     add_force_field_files(workdir / files["bundle"], workdir / "topology", kind_labels(system.kinds))
