@@ -6,7 +6,8 @@ import { requireUser } from "./auth/authenticate";
 import type { AuthenticatedUser } from "./auth/user";
 import { checkPathIdsOnRefusal } from "./errors";
 
-type App = Parameters<FastifyPluginAsyncZod>[0];
+/** The app as a zod-typed route plugin sees it (for functions that register a group of routes). */
+export type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
 /** What one owner-scoped resource offers (each call already knows the caller). */
 export interface OwnedResourceService<Item, Create, Patch, Query> {
@@ -39,7 +40,7 @@ const idParams = z.object({ id: z.string() });
  * shape: 201 on create, 204 on delete); another user's id answers 404, also when the body is refused.
  */
 export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
-  app: App,
+  app: ZodApp,
   resource: OwnedResource<Item, Create, Patch, Query>,
 ): void {
   const { path, schemas, summaries, service } = resource;

@@ -15,6 +15,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
+import type { ZodApp } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
 import {
   beginTopologyUpload,
@@ -34,6 +35,8 @@ import {
 } from "./service";
 
 const tags = ["potentials"];
+const BASE = "/systems/:systemId/potentials";
+type Processing = ModuleContext["processing"];
 
 function sendDownload(reply: FastifyReply, file: PotentialDownload) {
   return reply
@@ -58,229 +61,247 @@ export function potentialsRoutes({ database, processing, config }: ModuleContext
   return async (app) => {
     const db = database.db;
     const deps: PotentialsDeps = { db, store: processing.store, logger: app.log, limits: config.jobLimits };
-    const topologyFile = uploadBeginBody(TOPOLOGY_FILE);
-    const base = "/systems/:systemId/potentials";
     // Another user's system or potential answers 404 even when the body or query is refused too.
     checkPathIdsOnRefusal(app, {
       systemId: (request, id) => requirePotentialsSystem(db, requireUser(request), id),
       potentialId: (request, id) =>
         getPotential(db, requireUser(request), (request.params as { systemId: string }).systemId, id),
     });
+    registerPotentialRecordRoutes(app, deps, processing);
+    registerPotentialStopRoutes(app, deps, processing);
+    registerTopologyPartRoutes(app, deps);
+    registerTopologyFinishRoutes(app, deps, processing);
+    registerPotentialFilesRoute(app, deps);
+  };
+}
 
-    app.get(
-      base,
-      {
-        schema: {
-          tags,
-          summary: "The system's potentials, oldest first",
-          params: systemParams,
-          response: { 200: potentialsList },
-        },
+/** List, create (a generation is queued at once, so the runner is woken) and read. */
+function registerPotentialRecordRoutes(app: ZodApp, deps: PotentialsDeps, processing: Processing): void {
+  app.get(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: "The system's potentials, oldest first",
+        params: systemParams,
+        response: { 200: potentialsList },
       },
-      async (request) => listPotentials(db, requireUser(request), request.params.systemId),
-    );
+    },
+    async (request) => listPotentials(deps.db, requireUser(request), request.params.systemId),
+  );
 
-    app.post(
-      base,
-      {
-        schema: {
-          tags,
-          summary: "Add a potential: generate (GAFF/GAFF2, queued at once) or upload (a .top follows)",
-          description:
-            "The structure must be validated (file) or converted (SMILES), else 409 SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY. One draft (an uploaded potential still without its file) at a time: 409 SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT. The cosmetics organization gets GAFF2 only: 400 SYSTEM.CREATE_POTENTIAL.FORCE_FIELD_NOT_ALLOWED.",
-          params: systemParams,
-          body: createPotentialBody,
-          response: { 201: potentialResponse },
-        },
+  app.post(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: "Add a potential: generate (GAFF/GAFF2, queued at once) or upload (a .top follows)",
+        description:
+          "The structure must be validated (file) or converted (SMILES), else 409 SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY. One draft (an uploaded potential still without its file) at a time: 409 SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT. The cosmetics organization gets GAFF2 only: 400 SYSTEM.CREATE_POTENTIAL.FORCE_FIELD_NOT_ALLOWED.",
+        params: systemParams,
+        body: createPotentialBody,
+        response: { 201: potentialResponse },
       },
-      async (request, reply) => {
-        const created = await createPotential(deps, requireUser(request), request.params.systemId, request.body);
-        if (created.origin === "generate") processing.potentials.wake();
-        return reply.status(201).send(created);
-      },
-    );
+    },
+    async (request, reply) => {
+      const created = await createPotential(deps, requireUser(request), request.params.systemId, request.body);
+      if (created.origin === "generate") processing.potentials.wake();
+      return reply.status(201).send(created);
+    },
+  );
 
-    app.get(
-      `${base}/:potentialId`,
-      { schema: { tags, summary: "One potential", params: potentialParams, response: { 200: potentialResponse } } },
-      async (request) => getPotential(db, requireUser(request), request.params.systemId, request.params.potentialId),
-    );
+  app.get(
+    `${BASE}/:potentialId`,
+    { schema: { tags, summary: "One potential", params: potentialParams, response: { 200: potentialResponse } } },
+    async (request) => getPotential(deps.db, requireUser(request), request.params.systemId, request.params.potentialId),
+  );
+}
 
-    app.delete(
-      `${base}/:potentialId`,
-      {
-        schema: {
-          tags,
-          summary: "Delete a potential (a generation in progress is stopped, its engine killed)",
-          params: potentialParams,
-          response: { 204: noContent("Deleted") },
-        },
+/** Delete and cancel: both stop a running generation's engine. */
+function registerPotentialStopRoutes(app: ZodApp, deps: PotentialsDeps, processing: Processing): void {
+  app.delete(
+    `${BASE}/:potentialId`,
+    {
+      schema: {
+        tags,
+        summary: "Delete a potential (a generation in progress is stopped, its engine killed)",
+        params: potentialParams,
+        response: { 204: noContent("Deleted") },
       },
-      async (request, reply) => {
-        const deleted = await removePotential(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-        );
-        processing.potentials.cancel(deleted.id);
-        return reply.status(204).send(null);
-      },
-    );
+    },
+    async (request, reply) => {
+      const deleted = await removePotential(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+      );
+      processing.potentials.cancel(deleted.id);
+      return reply.status(204).send(null);
+    },
+  );
 
-    app.delete(
-      `${base}/:potentialId/process/cancel`,
-      {
-        schema: {
-          tags,
-          summary: "Cancel a waiting or running generation",
-          params: potentialParams,
-          response: { 200: potentialResponse },
-        },
+  app.delete(
+    `${BASE}/:potentialId/process/cancel`,
+    {
+      schema: {
+        tags,
+        summary: "Cancel a waiting or running generation",
+        params: potentialParams,
+        response: { 200: potentialResponse },
       },
-      async (request) => {
-        const row = await cancelGeneration(
-          db,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-        );
-        processing.potentials.cancel(row.id);
-        return row;
-      },
-    );
+    },
+    async (request) => {
+      const row = await cancelGeneration(
+        deps.db,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+      );
+      processing.potentials.cancel(row.id);
+      return row;
+    },
+  );
+}
 
-    app.post(
-      `${base}/:potentialId/upload/begin`,
-      {
-        schema: {
-          tags,
-          summary: "Begin a multipart upload of the potential's .top (up to 4000 MB)",
-          params: potentialParams,
-          body: topologyFile,
-          response: { 200: uploadBeginResponse },
-        },
+/** The .top's multipart upload, sending its parts: begin, a part's URL, the parts so far. */
+function registerTopologyPartRoutes(app: ZodApp, deps: PotentialsDeps): void {
+  app.post(
+    `${BASE}/:potentialId/upload/begin`,
+    {
+      schema: {
+        tags,
+        summary: "Begin a multipart upload of the potential's .top (up to 4000 MB)",
+        params: potentialParams,
+        body: uploadBeginBody(TOPOLOGY_FILE),
+        response: { 200: uploadBeginResponse },
       },
-      async (request) =>
-        beginTopologyUpload(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-          request.body,
-        ),
-    );
+    },
+    async (request) =>
+      beginTopologyUpload(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+        request.body,
+      ),
+  );
 
-    app.get(
-      `${base}/:potentialId/upload/upload_url`,
-      {
-        schema: {
-          tags,
-          summary: "A signed URL to PUT one part to (its answer's ETag header is the part's ETag)",
-          params: potentialParams,
-          querystring: uploadUrlQuery,
-          response: { 200: uploadUrlResponse },
-        },
+  app.get(
+    `${BASE}/:potentialId/upload/upload_url`,
+    {
+      schema: {
+        tags,
+        summary: "A signed URL to PUT one part to (its answer's ETag header is the part's ETag)",
+        params: potentialParams,
+        querystring: uploadUrlQuery,
+        response: { 200: uploadUrlResponse },
       },
-      async (request) =>
-        topologyPartUrl(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-          request.query.upload_id,
-          request.query.part_number,
-        ),
-    );
+    },
+    async (request) =>
+      topologyPartUrl(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+        request.query.upload_id,
+        request.query.part_number,
+      ),
+  );
 
-    app.get(
-      `${base}/:potentialId/upload/parts`,
-      {
-        schema: {
-          tags,
-          summary: "The parts stored so far (S3 ListParts), to resume an interrupted upload",
-          params: potentialParams,
-          querystring: uploadPartsQuery,
-          response: { 200: uploadPartsResponse },
-        },
+  app.get(
+    `${BASE}/:potentialId/upload/parts`,
+    {
+      schema: {
+        tags,
+        summary: "The parts stored so far (S3 ListParts), to resume an interrupted upload",
+        params: potentialParams,
+        querystring: uploadPartsQuery,
+        response: { 200: uploadPartsResponse },
       },
-      async (request) =>
-        topologyParts(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-          request.query.upload_id,
-        ),
-    );
+    },
+    async (request) =>
+      topologyParts(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+        request.query.upload_id,
+      ),
+  );
+}
 
-    app.post(
-      `${base}/:potentialId/upload/complete`,
-      {
-        schema: {
-          tags,
-          summary: "Complete the upload and check the .top against the structure (validate-topology job)",
-          params: potentialParams,
-          body: uploadCompleteBody,
-          response: { 200: potentialResponse },
-        },
+/** The .top's upload ends: complete (queues the check against the structure, so the runner is woken) or cancel. */
+function registerTopologyFinishRoutes(app: ZodApp, deps: PotentialsDeps, processing: Processing): void {
+  app.post(
+    `${BASE}/:potentialId/upload/complete`,
+    {
+      schema: {
+        tags,
+        summary: "Complete the upload and check the .top against the structure (validate-topology job)",
+        params: potentialParams,
+        body: uploadCompleteBody,
+        response: { 200: potentialResponse },
       },
-      async (request) => {
-        const completed = await completeTopologyUpload(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-          request.body,
-        );
-        processing.potentials.wake();
-        return completed;
-      },
-    );
+    },
+    async (request) => {
+      const completed = await completeTopologyUpload(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+        request.body,
+      );
+      processing.potentials.wake();
+      return completed;
+    },
+  );
 
-    app.post(
-      `${base}/:potentialId/upload/cancel`,
-      {
-        schema: {
-          tags,
-          summary: "Cancel the upload and drop its parts (a second cancel answers the same)",
-          params: potentialParams,
-          body: uploadCancelBody,
-          response: { 204: noContent("Cancelled (or already gone)") },
-        },
+  app.post(
+    `${BASE}/:potentialId/upload/cancel`,
+    {
+      schema: {
+        tags,
+        summary: "Cancel the upload and drop its parts (a second cancel answers the same)",
+        params: potentialParams,
+        body: uploadCancelBody,
+        response: { 204: noContent("Cancelled (or already gone)") },
       },
-      async (request, reply) => {
-        await cancelTopologyUpload(
-          deps,
-          requireUser(request),
-          request.params.systemId,
-          request.params.potentialId,
-          request.body.upload_id,
-        );
-        return reply.status(204).send(null);
-      },
-    );
+    },
+    async (request, reply) => {
+      await cancelTopologyUpload(
+        deps,
+        requireUser(request),
+        request.params.systemId,
+        request.params.potentialId,
+        request.body.upload_id,
+      );
+      return reply.status(204).send(null);
+    },
+  );
+}
 
-    app.get(
-      `${base}/:potentialId/files`,
-      {
-        schema: {
-          tags,
-          summary: "A completed generation's files as one zip, or an uploaded potential's .top",
-          params: potentialParams,
-          response: {
-            200: {
-              description: "The zip (generate) or the .top as uploaded (upload)",
-              content: { "application/zip": { schema: z.string() }, "text/plain": { schema: z.string() } },
-            },
+/** The potential's files: a generation's zip or the uploaded .top. */
+function registerPotentialFilesRoute(app: ZodApp, deps: PotentialsDeps): void {
+  app.get(
+    `${BASE}/:potentialId/files`,
+    {
+      schema: {
+        tags,
+        summary: "A completed generation's files as one zip, or an uploaded potential's .top",
+        params: potentialParams,
+        response: {
+          200: {
+            description: "The zip (generate) or the .top as uploaded (upload)",
+            content: { "application/zip": { schema: z.string() }, "text/plain": { schema: z.string() } },
           },
         },
       },
-      async (request, reply) =>
-        sendDownload(
-          reply,
-          await openPotentialFiles(deps, requireUser(request), request.params.systemId, request.params.potentialId),
-        ),
-    );
-  };
+    },
+    async (request, reply) =>
+      sendDownload(
+        reply,
+        await openPotentialFiles(deps, requireUser(request), request.params.systemId, request.params.potentialId),
+      ),
+  );
 }
