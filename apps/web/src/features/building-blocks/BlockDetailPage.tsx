@@ -1,24 +1,23 @@
 import { Anchor, Badge, Card, Group, Loader, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { BUILDING_BLOCKS_QUERY_KEY, blockQueryOptions } from "../../lib/api/buildingBlock";
 import { ProductError } from "../../lib/api/productError";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
 import { formatDate } from "../../lib/formatting/date";
+import { useBlock } from "./api/getBlock";
+import { useUpdateBlock } from "./api/updateBlock";
 import { BlockForm, type BlockFormValues } from "./BlockForm";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-import { patchBlock } from "./buildingBlocksApi";
 import { StructureDrawing } from "./StructureDrawing";
 
 /** /building-blocks/$blockId: dates, type and the edit form; a load error goes back to the catalogue. */
 export function BlockDetailPage({ blockId }: { blockId: string }) {
   const { t } = useTranslation("buildingBlocks");
   const navigate = useNavigate();
-  const block = useQuery(blockQueryOptions(blockId));
+  const block = useBlock(blockId);
 
   useEffect(() => {
     if (!block.isError) return;
@@ -74,14 +73,9 @@ function BlockDetail({ block }: { block: BuildingBlock }) {
 
 function EditBlock({ block }: { block: BuildingBlock }) {
   const { t } = useTranslation("buildingBlocks");
-  const queryClient = useQueryClient();
-  const save = useMutation({
-    mutationFn: ({ name, description, data }: BlockFormValues) =>
-      patchBlock(block.id, { name, description: description || null, data }),
-    onSuccess: (updated) => {
+  const save = useUpdateBlock(block.id, {
+    onSuccess: () => {
       toast.success(t("detail.updated"));
-      queryClient.setQueryData(blockQueryOptions(block.id).queryKey, updated);
-      void queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
     },
     // The server's reason (e.g. a segment uses the block: IN_USE) under the spec's title; the form
     // keeps the user's edit.
@@ -99,7 +93,9 @@ function EditBlock({ block }: { block: BuildingBlock }) {
         initialValues={{ name: block.name, description: block.description ?? "", data: block.data }}
         submitLabel={t("detail.save")}
         submitting={save.isPending}
-        onSubmit={(values) => save.mutateAsync(values)}
+        onSubmit={({ name, description, data }: BlockFormValues) =>
+          save.mutateAsync({ name, description: description || null, data })
+        }
       />
     </Card>
   );

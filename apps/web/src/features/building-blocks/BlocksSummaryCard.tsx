@@ -6,7 +6,7 @@ import { useTranslation } from "react-i18next";
 import { SUMMARY_CARD_ITEMS, SummaryCard } from "../../components/SummaryCard";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-import { type BlockListParams, blockListQueryKey, fetchBlocks } from "./buildingBlocksApi";
+import { type BlockListParams, blockListQueryKey, fetchBlocks } from "./api/getBlocks";
 
 const SUMMARY_PARAMS: BlockListParams = {
   page_num: 1,

@@ -5,7 +5,6 @@ import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { FLAGS } from "@polyforge/contracts/flags";
 import { IconArchive, IconChevronDown, IconRestore } from "@tabler/icons-react";
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -18,16 +17,11 @@ import {
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
+import { useArchiveBlock } from "./api/archiveBlock";
+import { type BlockListParams, useBlocks } from "./api/getBlocks";
+import { useRecoverBlock } from "./api/recoverBlock";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-import {
-  archiveBlock,
-  type BlockListParams,
-  BUILDING_BLOCKS_QUERY_KEY,
-  blockListQueryKey,
-  fetchBlocks,
-  recoverBlock,
-} from "./buildingBlocksApi";
 
 /** How long the name search waits after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 300;
@@ -81,11 +75,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
     name: debouncedName || undefined,
     show_archived: filter === "archived",
   };
-  const blocks = useQuery({
-    queryKey: blockListQueryKey(params),
-    queryFn: () => fetchBlocks(params),
-    placeholderData: keepPreviousData,
-  });
+  const blocks = useBlocks(params);
   const total = blocks.data?.metadata.num_records ?? 0;
   useKeepPageInRange(blocks, page, setPage);
 
@@ -206,16 +196,20 @@ function BlocksTable({
 /** Archive for an active block, recover for an archived one; the lists refresh afterwards. */
 function ArchiveAction({ block }: { block: BuildingBlock }) {
   const { t } = useTranslation("buildingBlocks");
-  const queryClient = useQueryClient();
   const recovering = block.archived;
-  const action = useMutation({
-    mutationFn: () => (recovering ? recoverBlock(block.id) : archiveBlock(block.id)),
+  const archive = useArchiveBlock(block.id, {
     onSuccess: () => {
-      toast.success(t(recovering ? "actions.recovered" : "actions.archived"));
-      void queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
+      toast.success(t("actions.archived"));
     },
-    onError: () => toast.error(t(recovering ? "actions.recoverFailed" : "actions.archiveFailed")),
+    onError: () => toast.error(t("actions.archiveFailed")),
   });
+  const recover = useRecoverBlock(block.id, {
+    onSuccess: () => {
+      toast.success(t("actions.recovered"));
+    },
+    onError: () => toast.error(t("actions.recoverFailed")),
+  });
+  const action = recovering ? recover : archive;
   const label = t(recovering ? "actions.recover" : "actions.archive", { name: block.name });
   return (
     <Tooltip label={label}>

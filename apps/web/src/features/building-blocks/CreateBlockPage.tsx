@@ -2,17 +2,17 @@ import { Anchor, Stack, Title } from "@mantine/core";
 import {
   type BlockSmilesField,
   type CreatableBlockType,
+  type CreateBuildingBlockBody,
   DEFAULT_CAPPING_CENTRAL_UNIT,
   DEFAULT_HEAD_REPEATING_UNIT,
   DEFAULT_TAIL_REPEATING_UNIT,
 } from "@polyforge/contracts/building-blocks";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { useCreateBlock } from "./api/createBlock";
 import { type BlockData, BlockForm, type BlockFormValues } from "./BlockForm";
-import { BUILDING_BLOCKS_QUERY_KEY, createBlock } from "./buildingBlocksApi";
 
 /** Empty required units and the default caps of SPEC §5. */
 const INITIAL_DATA: Record<CreatableBlockType, BlockData> = {
@@ -39,21 +39,17 @@ const FIRST_FIELD: Record<CreatableBlockType, BlockSmilesField> = {
 export function CreateBlockPage({ type }: { type: CreatableBlockType }) {
   const { t } = useTranslation("buildingBlocks");
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   // One key for this form: a second submit of it (double click, retry) cannot make a second block.
   const [idempotencyKey] = useState(() => crypto.randomUUID());
-  const create = useMutation({
-    mutationFn: ({ name, description, data }: BlockFormValues) =>
-      createBlock(
-        { type, version: 0, name, description: description || undefined, data } as Parameters<typeof createBlock>[0],
-        idempotencyKey,
-      ),
-    onSuccess: async () => {
-      toast.success(t(`create.${type}.success`));
-      await queryClient.invalidateQueries({ queryKey: BUILDING_BLOCKS_QUERY_KEY });
-      await navigate({ to: "/building-blocks" });
+  const create = useCreateBlock({
+    idempotencyKey,
+    mutationConfig: {
+      onSuccess: async () => {
+        toast.success(t(`create.${type}.success`));
+        await navigate({ to: "/building-blocks" });
+      },
+      onError: () => toast.error(t(`create.${type}.failed`)),
     },
-    onError: () => toast.error(t(`create.${type}.failed`)),
   });
 
   return (
@@ -68,7 +64,15 @@ export function CreateBlockPage({ type }: { type: CreatableBlockType }) {
         initialEditingField={FIRST_FIELD[type]}
         submitLabel={t("create.submit")}
         submitting={create.isPending}
-        onSubmit={(values) => create.mutateAsync(values)}
+        onSubmit={({ name, description, data }: BlockFormValues) =>
+          create.mutateAsync({
+            type,
+            version: 0,
+            name,
+            description: description || undefined,
+            data,
+          } as CreateBuildingBlockBody)
+        }
       />
     </Stack>
   );
