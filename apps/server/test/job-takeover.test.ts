@@ -3,10 +3,8 @@ import { once } from "node:events";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { MAX_ATTEMPTS, STALE_ENGINE_NOTICE } from "../src/modules/system-executions/processing";
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
@@ -15,8 +13,9 @@ import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../src
 import { newRunnerId } from "../src/platform/jobs/liveness";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
+import { openNotifications } from "./support/notifications";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitFor } from "./support/processing";
+import { executionRow, startedPolyethylene, waitFor } from "./support/processing";
 import { userClaims } from "./support/tokens";
 
 /**
@@ -88,9 +87,28 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
 
   /** Finishes a tiny system of the user's and starts its processing; answers the execution id. */
   async function queued(user: Caller): Promise<string> {
-    const system = await finishedPolyethylene(user, { copies: 1, units: 2 });
-    const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
-    return execution.id as string;
+    return (await startedPolyethylene(user, { copies: 1, units: 2 })).executionId;
+  }
+
+  /** Marks the execution running (attempt 1) under a runner of this machine whose process is `pid`,
+   * its lease running for another minute. */
+  async function holdRunning(
+    executionId: string,
+    pid: number,
+    fields: Partial<typeof systemExecutions.$inferInsert> = {},
+  ) {
+    const runnerId = newRunnerId().split(":");
+    runnerId[runnerId.length - 3] = String(pid);
+    await db
+      .update(systemExecutions)
+      .set({
+        status: "running",
+        attempts: 1,
+        leaseOwner: runnerId.join(":"),
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+        ...fields,
+      })
+      .where(eq(systemExecutions.id, executionId));
   }
 
   function startRunner(executor: EngineExecutor, options: { maxJobs: number; userShare?: number }) {
@@ -167,19 +185,7 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     // process is gone (a pid that just exited, on this machine).
     const gone = spawn("true");
     await once(gone, "exit");
-    const deadRunner = newRunnerId().split(":");
-    deadRunner[deadRunner.length - 3] = String(gone.pid);
-    await db
-      .update(systemExecutions)
-      .set({
-        status: "running",
-        progress: 56,
-        stage: "dynamics",
-        attempts: 1,
-        leaseOwner: deadRunner.join(":"),
-        leaseExpiresAt: new Date(Date.now() + 60_000),
-      })
-      .where(eq(systemExecutions.id, executionId));
+    await holdRunning(executionId, gone.pid!, { progress: 56, stage: "dynamics" });
     // …and left its engine running (a stand-in process group, recorded as runEngine records it).
     const stale = spawn("sleep", ["600"], { detached: true, stdio: "ignore" });
     await once(stale, "spawn");
@@ -191,10 +197,7 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
       JSON.stringify({ pid: stale.pid, startTime: stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] }),
     );
 
-    const socket = new WebSocket(`${socketUrl}?token=${token}`);
-    const messages: NotificationMessage[] = [];
-    socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
-    await once(socket, "open");
+    const { socket, messages } = await openNotifications(`${socketUrl}?token=${token}`);
     try {
       // The real engine (its quick build-structure command) runs the job taken back.
       processing = createSystemProcessing(testApp.config, db, testApp.app.log, {
@@ -242,17 +245,7 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     const user = await newUser();
     const executionId = await queued(user);
     // Held by a live process of this machine (this test's own parent, say) with a long lease.
-    const liveRunner = newRunnerId().split(":");
-    liveRunner[liveRunner.length - 3] = String(process.ppid);
-    await db
-      .update(systemExecutions)
-      .set({
-        status: "running",
-        attempts: 1,
-        leaseOwner: liveRunner.join(":"),
-        leaseExpiresAt: new Date(Date.now() + 60_000),
-      })
-      .where(eq(systemExecutions.id, executionId));
+    await holdRunning(executionId, process.ppid);
     startRunner(new EndlessExecutor(1), { maxJobs: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await executionRow(db, executionId)).toMatchObject({ status: "running", attempts: 1, notice: null });

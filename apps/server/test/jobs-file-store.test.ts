@@ -1,33 +1,24 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
-// @ts-expect-error s3rver ships no type declarations
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/platform/config";
 import { createFileStore, type FileStore, LocalFileStore, S3FileStore } from "../src/platform/storage/file-store";
+import { startS3rver } from "./support/s3-server";
 
 const BUCKET = "polyforge-results";
 
 /** The job runner's file store, local and S3 (against s3rver, an S3-protocol server), kept to
  * one behaviour. */
 describe("file store", () => {
-  let s3server: { run(): Promise<AddressInfo>; close(): Promise<void> };
+  let s3server: { endpoint: string; close(): Promise<void> };
   let s3Endpoint: string;
 
   beforeAll(async () => {
-    s3server = new S3rver({
-      port: 0,
-      address: "127.0.0.1",
-      silent: true,
-      directory: mkdtempSync(join(tmpdir(), "polyforge-s3rver-")),
-      configureBuckets: [{ name: BUCKET }],
-    });
-    const { port } = await s3server.run();
-    s3Endpoint = `http://127.0.0.1:${port}`;
+    s3server = await startS3rver(BUCKET);
+    s3Endpoint = s3server.endpoint;
   });
   afterAll(() => s3server.close());
 

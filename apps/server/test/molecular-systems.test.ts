@@ -7,11 +7,11 @@ import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { fileTooLargeMessage, MB, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { type App, buildApp } from "../src/app";
 import { loadConfig } from "../src/platform/config";
 import type { DatabaseTarget } from "../src/platform/db/database";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
+import { openNotifications } from "./support/notifications";
 import { freePort, type S3TestServer, startS3Server } from "./support/s3-server";
 import { TestIssuer, userClaims } from "./support/tokens";
 
@@ -136,16 +136,8 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
   }
 
   /** The owner's socket, collecting every message. */
-  async function listen(token: string) {
-    const socket = new WebSocket(`ws://127.0.0.1:${harness.port}/api/v2/notifications/?token=${token}`);
-    const messages: NotificationMessage[] = [];
-    socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
-    await new Promise((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-    });
-    return { socket, messages };
-  }
+  const listen = (token: string) =>
+    openNotifications(`ws://127.0.0.1:${harness.port}/api/v2/notifications/?token=${token}`);
 
   type User = Awaited<ReturnType<typeof signIn>>;
 

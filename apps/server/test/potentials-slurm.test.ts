@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +6,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { waitFor } from "./support/processing";
+import { convertSmiles, waitFor } from "./support/processing";
+import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
 
 const execFileAsync = promisify(execFile);
@@ -16,14 +17,7 @@ const execFileAsync = promisify(execFile);
  * starts (deploy/slurm/one-node-cluster.sh): the generation is a Slurm batch job whose results come
  * back to the API, and deleting a potential while its job runs cancels the Slurm job.
  */
-const hasSlurm = (() => {
-  try {
-    execFileSync("sh", ["-c", "command -v sbatch && sinfo --noheader"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSlurm = slurmAvailable("command -v sbatch && sinfo --noheader");
 
 /** Slurm's jobs of this name with their states (squeue while it knows them, else sacct). */
 async function slurmJobs(name: string): Promise<Array<{ id: string; state: string }>> {
@@ -70,17 +64,7 @@ describe.skipIf(!hasSlurm)("potentials on the Slurm executor", () => {
 
   async function converted(smiles: string): Promise<string> {
     const { id } = await expectStatus(user, 201, "POST", "/systems", { name: smiles, origin: "smiles" });
-    await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles });
-    await waitFor(
-      `${smiles} converted`,
-      async () => {
-        const system = await expectStatus(user, 200, "GET", `/systems/${id}`);
-        expect(system.system_data.status).not.toMatch(/failed|error/);
-        return system.system_data.status === "converted" ? true : undefined;
-      },
-      240_000,
-      300,
-    );
+    await convertSmiles(user, id, smiles, 240_000, 300);
     return id;
   }
 

@@ -2,16 +2,15 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { DRAFT_POTENTIAL_MESSAGE } from "@polyforge/contracts/potentials";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { potentials } from "../src/modules/potentials/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
+import { openNotifications } from "./support/notifications";
 import { type Caller, caller, errorCode, expectStatus } from "./support/polymer-builder";
-import { waitFor } from "./support/processing";
+import { convertSmiles, waitFor } from "./support/processing";
 import { userClaims } from "./support/tokens";
 
 /** Issue 21: potentials through the API, with the real engine (generate-potential with antechamber,
@@ -111,31 +110,12 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
     return { token, user: caller(testApp, token) };
   }
 
-  async function listen(token: string) {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v2/notifications/?token=${token}`);
-    const messages: NotificationMessage[] = [];
-    socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
-    await new Promise((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-    });
-    return { socket, messages };
-  }
+  const listen = (token: string) => openNotifications(`ws://127.0.0.1:${port}/api/v2/notifications/?token=${token}`);
 
   /** A system from a SMILES, converted. */
   async function smilesSystem(user: Caller, smiles: string): Promise<string> {
     const { id } = await expectStatus(user, 201, "POST", "/systems", { name: `SMILES ${smiles}`, origin: "smiles" });
-    await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles });
-    await waitFor(
-      `${smiles} converted`,
-      async () => {
-        const system = await expectStatus(user, 200, "GET", `/systems/${id}`);
-        expect(system.system_data.status).not.toMatch(/failed|error/);
-        return system.system_data.status === "converted" ? system : undefined;
-      },
-      120_000,
-      200,
-    );
+    await convertSmiles(user, id, smiles, 120_000, 200);
     return id;
   }
 

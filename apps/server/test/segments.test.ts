@@ -111,32 +111,21 @@ describe.each(databaseKinds())("segments API on %s", (kind) => {
   });
 
   it("answers each segment rule with its code", async () => {
+    /** One block without an occurrence or a ratio, in a segment of `type`. */
+    const bareBlock = (type: string) => ({
+      name: "m",
+      type,
+      data: { total_building_blocks: 1 },
+      blocks: [{ building_block_id: pe, order: 1 }],
+    });
     await rejected(
       { ...linearBlockSegment("m", [[pe, 2]]), data: { total_building_blocks: 3 } },
       400,
       SegmentErrors.VALIDATE_TOTAL_BUILDING_BLOCKS_MISMATCH,
     );
-    await rejected(
-      {
-        name: "m",
-        type: "linear_block",
-        data: { total_building_blocks: 1 },
-        blocks: [{ building_block_id: pe, order: 1 }],
-      },
-      400,
-      SegmentErrors.VALIDATE_LINEAR_BLOCK_OCCURRENCE_REQUIRED,
-    );
+    await rejected(bareBlock("linear_block"), 400, SegmentErrors.VALIDATE_LINEAR_BLOCK_OCCURRENCE_REQUIRED);
     await rejected(linearBlockSegment("m", [[pe, 0]]), 400, SegmentErrors.VALIDATE_INVALID_BLOCK_OCCURRENCE_OR_RATIO);
-    await rejected(
-      {
-        name: "m",
-        type: "linear_random",
-        data: { total_building_blocks: 1 },
-        blocks: [{ building_block_id: pe, order: 1 }],
-      },
-      400,
-      SegmentErrors.VALIDATE_RANDOM_BLOCK_RATIO_REQUIRED,
-    );
+    await rejected(bareBlock("linear_random"), 400, SegmentErrors.VALIDATE_RANDOM_BLOCK_RATIO_REQUIRED);
     await rejected({ ...linearBlockSegment("m", [[pe, 1]]), type: "star" }, 400, SegmentErrors.VALIDATE_INVALID_TYPE);
     await rejected(linearBlockSegment("m", [[aa.get("G")!, 1]]), 400, SegmentErrors.VALIDATE_INVALID_TYPE);
     await rejected(linearBlockSegment("", [[pe, 1]]), 400, CommonErrors.VALIDATION_ERROR);

@@ -13,20 +13,14 @@ import { jobFileKeys, LocalJobFileUrls, StoreTransfer } from "../src/platform/jo
 import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { executionRow, startedPolyethylene, waitFor, waitForStatus, waitForSystemStatus } from "./support/processing";
 import { freePort, MOTO_SERVER, type S3TestServer, startS3Server } from "./support/s3-server";
+import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
 
 const execFileAsync = promisify(execFile);
 
-const hasSlurm = (() => {
-  try {
-    execFileSync("sh", ["-c", "command -v sbatch"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSlurm = slurmAvailable();
 
 /** The batch script Slurm keeps for a job (what the compute node runs). */
 async function batchScriptOf(id: string): Promise<string> {
@@ -100,11 +94,7 @@ describe.skipIf(!hasSlurm).each([
     return processing;
   }
 
-  async function queuedSystem() {
-    const system = await finishedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 100 });
-    const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
-    return { systemId: system.id as string, executionId: execution.id as string };
-  }
+  const queuedSystem = () => startedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 100 });
 
   it.skipIf(skip)(
     "runs a build-system job whose files come and go by presigned URLs, and collects its results",
@@ -233,12 +223,11 @@ describe.skipIf(!hasSlurm).each([
         parts: [{ part_number: 1, etag: put.headers.get("etag") }],
       });
       startRunner().structures.start();
-      const system = await waitFor(
+      const system = await waitForSystemStatus(
+        user,
+        id,
         "the structure to be validated on Slurm",
-        async () => {
-          const body = await expectStatus(user, 200, "GET", `/systems/${id}`);
-          return ["valid", "invalid", "error"].includes(body.system_data.status) ? body : undefined;
-        },
+        ["valid", "invalid", "error"],
         180_000,
         300,
       );

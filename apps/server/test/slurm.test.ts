@@ -16,11 +16,13 @@ import { databaseKinds } from "./support/database";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
 import {
   executionRow,
-  finishedPolyethylene,
+  startedPolyethylene,
   type TinySystemOptions,
   waitFor,
   waitForStatus,
+  waitForSystemStatus,
 } from "./support/processing";
+import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
 
 const execFileAsync = promisify(execFile);
@@ -30,14 +32,7 @@ const execFileAsync = promisify(execFile);
  * (deploy/slurm/one-node-cluster.sh). The node has the machine's CPUs: jobs here ask for one, and
  * the first test's for all of them, so a second job waits for resources while the first runs.
  */
-const hasSlurm = (() => {
-  try {
-    execFileSync("sh", ["-c", "command -v sbatch"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSlurm = slurmAvailable();
 if (!hasSlurm) {
   console.warn(
     "slurm.test.ts skipped: sbatch is not installed (make test installs and starts a one-node cluster as root)",
@@ -125,11 +120,8 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
     return processing;
   }
 
-  async function queuedSystem(options: TinySystemOptions = {}) {
-    const system = await finishedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 100, ...options });
-    const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
-    return { systemId: system.id as string, executionId: execution.id as string };
-  }
+  const queuedSystem = (options: TinySystemOptions = {}) =>
+    startedPolyethylene(user, { copies: 2, units: 3, dynamicsSteps: 100, ...options });
 
   const submitted = (id: string) =>
     waitFor(
@@ -311,12 +303,11 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
       });
       await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles: "CCO" });
       startRunner().structures.start();
-      const system = await waitFor(
+      const system = await waitForSystemStatus(
+        user,
+        id,
         "the SMILES to be converted",
-        async () => {
-          const body = await expectStatus(user, 200, "GET", `/systems/${id}`);
-          return ["converted", "failed", "error"].includes(body.system_data.status) ? body : undefined;
-        },
+        ["converted", "failed", "error"],
         120_000,
         300,
       );

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { expect } from "vitest";
 import { type SystemExecutionRow, systemExecutions } from "../../src/modules/system-executions/schema";
 import type { Db } from "../../src/platform/db/database";
 import {
@@ -94,5 +95,48 @@ export function waitForStatus(db: Db, id: string, statuses: string[], timeoutMs 
       return statuses.includes(row.status) ? row : undefined;
     },
     timeoutMs,
+  );
+}
+
+/** `finishedPolyethylene` with its processing started. Answers the system's and the execution's ids. */
+export async function startedPolyethylene(user: Caller, options: TinySystemOptions = {}) {
+  const system = await finishedPolyethylene(user, options);
+  const execution = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
+  return { systemId: system.id as string, executionId: execution.id as string };
+}
+
+/** Polls GET /systems/:id until its system_data.status is one of `statuses`. Answers the system. */
+export function waitForSystemStatus(
+  user: Caller,
+  id: string,
+  what: string,
+  statuses: string[],
+  timeoutMs: number,
+  intervalMs: number,
+) {
+  return waitFor(
+    what,
+    async () => {
+      const body = await expectStatus(user, 200, "GET", `/systems/${id}`);
+      return statuses.includes(body.system_data.status) ? body : undefined;
+    },
+    timeoutMs,
+    intervalMs,
+  );
+}
+
+/** Sends `smiles` to the SMILES system `id` and waits until it is converted, failing at once if the
+ * conversion fails or errs. */
+export async function convertSmiles(user: Caller, id: string, smiles: string, timeoutMs: number, intervalMs: number) {
+  await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles });
+  await waitFor(
+    `${smiles} converted`,
+    async () => {
+      const system = await expectStatus(user, 200, "GET", `/systems/${id}`);
+      expect(system.system_data.status).not.toMatch(/failed|error/);
+      return system.system_data.status === "converted" ? true : undefined;
+    },
+    timeoutMs,
+    intervalMs,
   );
 }

@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+// @ts-expect-error s3rver ships no type declarations
+import S3rver from "s3rver";
 import { REPO_ROOT } from "../../src/platform/paths";
 
 /** moto's S3 server from the engine's virtual environment (the engine's `test` extra installs it):
@@ -77,4 +81,18 @@ export async function startS3Server(): Promise<S3TestServer> {
       await exited;
     },
   };
+}
+
+/** s3rver (an in-process S3-protocol server, simpler than moto) on a free loopback port with one
+ * bucket; its credentials are S3RVER/S3RVER. */
+export async function startS3rver(bucket: string): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const server: { run(): Promise<AddressInfo>; close(): Promise<void> } = new S3rver({
+    port: 0,
+    address: "127.0.0.1",
+    silent: true,
+    directory: mkdtempSync(join(tmpdir(), "polyforge-s3rver-")),
+    configureBuckets: [{ name: bucket }],
+  });
+  const { port } = await server.run();
+  return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
