@@ -1,6 +1,6 @@
 import { Select } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import { useProjects } from "./useProjects";
+import { useProjects } from "./api/getProjects";
 
 /** The systems catalogue's project filter: all systems, or one project's. */
 export function ProjectFilter({

@@ -1,13 +1,14 @@
 import { Button, Group, Modal, Stack, Textarea, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { type Project, projectBody } from "@polyforge/contracts/projects";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { type Project, type ProjectBody, projectBody } from "@polyforge/contracts/projects";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import type { MutationConfig } from "../../lib/api/mutationConfig";
 import { ProductError } from "../../lib/api/productError";
-import { createProject, PROJECTS_QUERY_KEY, updateProject } from "./projectsApi";
+import { useCreateProject } from "./api/createProject";
+import { useUpdateProject } from "./api/updateProject";
 
 type ProjectValues = {
   name: string;
@@ -26,7 +27,6 @@ export function ProjectFormModal({
   onClose: () => void;
 }) {
   const { t } = useTranslation("projects");
-  const queryClient = useQueryClient();
   const form = useForm<ProjectValues>({
     mode: "controlled",
     initialValues: { name: "", description: "" },
@@ -42,14 +42,9 @@ export function ProjectFormModal({
     form.clearErrors();
   }, [opened, project]);
 
-  const save = useMutation({
-    mutationFn: (values: ProjectValues) => {
-      const body = projectBody.parse(values);
-      return project ? updateProject(project.id, body) : createProject(body);
-    },
+  const reactions: MutationConfig<Project, ProjectBody> = {
     onSuccess: () => {
       toast.success(t(project ? "toasts.updated" : "toasts.created"));
-      void queryClient.invalidateQueries({ queryKey: PROJECTS_QUERY_KEY });
       onClose();
     },
     // The modal stays open with what the user typed; a name already used is said at the field.
@@ -62,7 +57,10 @@ export function ProjectFormModal({
       const reason = error instanceof ProductError && error.status !== null ? error.message : title;
       toast.error(title, reason !== title ? { description: reason } : {});
     },
-  });
+  };
+  const create = useCreateProject(reactions);
+  const update = useUpdateProject(project?.id, reactions);
+  const save = project ? update : create;
 
   return (
     <Modal
@@ -75,7 +73,7 @@ export function ProjectFormModal({
         noValidate
         onSubmit={form.onSubmit((values) => {
           // A second click while the first is on its way sends nothing.
-          if (!save.isPending) save.mutate(values);
+          if (!save.isPending) save.mutate(projectBody.parse(values));
         })}
       >
         <Stack>

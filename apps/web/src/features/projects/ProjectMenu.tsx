@@ -1,13 +1,12 @@
 import { ActionIcon, Button, Menu, Tooltip } from "@mantine/core";
 import type { Project } from "@polyforge/contracts/projects";
 import { IconCheck, IconFolder, IconFolderOff } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { errorMessage } from "../../lib/api/productError";
-import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
-import { fileSystem, PROJECTS_QUERY_KEY, unfileSystem } from "./projectsApi";
-import { useProjects } from "./useProjects";
+import { useFileSystem } from "./api/fileSystem";
+import { useProjects } from "./api/getProjects";
+import { useUnfileSystem } from "./api/unfileSystem";
 
 /** The project a system is filed under, if any. */
 export function projectOf(projects: Project[] | undefined, systemId: string): Project | undefined {
@@ -18,25 +17,21 @@ export function projectOf(projects: Project[] | undefined, systemId: string): Pr
  * icon for a table row; otherwise a button naming the project (the detail page). */
 export function ProjectMenu({ system, compact = false }: { system: { id: string; name: string }; compact?: boolean }) {
   const { t } = useTranslation("projects");
-  const queryClient = useQueryClient();
   const projects = useProjects();
   const current = projectOf(projects.data?.data, system.id);
-  const change = useMutation({
-    mutationFn: (target: Project | null) =>
-      target ? fileSystem(target.id, system.id) : unfileSystem(current!.id, system.id),
-    onSuccess: (_, target) =>
-      toast.success(
-        target
-          ? t("filing.filed", { name: system.name, project: target.name })
-          : t("filing.unfiled", { name: system.name, project: current?.name }),
-      ),
-    onError: (error) => toast.error(t("filing.failed"), { description: errorMessage(error) }),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: PROJECTS_QUERY_KEY }),
-        queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY }),
-      ]),
+  const onError = (error: Error) => toast.error(t("filing.failed"), { description: errorMessage(error) });
+  const file = useFileSystem(system.id, {
+    onSuccess: (_, target) => toast.success(t("filing.filed", { name: system.name, project: target.name })),
+    onError,
   });
+  const unfile = useUnfileSystem(system.id, {
+    onSuccess: () => toast.success(t("filing.unfiled", { name: system.name, project: current?.name })),
+    onError,
+  });
+  const change = {
+    isPending: file.isPending || unfile.isPending,
+    mutate: (target: Project | null) => (target ? file.mutate(target) : unfile.mutate(current!.id)),
+  };
   const label = current
     ? t("filing.inProject", { name: system.name, project: current.name })
     : t("filing.add", { name: system.name });

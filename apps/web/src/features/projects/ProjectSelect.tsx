@@ -4,8 +4,8 @@ import { useCallback } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { errorMessage } from "../../lib/api/productError";
-import { fileSystem, PROJECTS_QUERY_KEY } from "./projectsApi";
-import { useProjects } from "./useProjects";
+import { fileSystem } from "./api/fileSystem";
+import { PROJECTS_QUERY_KEY, useProjects } from "./api/getProjects";
 
 /** Where a system being created will be filed: one of the caller's projects, or none. */
 export function ProjectSelect({ value, onChange }: { value: string | null; onChange: (value: string | null) => void }) {

@@ -1,16 +1,15 @@
 import { ActionIcon, Button, Group, Modal, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
 import type { Project } from "@polyforge/contracts/projects";
 import { IconChevronDown, IconChevronRight, IconPencil, IconPlus, IconTrash } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Fragment, type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { CatalogueTable } from "../../components/CatalogueTable";
 import { ProductError } from "../../lib/api/productError";
 import { formatDate } from "../../lib/formatting/date";
+import { useDeleteProject } from "./api/deleteProject";
+import { useProjects } from "./api/getProjects";
 import { ProjectFormModal } from "./ProjectFormModal";
-import { deleteProject, PROJECTS_QUERY_KEY } from "./projectsApi";
-import { useProjects } from "./useProjects";
 
 export interface ProjectsPageProps {
   /** A project's systems with their status tags (composed by the app from the systems feature). */
@@ -148,9 +147,7 @@ function ProjectRow({
 /** Asks before deleting, and says that the project's systems stay. */
 function DeleteProjectModal({ project, onClose }: { project: Project | null; onClose: () => void }) {
   const { t } = useTranslation("projects");
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (id: string) => deleteProject(id),
+  const remove = useDeleteProject({
     onSuccess: () => {
       toast.success(t("toasts.deleted"));
       onClose();
@@ -160,7 +157,6 @@ function DeleteProjectModal({ project, onClose }: { project: Project | null; onC
       const reason = error instanceof ProductError && error.status !== null ? error.message : title;
       toast.error(title, reason !== title ? { description: reason } : {});
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: PROJECTS_QUERY_KEY }),
   });
   return (
     <Modal opened={project !== null} onClose={onClose} title={t("deleteConfirm.title")}>
