@@ -37,7 +37,7 @@ tree_of() {
   fi
   # The same load scripts in both trees.
   mkdir -p "$dir/bench/hardening"
-  cp "$root/bench/hardening/list-load.ts" "$root/bench/hardening/cpu-per-request.ts" "$dir/bench/hardening/"
+  cp "$root"/bench/hardening/{list-load,cpu-per-request,seed}.ts "$dir/bench/hardening/"
   echo "$dir"
 }
 before_dir=$(tree_of "$before_commit")

@@ -7,10 +7,9 @@
  *   node --import tsx bench/hardening/cpu-per-request.ts [requests=200] [rows=2000]
  */
 
-import { buildingBlocks } from "../../apps/server/src/modules/building-blocks/schema";
-import { systems } from "../../apps/server/src/modules/systems/schema";
 import { startTestApp } from "../../apps/server/test/support/app";
 import { userClaims } from "../../apps/server/test/support/tokens";
+import { seedListRows } from "./seed";
 
 const requests = Number(process.argv[2] ?? 200);
 const rows = Number(process.argv[3] ?? 2000);
@@ -19,21 +18,7 @@ const testApp = await startTestApp("pglite", { LOG_LEVEL: "warn" }, { runJobs: f
 const claims = userClaims();
 const headers = { authorization: `Bearer ${await testApp.issuer.sign(claims, { expiresIn: "2h" })}` };
 await testApp.app.inject({ method: "GET", url: "/api/v2/users/account", headers });
-const db = testApp.app.database.db;
-for (let start = 0; start < rows; start += 500) {
-  const indexes = Array.from({ length: Math.min(500, rows - start) }, (_, i) => start + i);
-  await db
-    .insert(systems)
-    .values(indexes.map((i) => ({ ownerId: claims.sub, name: `System ${i}`, origin: "polymer_builder" as const })));
-  await db.insert(buildingBlocks).values(
-    indexes.map((i) => ({
-      ownerId: claims.sub,
-      name: `Block ${i}`,
-      type: "linear" as const,
-      data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-    })),
-  );
-}
+await seedListRows(testApp, claims.sub, rows);
 for (const path of ["/api/v2/systems?page_size=10", "/api/v2/building_blocks?page_size=10"]) {
   for (let i = 0; i < 20; i++) await testApp.app.inject({ method: "GET", url: path, headers }); // warm up
   const cpu0 = process.cpuUsage();

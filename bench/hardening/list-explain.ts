@@ -5,10 +5,9 @@
  *   node --import tsx bench/hardening/list-explain.ts [rows=2000] [requests=100]
  */
 
-import { buildingBlocks } from "../../apps/server/src/modules/building-blocks/schema";
-import { systems } from "../../apps/server/src/modules/systems/schema";
 import { startTestApp } from "../../apps/server/test/support/app";
 import { userClaims } from "../../apps/server/test/support/tokens";
+import { seedListRows } from "./seed";
 
 const rows = Number(process.argv[2] ?? 2000);
 const requests = Number(process.argv[3] ?? 100);
@@ -19,22 +18,8 @@ const claims = userClaims();
 const token = await testApp.issuer.sign(claims, { expiresIn: "2h" });
 const headers = { authorization: `Bearer ${token}` };
 await testApp.app.inject({ method: "GET", url: "/api/v2/users/account", headers });
+await seedListRows(testApp, claims.sub, rows);
 const db = testApp.app.database.db;
-for (let start = 0; start < rows; start += 500) {
-  const count = Math.min(500, rows - start);
-  const indexes = Array.from({ length: count }, (_, i) => start + i);
-  await db.insert(buildingBlocks).values(
-    indexes.map((i) => ({
-      ownerId: claims.sub,
-      name: `Block ${i}`,
-      type: "linear" as const,
-      data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-    })),
-  );
-  await db
-    .insert(systems)
-    .values(indexes.map((i) => ({ ownerId: claims.sub, name: `System ${i}`, origin: "polymer_builder" as const })));
-}
 
 // Statements to try before measuring (e.g. candidate indexes), separated by ";".
 for (const statement of (process.env.EXTRA_SQL ?? "").split(";").filter((text) => text.trim())) {

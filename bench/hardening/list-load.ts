@@ -7,10 +7,9 @@
  *   node --import tsx bench/hardening/list-load.ts [seconds=30] [rows=2000]
  */
 
-import { buildingBlocks } from "../../apps/server/src/modules/building-blocks/schema";
-import { systems } from "../../apps/server/src/modules/systems/schema";
 import { startTestApp } from "../../apps/server/test/support/app";
 import { userClaims } from "../../apps/server/test/support/tokens";
+import { seedListRows } from "./seed";
 
 const seconds = Number(process.argv[2] ?? 30);
 const rows = Number(process.argv[3] ?? 2000);
@@ -26,22 +25,7 @@ const headers = { authorization: `Bearer ${token}` };
 
 // The user's row exists after a first call; then ROWS blocks and systems of theirs.
 await fetch(`${base}/api/v2/users/account`, { headers });
-const db = testApp.app.database.db;
-for (let start = 0; start < rows; start += 500) {
-  const count = Math.min(500, rows - start);
-  const indexes = Array.from({ length: count }, (_, i) => start + i);
-  await db.insert(buildingBlocks).values(
-    indexes.map((i) => ({
-      ownerId: claims.sub,
-      name: `Block ${i}`,
-      type: "linear" as const,
-      data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-    })),
-  );
-  await db
-    .insert(systems)
-    .values(indexes.map((i) => ({ ownerId: claims.sub, name: `System ${i}`, origin: "polymer_builder" as const })));
-}
+await seedListRows(testApp, claims.sub, rows);
 
 async function run(path: string, concurrency: number) {
   const latencies: number[] = [];
