@@ -1,8 +1,9 @@
 import { STRUCTURE_FILE } from "@polyforge/contracts/uploads";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
+import type { MolecularSystem } from "./api/getMolecularSystem";
+import { systemUploadTarget } from "./api/uploadStructure";
 import { FileUpload } from "./FileUpload";
-import { type MolecularSystem, systemUploadTarget } from "./molecularSystemApi";
 import { useStatusBadgeText } from "./StatusBadge";
 
 /**

@@ -9,8 +9,8 @@ import { useEffect } from "react";
 import { growthbookWith } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
+import type { MolecularSystem } from "./api/getMolecularSystem";
 import { MolecularSystemFlow } from "./MolecularSystemFlow";
-import type { MolecularSystem } from "./molecularSystemApi";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 

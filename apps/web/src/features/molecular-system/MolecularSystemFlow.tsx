@@ -1,18 +1,12 @@
 import { Alert, Button, Group, Loader, Stack, Stepper, Text } from "@mantine/core";
 import { type MolecularSystemDetailsForm, potentialsStepEnabled } from "@polyforge/contracts/molecular-systems";
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { useCreateMolecularSystem } from "./api/createMolecularSystem";
+import { type MolecularSystem, useMolecularSystem } from "./api/getMolecularSystem";
 import { DetailsStep } from "./DetailsStep";
 import { FileDefinition } from "./FileDefinition";
-import {
-  createMolecularSystem,
-  fetchMolecularSystem,
-  type MolecularSystem,
-  molecularSystemQueryKey,
-} from "./molecularSystemApi";
 import { PotentialsStep } from "./PotentialsStep";
 import { StructureDefinition } from "./StructureDefinition";
 import { StructureFound } from "./StructureFound";
@@ -34,18 +28,10 @@ export interface MolecularSystemFlowProps {
 export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: MolecularSystemFlowProps) {
   const { t } = useTranslation("molecularSystems");
   const [active, setActive] = useState(systemId ? DEFINITION : DETAILS);
-  const system = useQuery({
-    queryKey: molecularSystemQueryKey(systemId ?? ""),
-    queryFn: () => fetchMolecularSystem(systemId ?? ""),
-    enabled: systemId !== undefined,
-    // Live through the notification socket; polled only while it is closed (SPEC §4).
-    refetchInterval: useSystemsPollInterval(),
-    retry: false,
-  });
+  const system = useMolecularSystem(systemId);
   // One system per Next, however fast it is clicked (the pending state re-renders too late).
   const creating = useRef(false);
-  const create = useMutation({
-    mutationFn: (values: MolecularSystemDetailsForm) => createMolecularSystem(values),
+  const create = useCreateMolecularSystem({
     onSuccess: ({ id }) => {
       toast.success(t("details.created"));
       onCreated?.(id);

@@ -22,16 +22,17 @@ import {
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
 import { TOPOLOGY_FILE } from "@polyforge/contracts/uploads";
 import { IconDownload, IconLock, IconTrash } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { failureToast } from "../../lib/api/failureToast";
-import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
+import { useCancelPotential } from "./api/cancelPotential";
+import { useDeletePotential } from "./api/deletePotential";
+import { useDownloadPotentialFiles } from "./api/downloadPotentialFiles";
+import type { MolecularSystem } from "./api/getMolecularSystem";
+import { potentialUploadTarget } from "./api/uploadPotential";
 import { Fact } from "./Fact";
 import { FileUpload } from "./FileUpload";
-import type { MolecularSystem } from "./molecularSystemApi";
-import { cancelPotential, deletePotential, downloadPotentialFiles, potentialUploadTarget } from "./potentialsApi";
 import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
 
 const signed = (value: number) => (value > 0 ? `+${value}` : String(value));
@@ -120,18 +121,13 @@ function GeneratedPotential({ system, potential }: { system: MolecularSystem; po
   const asked = potential.antechamber_potential;
   const execution = potential.potential_execution;
   const result = execution?.result ?? null;
-  const download = useMutation({
-    mutationFn: () =>
-      downloadPotentialFiles(system.id, potential.id, potentialZipName(sanitizeSystemName(potential.name))),
+  const download = useDownloadPotentialFiles(system.id, potential.id, {
     onSuccess: () => toast.success(t("potentials.downloaded")),
     onError: (error) => failureToast(t("potentials.downloadFailed"), error),
   });
-  const queryClient = useQueryClient();
-  const cancel = useMutation({
-    mutationFn: () => cancelPotential(system.id, potential.id),
+  const cancel = useCancelPotential(system.id, potential.id, {
     onSuccess: () => toast.success(t("potentials.canceled")),
     onError: (error) => failureToast(t("potentials.cancelFailed"), error),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY }),
   });
   const failed = execution && (execution.status === "failed" || execution.status === "error");
   const cancellable = execution !== null && CANCELLABLE_POTENTIAL_STATUSES.includes(execution.status);
@@ -178,7 +174,7 @@ function GeneratedPotential({ system, potential }: { system: MolecularSystem; po
             variant="light"
             leftSection={<IconDownload size={16} />}
             loading={download.isPending}
-            onClick={() => download.mutate()}
+            onClick={() => download.mutate(potentialZipName(sanitizeSystemName(potential.name)))}
           >
             {t("potentials.download")}
           </Button>
@@ -263,8 +259,7 @@ function UploadedPotential({ system, potential, pendingFile }: PotentialProps) {
   const badgeText = useStatusBadgeText();
   const target = useMemo(() => potentialUploadTarget(system.id, potential.id), [system.id, potential.id]);
   const uploaded = potential.uploaded_potential;
-  const download = useMutation({
-    mutationFn: (fileName: string) => downloadPotentialFiles(system.id, potential.id, fileName),
+  const download = useDownloadPotentialFiles(system.id, potential.id, {
     onSuccess: () => toast.success(t("potentials.downloaded")),
     onError: (error) => failureToast(t("potentials.downloadFailed"), error),
   });
@@ -309,16 +304,13 @@ function UploadedPotential({ system, potential, pendingFile }: PotentialProps) {
 
 function DeletePotential({ system, potential }: { system: MolecularSystem; potential: PotentialResponse }) {
   const { t } = useTranslation("molecularSystems");
-  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
-  const remove = useMutation({
-    mutationFn: () => deletePotential(system.id, potential.id),
+  const remove = useDeletePotential(system.id, potential.id, {
     onSuccess: () => {
       setConfirming(false);
       toast.success(t("potentials.deleted"));
     },
     onError: (error) => failureToast(t("potentials.deleteFailed"), error),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY }),
   });
   const label = t("potentials.delete", { name: potential.name });
   return (

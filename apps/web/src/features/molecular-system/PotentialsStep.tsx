@@ -1,18 +1,16 @@
 import { useFeatureIsOn } from "@growthbook/growthbook-react";
 import { Alert, Button, Card, Group, Loader, Menu, Stack, Text, Title } from "@mantine/core";
 import { FLAGS } from "@polyforge/contracts/flags";
-import type { CreatePotentialInput, GeneratePotentialFormInput } from "@polyforge/contracts/potentials";
+import type { GeneratePotentialFormInput } from "@polyforge/contracts/potentials";
 import { IconChevronDown, IconFileUpload, IconFlask } from "@tabler/icons-react";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { failureToast } from "../../lib/api/failureToast";
-import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
-import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { useCreatePotential } from "./api/createPotential";
+import type { MolecularSystem } from "./api/getMolecularSystem";
+import { usePotentials } from "./api/getPotentials";
 import { GeneratePotentialForm } from "./GeneratePotentialForm";
-import type { MolecularSystem } from "./molecularSystemApi";
 import { PotentialCard } from "./PotentialCard";
-import { createPotential, fetchPotentials, potentialsQueryKey } from "./potentialsApi";
 import { UploadPotentialForm, type UploadPotentialValues } from "./UploadPotentialForm";
 
 type Draft = "generate" | "upload";
@@ -24,14 +22,8 @@ type Draft = "generate" | "upload";
  */
 export function PotentialsStep({ system }: { system: MolecularSystem }) {
   const { t } = useTranslation("molecularSystems");
-  const queryClient = useQueryClient();
   const generateAllowed = useFeatureIsOn(FLAGS.GENERATE_POTENTIAL);
-  const potentials = useQuery({
-    queryKey: potentialsQueryKey(system.id),
-    queryFn: () => fetchPotentials(system.id),
-    // Live through the notification socket; polled only while it is closed (SPEC §4).
-    refetchInterval: useSystemsPollInterval(),
-  });
+  const potentials = usePotentials(system.id);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [draftWarning, setDraftWarning] = useState(false);
   // The .top chosen in the Upload form, by the potential created for it.
@@ -39,12 +31,10 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
   // One potential per submit, however fast it is clicked.
   const creating = useRef(false);
 
-  const create = useMutation({
-    mutationFn: (body: CreatePotentialInput) => createPotential(system.id, body),
+  const create = useCreatePotential(system.id, {
     onError: (error) => failureToast(t("potentials.createFailed"), error),
     onSettled: () => {
       creating.current = false;
-      return queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
     },
   });
 

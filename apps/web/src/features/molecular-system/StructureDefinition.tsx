@@ -6,7 +6,8 @@ import { lazy, Suspense, useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
-import { type MolecularSystem, saveSmiles } from "./molecularSystemApi";
+import type { MolecularSystem } from "./api/getMolecularSystem";
+import { saveSmiles } from "./api/saveSmiles";
 import { SmilesDialog } from "./SmilesDialog";
 import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
 

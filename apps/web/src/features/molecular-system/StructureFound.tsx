@@ -1,10 +1,9 @@
 import { Alert, Group, Loader, SimpleGrid, Stack, Table, Title } from "@mantine/core";
 import type { StructureSummary } from "@polyforge/contracts/molecular-systems";
-import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
+import { useStructurePdb } from "./api/getStructurePdb";
 import { Fact } from "./Fact";
-import { fetchStructurePdb, structurePdbQueryKey } from "./molecularSystemApi";
 
 const StructureViewer = lazy(() => import("../../components/StructureViewer"));
 
@@ -23,13 +22,7 @@ export function StructureFound({
 }) {
   const { t } = useTranslation("molecularSystems");
   const viewerFile = summary.viewer_file;
-  const pdb = useQuery({
-    queryKey: structurePdbQueryKey(systemId, viewerFile ?? ""),
-    queryFn: () => fetchStructurePdb(systemId),
-    enabled: viewerFile !== null,
-    staleTime: Infinity,
-    retry: 1,
-  });
+  const pdb = useStructurePdb(systemId, viewerFile);
   const box = summary.box;
 
   return (
