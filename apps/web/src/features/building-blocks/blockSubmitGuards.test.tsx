@@ -1,8 +1,8 @@
-import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { signIn } from "../../lib/auth/session";
+import { linearBlock } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { TEST_SESSION } from "../../test/signedInFetch";
 
@@ -10,18 +10,7 @@ vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status });
 
-const block: BuildingBlock = {
-  id: "00000000-0000-4000-8000-000000000001",
-  name: "Ethylene",
-  type: "linear",
-  description: null,
-  version: 0,
-  draft: false,
-  archived: false,
-  created_at: "2026-03-04T10:00:00Z",
-  updated_at: "2026-03-04T10:00:00Z",
-  data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-};
+const block = linearBlock("00000000-0000-4000-8000-000000000001", "Ethylene");
 
 describe("block form guards (issue 24)", () => {
   beforeAll(async () => {

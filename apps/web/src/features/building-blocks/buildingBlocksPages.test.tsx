@@ -4,6 +4,7 @@ import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { signIn } from "../../lib/auth/session";
+import { linearBlock as ethyleneBlock } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { TEST_SESSION } from "../../test/signedInFetch";
 
@@ -50,18 +51,7 @@ function fakeBlocksServer(blocks: BuildingBlock[]) {
 }
 
 function linearBlock(index: number): BuildingBlock {
-  return {
-    id: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
-    name: `Chain ${index}`,
-    type: "linear",
-    description: null,
-    version: 0,
-    draft: false,
-    archived: false,
-    created_at: "2026-03-04T10:00:00Z",
-    updated_at: "2026-03-04T10:00:00Z",
-    data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-  };
+  return ethyleneBlock(`00000000-0000-4000-8000-${String(index).padStart(12, "0")}`, `Chain ${index}`);
 }
 
 describe("building block catalogue", () => {

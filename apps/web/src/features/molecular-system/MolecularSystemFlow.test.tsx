@@ -6,10 +6,11 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { Ketcher } from "ketcher-core";
 import { useEffect } from "react";
+import { molecularSystem as molecularSystemFixture } from "../../test/fixtures";
 import { growthbookWith } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
-import type { MolecularSystem } from "./api/getMolecularSystem";
+import type { MolecularSystem } from "./molecularSystemApi";
 import { MolecularSystemFlow } from "./MolecularSystemFlow";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
@@ -35,29 +36,10 @@ const fetchMock = vi.fn<typeof fetch>();
 const SYSTEM_ID = "7d1e2f3a-4b5c-4d6e-8f90-123456789abc";
 
 function molecularSystem(origin: "upload" | "smiles", data: Partial<MolecularSystem["system_data"]>): MolecularSystem {
-  return {
-    id: SYSTEM_ID,
-    name: "Aspirin",
-    sanitized_name: "aspirin",
-    description: "",
-    origin,
-    type: "not_defined",
-    is_draft: false,
-    created_at: "2026-11-25T10:00:00Z",
-    updated_at: "2026-11-25T10:00:00Z",
-    potentials: [],
-    system_executions: [],
-    system_data: {
-      status: origin === "smiles" ? "pending" : "pending_upload",
-      smiles: null,
-      file: null,
-      file_size: null,
-      upload_id: null,
-      structure: null,
-      problem: null,
-      ...data,
-    },
-  };
+  return molecularSystemFixture(
+    { id: SYSTEM_ID, name: "Aspirin", sanitized_name: "aspirin", origin, type: "not_defined" },
+    { status: origin === "smiles" ? "pending" : "pending_upload", ...data },
+  );
 }
 
 /** The API: GET of the system, and every other call recorded. */

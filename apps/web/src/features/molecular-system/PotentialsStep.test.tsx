@@ -5,10 +5,11 @@ import { unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { identityFromClaims } from "../../lib/auth/identity";
+import { molecularSystem } from "../../test/fixtures";
 import { growthbookWith, TEST_CLAIMS } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
-import type { MolecularSystem } from "./api/getMolecularSystem";
+import type { MolecularSystem } from "./molecularSystemApi";
 import { PotentialsStep } from "./PotentialsStep";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
@@ -17,28 +18,10 @@ const fetchMock = vi.fn<typeof fetch>();
 const SYSTEM_ID = "7d1e2f3a-4b5c-4d6e-8f90-123456789abc";
 const POTENTIALS = `/systems/${SYSTEM_ID}/potentials`;
 
-const system: MolecularSystem = {
-  id: SYSTEM_ID,
-  name: "Ethanol",
-  sanitized_name: "ethanol",
-  description: "",
-  origin: "smiles",
-  type: "molecule",
-  is_draft: false,
-  created_at: "2026-11-25T10:00:00Z",
-  updated_at: "2026-11-25T10:00:00Z",
-  potentials: [],
-  system_executions: [],
-  system_data: {
-    status: "converted",
-    smiles: "CCO",
-    file: null,
-    file_size: null,
-    upload_id: null,
-    structure: null,
-    problem: null,
-  },
-};
+const system: MolecularSystem = molecularSystem(
+  { id: SYSTEM_ID, name: "Ethanol", sanitized_name: "ethanol", origin: "smiles", type: "molecule" },
+  { status: "converted", smiles: "CCO" },
+);
 
 function potential(origin: "generate" | "upload", overrides: Partial<PotentialResponse> = {}): PotentialResponse {
   return {

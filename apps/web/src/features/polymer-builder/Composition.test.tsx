@@ -3,6 +3,7 @@ import { CELL_SIDE_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { linearBlock } from "../../test/fixtures";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { signedInWithFetch } from "../../test/signedInFetch";
 import { ReviewComposition } from "./steps/ReviewComposition";
@@ -52,18 +53,11 @@ const segment = {
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
 };
-const block = {
-  id: "pe",
-  name: "Ethylene",
-  type: "linear",
-  description: null,
-  version: 0,
+const block = linearBlock("pe", "Ethylene", {
   draft: true,
-  archived: false,
   created_at: "2026-01-01T00:00:00Z",
   updated_at: "2026-01-01T00:00:00Z",
-  data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
-};
+});
 
 function serveDraft() {
   const patches: unknown[] = [];

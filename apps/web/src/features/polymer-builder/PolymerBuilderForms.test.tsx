@@ -1,6 +1,7 @@
 import { invalidCodesMessage, SEGMENT_MESSAGES } from "@polyforge/contracts/segments";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { linearBlock } from "../../test/fixtures";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { signedInWithFetch } from "../../test/signedInFetch";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
@@ -10,18 +11,13 @@ vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
 const fetchMock = vi.fn<typeof fetch>();
 
-const block = (id: string, name: string) => ({
-  id,
-  name,
-  type: "linear",
-  description: null,
-  version: 0,
-  draft: true,
-  archived: false,
-  created_at: "2026-01-01T00:00:00Z",
-  updated_at: "2026-01-01T00:00:00Z",
-  data: { repeating_unit: "[*:1]CC[*:2]" },
-});
+const block = (id: string, name: string) =>
+  linearBlock(id, name, {
+    draft: true,
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+    data: { repeating_unit: "[*:1]CC[*:2]" },
+  });
 const list = (items: unknown[]) => ({
   data: items,
   metadata: { page_num: 1, page_size: 10, num_records: items.length },

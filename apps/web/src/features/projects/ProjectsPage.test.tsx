@@ -2,6 +2,7 @@ import { FLAGS } from "@polyforge/contracts/flags";
 import type { Project } from "@polyforge/contracts/projects";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { builtSystem } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
@@ -143,20 +144,7 @@ describe("projects in the systems catalogue", () => {
   it("filters the catalogue by project and files a system under a project from its row", async () => {
     const melts = project("Melts");
     const systemId = crypto.randomUUID();
-    const melt = {
-      id: systemId,
-      name: "PE melt",
-      sanitized_name: "pe_melt",
-      description: "",
-      origin: "polymer_builder",
-      type: "system",
-      is_draft: false,
-      system_data: {},
-      created_at: "2026-11-20T10:00:00Z",
-      updated_at: "2026-11-21T10:00:00Z",
-      potentials: [],
-      system_executions: [],
-    };
+    const melt = builtSystem({ id: systemId, name: "PE melt", sanitized_name: "pe_melt" });
     fetchMock.mockImplementation(async (url, init) => {
       const path = String(url);
       if (path.startsWith("/api/v2/projects?")) {

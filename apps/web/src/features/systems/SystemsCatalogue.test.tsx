@@ -1,6 +1,7 @@
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { builtSystem } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
@@ -28,21 +29,7 @@ function execution(overrides: Partial<SystemExecution>): SystemExecution {
 }
 
 function system(name: string, overrides: Partial<SystemWithExecutions> = {}): SystemWithExecutions {
-  return {
-    id: crypto.randomUUID(),
-    name,
-    sanitized_name: name.toLowerCase(),
-    description: "",
-    origin: "polymer_builder",
-    type: "system",
-    is_draft: false,
-    system_data: {},
-    created_at: "2026-11-20T10:00:00Z",
-    updated_at: "2026-11-21T10:00:00Z",
-    potentials: [],
-    system_executions: [],
-    ...overrides,
-  };
+  return builtSystem({ id: crypto.randomUUID(), name, sanitized_name: name.toLowerCase(), ...overrides });
 }
 
 const done = system("Done melt", {

@@ -1,0 +1,68 @@
+import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
+import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
+
+/** A linear building block as the API answers it: ethylene with hydrogen ends, published
+ * (not a draft), unless `overrides` say otherwise. */
+export function linearBlock(id: string, name: string, overrides: Partial<BuildingBlock> = {}): BuildingBlock {
+  return {
+    id,
+    name,
+    type: "linear",
+    description: null,
+    version: 0,
+    draft: false,
+    archived: false,
+    created_at: "2026-03-04T10:00:00Z",
+    updated_at: "2026-03-04T10:00:00Z",
+    data: { repeating_unit: "[*:1]CC[*:2]", head_repeating_unit: "[*:2][H]", tail_repeating_unit: "[*:1][H]" },
+    ...overrides,
+  } as BuildingBlock;
+}
+
+/** A finished polymer-builder system as GET /systems answers it, with no runs and no potentials
+ * unless `overrides` give some. */
+export function builtSystem(
+  fields: Pick<SystemWithExecutions, "id" | "name" | "sanitized_name"> & Partial<SystemWithExecutions>,
+): SystemWithExecutions {
+  return {
+    description: "",
+    origin: "polymer_builder",
+    type: "system",
+    is_draft: false,
+    system_data: {},
+    created_at: "2026-11-20T10:00:00Z",
+    updated_at: "2026-11-21T10:00:00Z",
+    potentials: [],
+    system_executions: [],
+    ...fields,
+  };
+}
+
+type MolecularSystem = Omit<SystemWithExecutions, "system_data"> & { system_data: MolecularSystemData };
+
+/** A molecular system (from a SMILES or an uploaded file) as GET /systems/:id answers it: no file,
+ * structure or problem yet unless `data` gives them. */
+export function molecularSystem(
+  fields: Pick<MolecularSystem, "id" | "name" | "sanitized_name" | "origin" | "type">,
+  data: Partial<MolecularSystemData> & Pick<MolecularSystemData, "status">,
+): MolecularSystem {
+  return {
+    ...fields,
+    description: "",
+    is_draft: false,
+    created_at: "2026-11-25T10:00:00Z",
+    updated_at: "2026-11-25T10:00:00Z",
+    potentials: [],
+    system_executions: [],
+    system_data: {
+      smiles: null,
+      file: null,
+      file_size: null,
+      upload_id: null,
+      structure: null,
+      problem: null,
+      ...data,
+    },
+  };
+}
