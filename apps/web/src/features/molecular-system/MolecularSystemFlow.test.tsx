@@ -10,7 +10,7 @@ import { molecularSystem as molecularSystemFixture } from "../../test/fixtures";
 import { growthbookWith } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
-import type { MolecularSystem } from "./molecularSystemApi";
+import type { MolecularSystem } from "./api/getMolecularSystem";
 import { MolecularSystemFlow } from "./MolecularSystemFlow";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));

@@ -9,7 +9,7 @@ import { molecularSystem } from "../../test/fixtures";
 import { growthbookWith, TEST_CLAIMS } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
-import type { MolecularSystem } from "./molecularSystemApi";
+import type { MolecularSystem } from "./api/getMolecularSystem";
 import { PotentialsStep } from "./PotentialsStep";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
