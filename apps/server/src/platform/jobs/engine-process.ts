@@ -1,7 +1,8 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { ENGINE_PYTHON } from "../paths";
 
 /** How long a cancelled engine gets to stop on SIGTERM before its process group is killed. */
@@ -64,77 +65,32 @@ export type EngineOutcome =
  * a kill, a missing result — becomes an error outcome with a readable message.
  */
 export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
-  const { command, inputPath, workdir, signal, onProgress } = options;
-  const record = options.jobName ? engineRecordPath(workdir, options.jobName) : undefined;
+  const { signal, onProgress } = options;
+  const record = options.jobName ? engineRecordPath(options.workdir, options.jobName) : undefined;
   if (record) {
     const killed = killStaleEngine(record);
     if (killed !== undefined) options.onStaleEngineKilled?.(killed);
   }
   return new Promise((resolvePromise) => {
-    const python = options.python ?? ENGINE_PYTHON;
-    const args = ["-m", "polyforge_engine", command, "--input", inputPath, "--workdir", workdir];
-    // The engine must not outlive this process (issue 23): the kernel kills it when we die
-    // (setpriv's parent-death signal, where util-linux has it), and the engine watches the stdin
-    // pipe we hold and kills its whole process group (its tools too) when the pipe closes.
-    const [file, argv] = SETPRIV ? [SETPRIV, ["--pdeathsig", "KILL", "--", python, ...args]] : [python, args];
-    const child = spawn(file, argv, {
-      // detached: the engine leads its own process group, so cancel reaches the tools it spawns.
-      detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, POLYFORGE_WATCH_PARENT: "stdin" },
-    });
-    // Nothing is ever written: the pipe only closes when this process ends.
-    child.stdin.on("error", () => {});
+    const child = spawnEngine(options);
     if (record && child.pid !== undefined) writeEngineRecord(record, child.pid);
     let outcome: EngineOutcome | undefined;
-    const stderrTail: string[] = [];
     let killTimer: NodeJS.Timeout | undefined;
-
-    const killGroup = (sig: NodeJS.Signals) => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, sig);
-      } catch {
-        // The group is already gone.
-      }
-    };
+    const killGroup = (sig: NodeJS.Signals) => killProcessGroup(child, sig);
     const onAbort = () => {
       killGroup("SIGTERM");
       killTimer = setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS);
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
-
-    // Past a limit the engine is killed and the job ends with that reason.
-    const limits = options.limits ?? defaultLimits;
-    const stopForLimit = (code: string, message: string) => {
+    const stopLimitWatch = watchLimits(child, options.limits ?? defaultLimits, (code, message) => {
       outcome ??= { kind: "error", code, message };
       killGroup("SIGKILL");
-    };
-    const wallClockTimer = setTimeout(() => {
-      const hours = limits.wallClockMs / 3_600_000;
-      stopForLimit(
-        "TIME_LIMIT",
-        `The run took longer than this server's limit of ${hours >= 1 ? `${hours} hours` : `${Math.ceil(limits.wallClockMs / 1000)} seconds`} and was stopped.`,
-      );
-    }, limits.wallClockMs);
-    const memoryTimer = setInterval(() => {
-      if (child.pid === undefined || processGroupMemory(child.pid) <= limits.memoryBytes) return;
-      const megabytes = Math.round(limits.memoryBytes / 1024 ** 2);
-      stopForLimit(
-        "MEMORY_LIMIT",
-        `The run needed more memory than this server's limit of ${megabytes.toLocaleString("en-US")} MB and was stopped. Build a smaller system.`,
-      );
-    }, MEMORY_CHECK_MS);
-
+    });
     createInterface({ input: child.stdout }).on("line", (line) => {
       outcome = applyEngineLine(line, outcome, onProgress);
     });
-    createInterface({ input: child.stderr }).on("line", (line) => {
-      stderrTail.push(line);
-      if (stderrTail.length > STDERR_TAIL_LINES) stderrTail.shift();
-    });
-
+    const stderrTail = lastLines(child.stderr, STDERR_TAIL_LINES);
     child.on("error", (error) => {
       outcome ??= {
         kind: "error",
@@ -144,30 +100,108 @@ export function runEngine(options: EngineRunOptions): Promise<EngineOutcome> {
     });
     child.on("close", (exitCode, exitSignal) => {
       clearTimeout(killTimer);
-      clearTimeout(wallClockTimer);
-      clearInterval(memoryTimer);
+      stopLimitWatch();
       signal.removeEventListener("abort", onAbort);
       // The whole group goes, so no tool the engine started outlives it.
       killGroup("SIGKILL");
       if (record) rmSync(record, { force: true });
-      if (outcome?.kind === "result" && exitCode !== 0) {
-        outcome = {
-          kind: "error",
-          code: "ENGINE_CRASHED",
-          message: `The engine exited with code ${exitCode} after its result.`,
-        };
-      }
-      resolvePromise(
-        outcome ?? {
-          kind: "error",
-          code: "ENGINE_CRASHED",
-          message:
-            `The engine stopped without a result (${exitSignal ? `signal ${exitSignal}` : `exit code ${exitCode}`}).` +
-            (stderrTail.length > 0 ? ` Last output: ${withoutPaths(stderrTail.at(-1) ?? "")}` : ""),
-        },
-      );
+      resolvePromise(closedOutcome(outcome, exitCode, exitSignal, stderrTail));
     });
   });
+}
+
+/** Starts the engine's Python on the command, leading its own process group. */
+function spawnEngine(options: EngineRunOptions): ChildProcessWithoutNullStreams {
+  const python = options.python ?? ENGINE_PYTHON;
+  const args = ["-m", "polyforge_engine", options.command, "--input", options.inputPath, "--workdir", options.workdir];
+  // The engine must not outlive this process (issue 23): the kernel kills it when we die
+  // (setpriv's parent-death signal, where util-linux has it), and the engine watches the stdin
+  // pipe we hold and kills its whole process group (its tools too) when the pipe closes.
+  const [file, argv] = SETPRIV ? [SETPRIV, ["--pdeathsig", "KILL", "--", python, ...args]] : [python, args];
+  const child = spawn(file, argv, {
+    // detached: the engine leads its own process group, so cancel reaches the tools it spawns.
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, POLYFORGE_WATCH_PARENT: "stdin" },
+  });
+  // Nothing is ever written: the pipe only closes when this process ends.
+  child.stdin.on("error", () => {});
+  return child;
+}
+
+function killProcessGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/**
+ * Past a limit (wall clock, the process group's memory) `stop` is told the error to end the job
+ * with. Answers the function that stops watching.
+ */
+function watchLimits(
+  child: ChildProcess,
+  limits: EngineLimits,
+  stop: (code: string, message: string) => void,
+): () => void {
+  const wallClockTimer = setTimeout(() => {
+    const hours = limits.wallClockMs / 3_600_000;
+    stop(
+      "TIME_LIMIT",
+      `The run took longer than this server's limit of ${hours >= 1 ? `${hours} hours` : `${Math.ceil(limits.wallClockMs / 1000)} seconds`} and was stopped.`,
+    );
+  }, limits.wallClockMs);
+  const memoryTimer = setInterval(() => {
+    if (child.pid === undefined || processGroupMemory(child.pid) <= limits.memoryBytes) return;
+    const megabytes = Math.round(limits.memoryBytes / 1024 ** 2);
+    stop(
+      "MEMORY_LIMIT",
+      `The run needed more memory than this server's limit of ${megabytes.toLocaleString("en-US")} MB and was stopped. Build a smaller system.`,
+    );
+  }, MEMORY_CHECK_MS);
+  return () => {
+    clearTimeout(wallClockTimer);
+    clearInterval(memoryTimer);
+  };
+}
+
+/** The stream's last `count` lines, kept up to date as it is read (for a crash's message). */
+function lastLines(stream: Readable, count: number): string[] {
+  const tail: string[] = [];
+  createInterface({ input: stream }).on("line", (line) => {
+    tail.push(line);
+    if (tail.length > count) tail.shift();
+  });
+  return tail;
+}
+
+/** The run's outcome once the process has closed: a result needs exit code 0, and no outcome at
+ * all is a crash, told with the exit and the last line the engine wrote to stderr. */
+function closedOutcome(
+  outcome: EngineOutcome | undefined,
+  exitCode: number | null,
+  exitSignal: NodeJS.Signals | null,
+  stderrTail: string[],
+): EngineOutcome {
+  if (outcome?.kind === "result" && exitCode !== 0) {
+    return {
+      kind: "error",
+      code: "ENGINE_CRASHED",
+      message: `The engine exited with code ${exitCode} after its result.`,
+    };
+  }
+  return (
+    outcome ?? {
+      kind: "error",
+      code: "ENGINE_CRASHED",
+      message:
+        `The engine stopped without a result (${exitSignal ? `signal ${exitSignal}` : `exit code ${exitCode}`}).` +
+        (stderrTail.length > 0 ? ` Last output: ${withoutPaths(stderrTail.at(-1) ?? "")}` : ""),
+    }
+  );
 }
 
 /**
