@@ -227,6 +227,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=OUT / "results.json", help="where the raw figures go")
     parser.add_argument("--no-readme", action="store_true", help="leave bench/README.md alone (figures written by hand)")
     parser.add_argument("--skip-smiles", action="store_true", help="no convert-smiles times")
+    parser.add_argument("--formats", nargs="*", default=["pdb", "gro"], choices=["pdb", "gro"], help="the file formats to write and read")
     args = parser.parse_args()
     if args.readme_only:
         results = json.loads((OUT / "results.json").read_text())
@@ -281,7 +282,7 @@ def main() -> None:
 
     sizes = [("small", args.small_mb)] + ([] if args.skip_large else [("large", args.size_mb)])
     for label, size in sizes:
-        for suffix in ("pdb", "gro"):
+        for suffix in args.formats:
             path = args.work / f"melt-{label}.{suffix}"
             info = write_tiled(tile, path, size)
             print(f"wrote {path.name}: {info}", flush=True)
