@@ -159,24 +159,25 @@ def test_generate_potential_writes_topology_minimised_structure_and_bundle(
         assert f"`{name}`" in readme
 
 
+def validate_topology(topology_file: str, structure_file: str, workdir: Path) -> dict[str, Any]:
+    """Runs validate-topology in `workdir`; answers its last event (the verdict)."""
+    code, events = run_engine("validate-topology", {"topology_file": topology_file, "structure_file": structure_file}, workdir)
+    assert code == 0  # an invalid file is an answer, not an engine failure
+    return events[-1]
+
+
 def test_validate_topology_accepts_the_generated_topology(potential: tuple[Path, dict[str, Any]]) -> None:
     workdir, _ = potential
-    code, events = run_engine("validate-topology", {"topology_file": "topology/system.top", "structure_file": "topology/system.gro"}, workdir)
-    assert code == 0  # an invalid file is an answer, not an engine failure
-    assert events[-1]["valid"] is True
-    assert events[-1]["atoms"] == 26 and events[-1]["molecules"] == 3
+    verdict = validate_topology("topology/system.top", "topology/system.gro", workdir)
+    assert verdict["valid"] is True
+    assert verdict["atoms"] == 26 and verdict["molecules"] == 3
 
 
 def test_validate_topology_rejects_a_structure_with_other_atoms(potential: tuple[Path, dict[str, Any]], converted: Path) -> None:
     workdir, _ = potential
-    code, events = run_engine(
-        "validate-topology",
-        {"topology_file": "topology/system.top", "structure_file": str(converted / "phenol" / "structure.gro")},
-        workdir,
-    )
-    assert code == 0  # an invalid file is an answer, not an engine failure
-    assert events[-1]["valid"] is False
-    assert "13" in events[-1]["message"] and "26" in events[-1]["message"]
+    verdict = validate_topology("topology/system.top", str(converted / "phenol" / "structure.gro"), workdir)
+    assert verdict["valid"] is False
+    assert "13" in verdict["message"] and "26" in verdict["message"]
 
 
 def test_validate_topology_rejects_truncated_and_garbled_topologies(potential: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
@@ -192,10 +193,9 @@ def test_validate_topology_rejects_truncated_and_garbled_topologies(potential: t
         (tmp_path / name).write_text(text)
         if name != "no_itp.top":
             (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
-        code, events = run_engine("validate-topology", {"topology_file": name, "structure_file": "system.gro"}, tmp_path)
-        assert code == 0  # an invalid file is an answer, not an engine failure
-        assert events[-1]["valid"] is False, name
-        assert expected in events[-1]["message"], events[-1]["message"]
+        verdict = validate_topology(name, "system.gro", tmp_path)
+        assert verdict["valid"] is False, name
+        assert expected in verdict["message"], verdict["message"]
         (tmp_path / "molecules.itp").unlink(missing_ok=True)
 
 
@@ -204,14 +204,9 @@ def test_validate_topology_rejects_undefined_atom_types(potential: tuple[Path, d
     top = (workdir / "topology" / "system.top").read_text()
     (tmp_path / "system.top").write_text(top.replace("\noh ", "\nzz "))
     (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
-    code, events = run_engine(
-        "validate-topology",
-        {"topology_file": "system.top", "structure_file": str(workdir / "topology" / "system.gro")},
-        tmp_path,
-    )
-    assert code == 0  # an invalid file is an answer, not an engine failure
-    assert events[-1]["valid"] is False
-    assert "oh" in events[-1]["message"] and "not defined" in events[-1]["message"]
+    verdict = validate_topology("system.top", str(workdir / "topology" / "system.gro"), tmp_path)
+    assert verdict["valid"] is False
+    assert "oh" in verdict["message"] and "not defined" in verdict["message"]
 
 
 def test_generate_potential_with_wrong_net_charge_is_refused(converted: Path, tmp_path: Path) -> None:

@@ -4,16 +4,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { NotificationMessage } from "@polyforge/contracts/notifications";
-// @ts-expect-error s3rver ships no type declarations
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { ENGINE_PYTHON } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
+import { openNotifications } from "./support/notifications";
 import { caller, expectStatus } from "./support/polymer-builder";
 import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { startS3rver } from "./support/s3-server";
 import { userClaims } from "./support/tokens";
 
 const execFileAsync = promisify(execFile);
@@ -53,13 +51,7 @@ describe.each(databaseKinds())("system processing end to end on %s", (kind) => {
 
   async function signedInUser() {
     const token = await testApp.issuer.sign(userClaims(), { expiresIn: "1h" });
-    const socket = new WebSocket(`${socketUrl}?token=${token}`);
-    const messages: NotificationMessage[] = [];
-    socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
-    await new Promise((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-    });
+    const { socket, messages } = await openNotifications(`${socketUrl}?token=${token}`);
     return { token, user: caller(testApp, token), socket, messages };
   }
 
@@ -162,19 +154,12 @@ async function engineProcesses(executionId: string): Promise<string[]> {
 /** The same run with results in an S3 store (s3rver speaks the S3 protocol). */
 describe("system processing with the S3 file store", () => {
   let testApp: TestApp;
-  let s3server: { run(): Promise<AddressInfo>; close(): Promise<void> };
+  let s3server: { endpoint: string; close(): Promise<void> };
 
   beforeAll(async () => {
-    s3server = new S3rver({
-      port: 0,
-      address: "127.0.0.1",
-      silent: true,
-      directory: mkdtempSync(join(tmpdir(), "polyforge-s3rver-")),
-      configureBuckets: [{ name: "results" }],
-    });
-    const { port } = await s3server.run();
+    s3server = await startS3rver("results");
     testApp = await startTestApp("pglite", {
-      S3_ENDPOINT: `http://127.0.0.1:${port}`,
+      S3_ENDPOINT: s3server.endpoint,
       S3_BUCKET: "results",
       S3_ACCESS_KEY_ID: "S3RVER",
       S3_SECRET_ACCESS_KEY: "S3RVER",

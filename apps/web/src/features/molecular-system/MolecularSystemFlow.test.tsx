@@ -128,13 +128,17 @@ describe("add molecular system: from file", () => {
     expect(calls.filter((c) => c.path.includes("/upload"))).toEqual([]);
   });
 
-  it("shows an invalid file with the reason and the line, and lets another file be chosen", async () => {
-    await openFileStep({
+  /** The file step of melt.pdb, found invalid by the engine at `line` with `message`. */
+  const openInvalidFile = (message: string, line: number) =>
+    openFileStep({
       status: "invalid",
       file: "melt.pdb",
       file_size: 2048,
-      problem: { code: "BAD_COORDINATES", message: "The x coordinate 'abc' is not a number", line: 42 },
+      problem: { code: "BAD_COORDINATES", message, line },
     });
+
+  it("shows an invalid file with the reason and the line, and lets another file be chosen", async () => {
+    await openInvalidFile("The x coordinate 'abc' is not a number", 42);
     expect(screen.getByText("Invalid file")).toBeInTheDocument();
     expect(screen.getByRole("alert")).toHaveTextContent("Line 42: The x coordinate 'abc' is not a number");
     expect(screen.getByRole("button", { name: "Choose file" })).toBeEnabled();
@@ -142,12 +146,7 @@ describe("add molecular system: from file", () => {
   });
 
   it("does not repeat the line when the engine's message already gives it", async () => {
-    await openFileStep({
-      status: "invalid",
-      file: "melt.pdb",
-      file_size: 2048,
-      problem: { code: "BAD_COORDINATES", message: "Line 2: the x coordinate 'abcde' is not a number", line: 2 },
-    });
+    await openInvalidFile("Line 2: the x coordinate 'abcde' is not a number", 2);
     expect(screen.getByRole("alert")).toHaveTextContent(/^Line 2: the x coordinate 'abcde' is not a number/);
   });
 

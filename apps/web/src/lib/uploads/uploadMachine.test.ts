@@ -76,6 +76,20 @@ function startActor() {
   return { actor, shown };
 }
 
+/** A store whose PUTs are never answered (the upload stays mid-flight); `putSeen` resolves at the first. */
+function storeHangingOnPut() {
+  const store = fakeStore();
+  let firstPut = () => {};
+  const putSeen = new Promise<void>((resolve) => {
+    firstPut = resolve;
+  });
+  store.answerPut = () => {
+    firstPut();
+    return new Promise<Response>(() => {});
+  };
+  return { store, putSeen };
+}
+
 const settled = (actor: ReturnType<typeof startActor>["actor"]) =>
   waitFor(actor, (s) => ["completed", "error", "canceled"].includes(s.value as string));
 
@@ -156,15 +170,7 @@ describe("upload machine", () => {
   });
 
   it("cancels on the user's Cancel: the parts stop and the server aborts the upload", async () => {
-    const store = fakeStore();
-    let firstPut = () => {};
-    const putSeen = new Promise<void>((resolve) => {
-      firstPut = resolve;
-    });
-    store.answerPut = () => {
-      firstPut();
-      return new Promise<Response>(() => {}); // never answered: the upload is mid-flight
-    };
+    const { store, putSeen } = storeHangingOnPut();
     const { actor } = startActor();
     actor.send({ type: "START", file: fileOf(3 * UPLOAD_PART_SIZE) });
     await putSeen;
@@ -175,15 +181,7 @@ describe("upload machine", () => {
   });
 
   it("keeps the stored parts when the page is left mid-upload (no cancel on the server)", async () => {
-    const store = fakeStore();
-    let firstPut = () => {};
-    const putSeen = new Promise<void>((resolve) => {
-      firstPut = resolve;
-    });
-    store.answerPut = () => {
-      firstPut();
-      return new Promise<Response>(() => {});
-    };
+    const { store, putSeen } = storeHangingOnPut();
     const { actor } = startActor();
     actor.send({ type: "START", file: fileOf(2 * UPLOAD_PART_SIZE) });
     await putSeen;
