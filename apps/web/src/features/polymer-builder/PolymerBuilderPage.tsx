@@ -1,12 +1,11 @@
 import { Button, Group, Loader, Modal, Stack, Text, Title } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { ProductError } from "../../lib/api/productError";
+import { useClearDraft } from "./api/clearDraft";
+import { useDraft } from "./api/getDraft";
 import { BuilderStepper } from "./components/BuilderStepper";
-import { createDraft, deleteDraft, fetchDraft, queryKeys } from "./polymerBuilderApi";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
 import { CreateStep, type SystemFiling } from "./steps/CreateStep";
 import { PolymersStep } from "./steps/PolymersStep";
@@ -15,26 +14,11 @@ import { SimulationProtocolStep } from "./steps/SimulationProtocolStep";
 import { SystemSetupStep } from "./steps/SystemSetupStep";
 import { blockingStep, type Step, type StepCompletion, stepEnabled, useDraftProgress } from "./useDraftProgress";
 
-/** The user's draft, created when there is none (SPEC §4, polymer-builder flow). */
-async function openDraft() {
-  try {
-    return await fetchDraft();
-  } catch (error) {
-    if (error instanceof ProductError && error.status === 404) return createDraft();
-    throw error;
-  }
-}
-
 /** /polymer-builder: opens (or starts) the user's draft, then shows the wizard over it. `filing`
  * (composed by the app from the projects feature) lets step 6 file the new system under a project. */
 export function PolymerBuilderPage({ filing }: { filing?: SystemFiling }) {
   const { t } = useTranslation("polymerBuilder");
-  const draft = useQuery({
-    queryKey: queryKeys.draft,
-    queryFn: openDraft,
-    retry: false,
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+  const draft = useDraft();
   useSendHomeOnFailure(draft.isError);
   return (
     <Stack gap="lg">
@@ -66,22 +50,16 @@ function useSendHomeOnFailure(failed: boolean) {
 
 function Wizard({ draftId, filing }: { draftId: string; filing?: SystemFiling }) {
   const { t } = useTranslation("polymerBuilder");
-  const queryClient = useQueryClient();
   const [step, setStep] = useState<Step>(1);
   const [confirmingClear, setConfirmingClear] = useState(false);
   const progress = useDraftProgress();
   useSendHomeOnFailure(progress.failed);
 
   // Clearing deletes the draft and starts a new one before any list is read again.
-  const clear = useMutation({
-    mutationFn: async () => {
-      await deleteDraft();
-      await createDraft();
-    },
-    onSuccess: async () => {
+  const clear = useClearDraft({
+    onSuccess: () => {
       setConfirmingClear(false);
       setStep(1);
-      await queryClient.resetQueries({ queryKey: queryKeys.all });
       toast.success(t("clearModal.cleared"));
     },
     onError: () => toast.error(t("clearModal.failed")),

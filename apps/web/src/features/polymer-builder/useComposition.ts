@@ -12,7 +12,8 @@ import { useQueries } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { blockQueryOptions } from "../../lib/api/buildingBlock";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
-import { useDraftPolymers, useDraftSegments } from "./useDraftProgress";
+import { useDraftPolymers } from "./api/getDraftPolymers";
+import { useDraftSegments } from "./api/getDraftSegments";
 
 export interface PolymerComposition {
   polymerId: string;

@@ -1,22 +1,11 @@
-import { useQuery } from "@tanstack/react-query";
-import { fetchDraftBlocks, fetchDraftPolymers, fetchDraftSegments, fetchSetup, queryKeys } from "./polymerBuilderApi";
+import { useDraftBlocks } from "./api/getDraftBlocks";
+import { useDraftPolymers } from "./api/getDraftPolymers";
+import { useDraftSegments } from "./api/getDraftSegments";
+import { useSetup } from "./api/getSetup";
 
 export const STEPS = [1, 2, 3, 4, 5, 6] as const;
 export type Step = (typeof STEPS)[number];
 export type StepCompletion = Record<Exclude<Step, 6>, boolean>;
-
-export function useDraftBlocks() {
-  return useQuery({ queryKey: queryKeys.draftBlocks, queryFn: fetchDraftBlocks });
-}
-export function useDraftSegments() {
-  return useQuery({ queryKey: queryKeys.draftSegments, queryFn: () => fetchDraftSegments() });
-}
-export function useDraftPolymers() {
-  return useQuery({ queryKey: queryKeys.draftPolymers, queryFn: () => fetchDraftPolymers() });
-}
-export function useSetup() {
-  return useQuery({ queryKey: queryKeys.setup, queryFn: fetchSetup });
-}
 
 /**
  * SPEC §4: completion derived from the server draft — blocks when any draft block or a peptide

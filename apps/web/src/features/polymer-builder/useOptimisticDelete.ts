@@ -1,7 +1,7 @@
 import type { ListResponse } from "@polyforge/contracts/pagination";
 import { type QueryKey, useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
-import { queryKeys } from "./polymerBuilderApi";
+import { queryKeys } from "./api/builderKeys";
 
 /**
  * Deletes an item of a cached list at once and restores the list if the server refuses (SPEC §4:

@@ -5,7 +5,7 @@ import { useQueries } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { blockQueryOptions } from "../../lib/api/buildingBlock";
 import { useRDKit } from "../../lib/chemistry/useRDKit";
-import { useDraftSegments } from "./useDraftProgress";
+import { useDraftSegments } from "./api/getDraftSegments";
 
 /**
  * The names of the blocks whose repeating unit, among the chain units of these segments, has a

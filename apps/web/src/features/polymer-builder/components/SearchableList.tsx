@@ -5,7 +5,7 @@ import { IconSearch } from "@tabler/icons-react";
 import { keepPreviousData, type QueryKey, useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { PAGE_SIZES } from "../polymerBuilderApi";
+import { PAGE_SIZES } from "../api/builderKeys";
 
 const SEARCH_DEBOUNCE_MS = 300;
 

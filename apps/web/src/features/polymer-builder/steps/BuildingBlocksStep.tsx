@@ -6,11 +6,13 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { queryKeys } from "../api/builderKeys";
+import { fetchCatalogueBlocks } from "../api/getCatalogueBlocks";
+import { useDraftBlocks } from "../api/getDraftBlocks";
+import { setBlockDraftStatus } from "../api/setBlockDraftStatus";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
 import { delay } from "../ordering";
-import { fetchCatalogueBlocks, queryKeys, setBlockDraftStatus } from "../polymerBuilderApi";
-import { useDraftBlocks } from "../useDraftProgress";
 
 /** SPEC §9: an added block shows as loading for at least about a second before its check. */
 export const MIN_ADD_DELAY_MS = 1000;

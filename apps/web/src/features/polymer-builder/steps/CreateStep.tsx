@@ -10,16 +10,15 @@ import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { blockQueryOptions } from "../../../lib/api/buildingBlock";
 import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { finishDraft, queryKeys } from "../polymerBuilderApi";
-import {
-  allStepsComplete,
-  type StepCompletion,
-  useDraftPolymers,
-  useDraftSegments,
-  useSetup,
-} from "../useDraftProgress";
+import { queryKeys } from "../api/builderKeys";
+import { finishDraft } from "../api/finishDraft";
+import { useDraftPolymers } from "../api/getDraftPolymers";
+import { useDraftSegments } from "../api/getDraftSegments";
+import { useProtocol } from "../api/getProtocol";
+import { useSetup } from "../api/getSetup";
+import { allStepsComplete, type StepCompletion } from "../useDraftProgress";
 import { ReviewComposition } from "./ReviewComposition";
-import { ProtocolSummary, useProtocol } from "./SimulationProtocolStep";
+import { ProtocolSummary } from "./SimulationProtocolStep";
 import { SetupSummary } from "./SystemSetupStep";
 
 /** Filing the new system under a project, composed by the app (features do not import each other). */

@@ -10,17 +10,20 @@ import {
 } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
 import { IconTrash } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { TFunction } from "i18next";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useIdentity } from "../../../lib/auth/useIdentity";
+import { queryKeys } from "../api/builderKeys";
+import { useCreatePolymer } from "../api/createPolymer";
+import { deletePolymer } from "../api/deletePolymer";
+import { useDraftPolymers } from "../api/getDraftPolymers";
+import { useDraftSegments } from "../api/getDraftSegments";
+import { useSetup } from "../api/getSetup";
 import { formListItems, OrderedItems } from "../components/OrderedItems";
 import { StepLayout } from "../components/StepLayout";
-import { createPolymer, deletePolymer, queryKeys } from "../polymerBuilderApi";
-import { useDraftPolymers, useDraftSegments, useSetup } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
 import { useProchiralUnits } from "../useProchiralUnits";
 
@@ -80,7 +83,6 @@ function TacticityFields({ form, units }: { form: UseFormReturnType<PolymerValue
 function LinearPolymerForm() {
   const { t } = useTranslation("polymerBuilder");
   const { organization } = useIdentity();
-  const queryClient = useQueryClient();
   const segments = useDraftSegments();
   const form = useForm<PolymerValues>({
     mode: "controlled",
@@ -102,10 +104,8 @@ function LinearPolymerForm() {
       form.setValues({ tacticity: INITIAL_VALUES.tacticity, meso_fraction: INITIAL_VALUES.meso_fraction });
     }
   }, [offersTacticity]);
-  const create = useMutation({
-    mutationFn: createPolymer,
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.all });
+  const create = useCreatePolymer({
+    onSuccess: () => {
       toast.success(t("polymers.created"));
       form.reset();
     },

@@ -15,24 +15,22 @@ import {
   type PeptideNaming,
   parseWholeNumber,
   ratioPercentages,
-  type SegmentCreateBody,
 } from "@polyforge/contracts/segments";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { queryKeys } from "../api/builderKeys";
+import { useCreateSegment as useCreateSegmentRequest } from "../api/createSegment";
+import { useAminoacids } from "../api/getAminoacids";
+import { fetchDraftBlocksPage } from "../api/getDraftBlocks";
 import { formListItems, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
-import { createSegment, fetchAminoacids, fetchDraftBlocksPage, queryKeys } from "../polymerBuilderApi";
 
 /** Creates a segment; on failure the form keeps what the user typed. */
 function useCreateSegment(onCreated: () => void) {
   const { t } = useTranslation("polymerBuilder");
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: SegmentCreateBody) => createSegment(body),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.draftSegments });
+  return useCreateSegmentRequest({
+    onSuccess: () => {
       toast.success(t("segments.created"));
       onCreated();
     },
@@ -198,7 +196,7 @@ type PeptideValues = { name: string; sequence_naming: PeptideNaming; sequence: s
 /** Linear peptide segment: a sequence of aminoacids in one- or three-letter codes, capped synthetic. */
 export function LinearPeptideSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
-  const aminoacids = useQuery({ queryKey: queryKeys.aminoacids, queryFn: fetchAminoacids });
+  const aminoacids = useAminoacids();
   const codes = aminoacids.data?.data.map((a) => ({
     id: a.id,
     one_letter_code: a.data.one_letter_code ?? "",

@@ -5,9 +5,10 @@ import { FLAGS } from "@polyforge/contracts/flags";
 import type { SegmentResponse } from "@polyforge/contracts/segments";
 import { IconTrash } from "@tabler/icons-react";
 import { useTranslation } from "react-i18next";
+import { queryKeys } from "../api/builderKeys";
+import { deleteSegment } from "../api/deleteSegment";
+import { useDraftSegments } from "../api/getDraftSegments";
 import { StepLayout } from "../components/StepLayout";
-import { deleteSegment, queryKeys } from "../polymerBuilderApi";
-import { useDraftSegments } from "../useDraftProgress";
 import { useOptimisticDelete } from "../useOptimisticDelete";
 import { LinearBlockSegmentForm, LinearPeptideSegmentForm, LinearRandomSegmentForm } from "./SegmentForms";
 

@@ -10,19 +10,15 @@ import {
   simulationProtocolFormFor,
   TIMESTEP_FS,
 } from "@polyforge/contracts/polymer-builder";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useJobLimits } from "../../../lib/config/useJobLimits";
 import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
+import { useProtocol } from "../api/getProtocol";
+import { useSaveProtocol } from "../api/saveProtocol";
 import { StepLayout } from "../components/StepLayout";
-import { fetchProtocol, queryKeys, saveProtocol } from "../polymerBuilderApi";
-
-export function useProtocol() {
-  return useQuery({ queryKey: queryKeys.protocol, queryFn: fetchProtocol });
-}
 
 /** Step 5 ('For advanced users only'): MD with optional minimisation and dynamics. */
 export function SimulationProtocolStep() {
@@ -43,7 +39,6 @@ const text = (value: number | null) => (value === null ? "" : String(value));
 
 function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   const { t } = useTranslation("polymerBuilder");
-  const queryClient = useQueryClient();
   // This deployment's bounds (temperature, step ceilings).
   const limits = useJobLimits();
   const schema = useMemo(() => simulationProtocolFormFor(limits), [limits]);
@@ -68,10 +63,8 @@ function ProtocolForm({ protocol }: { protocol: SimulationProtocolResponse }) {
   useErrorsRechecked(form);
   const values = form.values;
   const errors = form.errors;
-  const save = useMutation({
-    mutationFn: (body: Parameters<typeof saveProtocol>[1]) => saveProtocol(protocol.id, body),
-    onSuccess: (saved) => {
-      queryClient.setQueryData(queryKeys.protocol, saved);
+  const save = useSaveProtocol(protocol.id, {
+    onSuccess: () => {
       toast.success(t("protocol.saved"));
     },
     onError: (error) => toast.error(t("protocol.saveFailed"), { description: error.message }),

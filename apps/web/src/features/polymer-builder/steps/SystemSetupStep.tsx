@@ -8,20 +8,21 @@ import {
 } from "@polyforge/contracts/polymer-builder";
 import type { PolymerResponse } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useEffect, useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { useJobLimits } from "../../../lib/config/useJobLimits";
 import { useErrorsRechecked } from "../../../lib/forms/useErrorsRechecked";
+import { PAGE_SIZES, queryKeys } from "../api/builderKeys";
+import { fetchDraftPolymers, useDraftPolymers } from "../api/getDraftPolymers";
+import { useSetup } from "../api/getSetup";
+import { useSaveSetup } from "../api/saveSetup";
 import { formListItems, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
-import { fetchDraftPolymers, PAGE_SIZES, queryKeys, saveSetup } from "../polymerBuilderApi";
 import type { CellDimensionSelector, ConstructionOrder } from "../setupTypes";
 import { type PolymerComposition, useDraftComposition } from "../useComposition";
-import { useDraftPolymers, useSetup } from "../useDraftProgress";
 
 const AXES = ["X", "Y", "Z"] as const;
 const formatCount = (value: number) => value.toLocaleString("en-US");
@@ -64,7 +65,6 @@ type SetupValues = {
 
 function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const { t } = useTranslation("polymerBuilder");
-  const queryClient = useQueryClient();
   // This deployment's bounds (cell sides, density) and atom ceiling.
   const limits = useJobLimits();
   const schema = useMemo(() => systemSetupFormFor(limits), [limits]);
@@ -108,10 +108,8 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const compositions = useDraftComposition().byPolymer;
   const systemAtoms = estimatedSystemAtoms(items, compositions);
   const tooManyAtoms = systemAtoms !== undefined && systemAtoms > limits.maxAtoms;
-  const save = useMutation({
-    mutationFn: (body: Parameters<typeof saveSetup>[1]) => saveSetup(setup.id, body),
-    onSuccess: (saved) => {
-      queryClient.setQueryData(queryKeys.setup, saved);
+  const save = useSaveSetup(setup.id, {
+    onSuccess: () => {
       toast.success(t("setup.saved"));
     },
     onError: (error) => toast.error(t("setup.saveFailed"), { description: error.message }),
