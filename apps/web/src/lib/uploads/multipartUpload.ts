@@ -31,17 +31,49 @@ export interface MultipartUploadHandle {
   detach(): void;
 }
 
+/** What the upload's callbacks share: the server's upload id once known, whether a teardown
+ * should abort on the server (only the user's Cancel), and whether the caller was told the end. */
+interface UploadState {
+  uploadId: string | undefined;
+  abortOnServer: boolean;
+  settled: boolean;
+}
+
 /**
  * One file sent in 5 MB parts by Uppy's S3 multipart uploader, whose callbacks are our calls: begin,
  * upload_url, parts (ListParts), complete, cancel. A part's ETag is read from its PUT's answer.
  */
 export function startMultipartUpload(options: MultipartUploadOptions): MultipartUploadHandle {
-  const { file, target, resumeUploadId } = options;
-  let uploadId = resumeUploadId;
+  const { file, resumeUploadId } = options;
   // Uppy aborts on the server whenever it is torn down; only the user's Cancel should do that.
-  let abortOnServer = false;
-  let settled = false;
+  const state: UploadState = { uploadId: resumeUploadId, abortOnServer: false, settled: false };
+  const uppy = createS3Uppy(options, state);
 
+  const fileId = uppy.addFile({ name: file.name, type: file.type || "application/octet-stream", data: file });
+  if (resumeUploadId) {
+    // Uppy resumes a file that carries its multipart state: ListParts, then only the missing parts.
+    uppy.setFileState(fileId, { s3Multipart: { uploadId: resumeUploadId, key: file.name } } as never);
+    options.onUploadId(resumeUploadId);
+  }
+  reportOutcome(uppy, options, state);
+
+  return {
+    cancel() {
+      state.settled = true;
+      state.abortOnServer = true;
+      uppy.cancelAll();
+      uppy.destroy();
+    },
+    detach() {
+      state.settled = true;
+      uppy.destroy();
+    },
+  };
+}
+
+/** An Uppy whose S3 multipart plugin calls the upload target (and PUTs parts with putPart). */
+function createS3Uppy(options: MultipartUploadOptions, state: UploadState) {
+  const { file, target } = options;
   const uppy = new Uppy({ autoProceed: false, allowMultipleUploadBatches: false });
   uppy.use(AwsS3, {
     shouldUseMultipart: true,
@@ -50,11 +82,11 @@ export function startMultipartUpload(options: MultipartUploadOptions): Multipart
     retryDelays: options.retryDelays ?? [0, 1000, 3000, 5000],
     async createMultipartUpload(uppyFile) {
       const begun = await target.begin({ name: uppyFile.name ?? file.name, size: uppyFile.size ?? file.size });
-      uploadId = begun.upload_id;
+      state.uploadId = begun.upload_id;
       // Canceled while begin was on its way: nothing else will abort this one.
-      if (abortOnServer) void target.cancel(uploadId).catch(() => undefined);
-      else options.onUploadId(uploadId);
-      return { uploadId, key: file.name };
+      if (state.abortOnServer) void target.cancel(begun.upload_id).catch(() => undefined);
+      else options.onUploadId(begun.upload_id);
+      return { uploadId: begun.upload_id, key: file.name };
     },
     async signPart(_file, { uploadId: id, partNumber, signal }) {
       const { url } = await target.partUrl(id, partNumber, signal);
@@ -67,7 +99,7 @@ export function startMultipartUpload(options: MultipartUploadOptions): Multipart
       return { ETag: etag };
     },
     async listParts(_file, { uploadId: id, signal }) {
-      const { parts } = await target.listParts(id ?? uploadId ?? "", signal);
+      const { parts } = await target.listParts(id ?? state.uploadId ?? "", signal);
       return parts.map((part) => ({ PartNumber: part.part_number, ETag: part.etag, Size: part.size }));
     },
     async completeMultipartUpload(_file, { uploadId: id, parts }) {
@@ -78,50 +110,37 @@ export function startMultipartUpload(options: MultipartUploadOptions): Multipart
       return {};
     },
     async abortMultipartUpload(_file, { uploadId: id }) {
-      const canceled = id ?? uploadId;
-      if (abortOnServer && canceled) await target.cancel(canceled);
+      const canceled = id ?? state.uploadId;
+      if (state.abortOnServer && canceled) await target.cancel(canceled);
     },
   });
+  return uppy;
+}
 
-  const fileId = uppy.addFile({ name: file.name, type: file.type || "application/octet-stream", data: file });
-  if (resumeUploadId) {
-    // Uppy resumes a file that carries its multipart state: ListParts, then only the missing parts.
-    uppy.setFileState(fileId, { s3Multipart: { uploadId: resumeUploadId, key: file.name } } as never);
-    options.onUploadId(resumeUploadId);
-  }
-
+/** Starts sending and tells the caller progress, then once only the end: complete or error. */
+function reportOutcome(
+  uppy: ReturnType<typeof createS3Uppy>,
+  options: MultipartUploadOptions,
+  state: UploadState,
+): void {
+  const settle = () => {
+    if (state.settled) return false;
+    state.settled = true;
+    return true;
+  };
   uppy.on("upload-progress", (_file, progress) => {
-    if (!settled) options.onProgress(progress.bytesUploaded, progress.bytesTotal ?? file.size);
+    if (!state.settled) options.onProgress(progress.bytesUploaded, progress.bytesTotal ?? options.file.size);
   });
   uppy.on("upload-success", () => {
-    if (settled) return;
-    settled = true;
-    options.onComplete();
+    if (settle()) options.onComplete();
   });
   uppy.on("upload-error", (_file, error) => {
-    if (settled) return;
-    settled = true;
+    if (!settle()) return;
     // SPEC §7: a failed part (or one answered without an ETag) cancels the upload on the server.
-    if (uploadId) void target.cancel(uploadId).catch(() => undefined);
+    if (state.uploadId) void options.target.cancel(state.uploadId).catch(() => undefined);
     options.onError(error);
   });
-
   void uppy.upload().catch((error: unknown) => {
-    if (settled) return;
-    settled = true;
-    options.onError(error instanceof Error ? error : new Error(String(error)));
+    if (settle()) options.onError(error instanceof Error ? error : new Error(String(error)));
   });
-
-  return {
-    cancel() {
-      settled = true;
-      abortOnServer = true;
-      uppy.cancelAll();
-      uppy.destroy();
-    },
-    detach() {
-      settled = true;
-      uppy.destroy();
-    },
-  };
 }
