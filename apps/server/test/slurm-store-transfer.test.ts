@@ -3,17 +3,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
-import { systems } from "../src/modules/systems/schema";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
 import { jobFileKeys, LocalJobFileUrls, StoreTransfer } from "../src/platform/jobs/slurm/transfer";
 import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, startedPolyethylene, waitFor, waitForStatus, waitForSystemStatus } from "./support/processing";
+import {
+  executionRow,
+  spoilEngineJob,
+  startedPolyethylene,
+  waitFor,
+  waitForStatus,
+  waitForSystemStatus,
+} from "./support/processing";
 import { freePort, MOTO_SERVER, type S3TestServer, startS3Server } from "./support/s3-server";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
@@ -146,10 +151,7 @@ describe.skipIf(!hasSlurm).each([
     "reports a failing job with the engine's error, sent back through the store",
     async () => {
       const bad = await queuedSystem();
-      await db
-        .update(systems)
-        .set({ engineJob: { not: "a build job" } })
-        .where(eq(systems.id, bad.systemId));
+      await spoilEngineJob(db, bad.systemId);
       startRunner();
       const failed = await waitForStatus(db, bad.executionId, ["completed", "error", "cancelled"], 180_000);
       expect(failed.status).toBe("error");

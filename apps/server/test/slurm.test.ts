@@ -7,7 +7,6 @@ import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { type SystemExecutionRow, systemExecutions } from "../src/modules/system-executions/schema";
-import { systems } from "../src/modules/systems/schema";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
 import { REPO_ROOT } from "../src/platform/paths";
@@ -16,6 +15,7 @@ import { databaseKinds } from "./support/database";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
 import {
   executionRow,
+  spoilEngineJob,
   startedPolyethylene,
   type TinySystemOptions,
   waitFor,
@@ -211,10 +211,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
     async () => {
       // Bad input: a snapshot the engine refuses.
       const bad = await queuedSystem();
-      await db
-        .update(systems)
-        .set({ engineJob: { not: "a build job" } })
-        .where(eq(systems.id, bad.systemId));
+      await spoilEngineJob(db, bad.systemId);
       // A long simulation with a one-minute limit.
       const slow = await queuedSystem({ dynamicsSteps: 5_000_000 });
       startRunner({ perKind: { "build-system": { time: "1", cpus: 1, memory: "1024M" } } });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { expect } from "vitest";
 import { type SystemExecutionRow, systemExecutions } from "../../src/modules/system-executions/schema";
+import { systems } from "../../src/modules/systems/schema";
 import type { Db } from "../../src/platform/db/database";
 import {
   type Caller,
@@ -139,4 +140,12 @@ export async function convertSmiles(user: Caller, id: string, smiles: string, ti
     timeoutMs,
     intervalMs,
   );
+}
+
+/** Replaces the system's frozen engine job by one the engine refuses (its run ends in an error). */
+export async function spoilEngineJob(db: Db, systemId: string): Promise<void> {
+  await db
+    .update(systems)
+    .set({ engineJob: { not: "a build job" } })
+    .where(eq(systems.id, systemId));
 }
