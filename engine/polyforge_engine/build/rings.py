@@ -1,8 +1,8 @@
 """Rings pierced by bonds: a bond (of another molecule, or of the same molecule not touching the ring)
 that passes through the inside of a ring. Distance limits alone do not rule it out (a C-C bond through
 the centre of a benzene ring keeps its atoms 1.58 Å from the ring's), and no later minimisation or
-dynamics can undo it, so a build that placed chains without seeing one another (structure.py) checks
-for it before it keeps the result.
+dynamics can undo it, so a build of molecules with rings that was compressed or relaxed (structure.py)
+checks for it before it keeps the result.
 
 A bond pierces a ring when its two ends lie on opposite sides of the ring's mean plane and the point
 where it crosses that plane lies inside the ring's polygon (projected onto the plane). x and y are
@@ -12,7 +12,6 @@ periodic, z too unless the cell has walls; molecules are whole in `positions`.
 from __future__ import annotations
 
 import numpy as np
-from rdkit import Chem
 from scipy.spatial import cKDTree
 
 from polyforge_engine.build.assembly import AssembledPolymer
@@ -21,11 +20,6 @@ from polyforge_engine.build.assembly import AssembledPolymer
 def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:
     """Each ring of the kind's molecule as its atoms in order around it."""
     return [np.array(ring, dtype=np.int64) for ring in kind.mol.GetRingInfo().AtomRings()]
-
-
-def ring_atom_mask(mol: Chem.Mol) -> np.ndarray:
-    """(atoms,) whether each atom is in a ring."""
-    return np.array([atom.IsInRing() for atom in mol.GetAtoms()], dtype=bool)
 
 
 def pierced_rings(
