@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { JSONWebKeySet } from "jose";
+import type Provider from "oidc-provider";
 import type { Config } from "../config";
 import type { Db } from "../db/database";
 import { DEMO_EMAIL, ensureDemoAccount } from "./accounts";
@@ -50,46 +51,14 @@ export async function createEmbeddedIdentity({
     signUpsPerAddress: config.signUpsPerAddress,
     failuresPerAddress: config.signInFailuresPerAddress,
   });
-  const callback = provider.callback();
-
-  /** Hands the raw request to oidc-provider (a Koa app) as if it were mounted at `mountPath`, with
-   * PUBLIC_URL's protocol and host, so the URLs it writes are the public ones. */
-  const forwardToProvider = (request: FastifyRequest, reply: FastifyReply) => {
-    const raw = request.raw as IncomingMessage & { originalUrl?: string };
-    raw.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
-    raw.headers["x-forwarded-host"] = publicUrl.host;
-    raw.originalUrl = raw.url;
-    raw.url = raw.url?.slice(mountPath.length) || "/";
-    reply.hijack();
-    void callback(raw, reply.raw);
-  };
-
-  const sweep = async () => {
-    try {
-      await sweepExpiredPayloads(db);
-      await limiter.sweep();
-    } catch (err) {
-      logger.warn({ err }, "could not sweep expired identity records");
-    }
-  };
+  const forwardToProvider = providerForwarder(provider.callback(), publicUrl, mountPath);
+  const sweep = expiredRecordSweep(db, limiter, logger);
 
   return {
     issuer,
     publicJwks: keys.publicJwks,
     async register(app) {
-      await app.register(async (scope) => {
-        // oidc-provider reads its own request bodies: Fastify must leave the stream alone.
-        scope.removeAllContentTypeParsers();
-        scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
-        // oidc-provider answers every CORS preflight with the asking origin (the client is not known
-        // yet); only the app's own pages may call the provider from a browser (issue 23).
-        scope.addHook("onRequest", async (request, reply) => {
-          const origin = request.headers.origin;
-          if (request.method !== "OPTIONS" || !origin || origin === publicUrl.origin) return;
-          return reply.code(403).header("vary", "Origin").send();
-        });
-        scope.all(`${mountPath}/*`, forwardToProvider);
-      });
+      await app.register(async (scope) => mountProvider(scope, publicUrl.origin, mountPath, forwardToProvider));
       await app.register(async (scope) => {
         registerInteractionRoutes(scope, {
           provider,
@@ -113,5 +82,55 @@ export async function createEmbeddedIdentity({
       timer.unref();
       app.addHook("onClose", async () => clearInterval(timer));
     },
+  };
+}
+
+/** Hands the raw request to oidc-provider (a Koa app) as if it were mounted at `mountPath`, with
+ * PUBLIC_URL's protocol and host, so the URLs it writes are the public ones. */
+function providerForwarder(
+  callback: ReturnType<Provider["callback"]>,
+  publicUrl: URL,
+  mountPath: string,
+): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
+    const raw = request.raw as IncomingMessage & { originalUrl?: string };
+    raw.headers["x-forwarded-proto"] = publicUrl.protocol.slice(0, -1);
+    raw.headers["x-forwarded-host"] = publicUrl.host;
+    raw.originalUrl = raw.url;
+    raw.url = raw.url?.slice(mountPath.length) || "/";
+    reply.hijack();
+    void callback(raw, reply.raw);
+  };
+}
+
+/** Everything under `mountPath` goes to the provider, in a scope of its own. */
+function mountProvider(
+  scope: FastifyInstance,
+  appOrigin: string,
+  mountPath: string,
+  forward: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
+  // oidc-provider reads its own request bodies: Fastify must leave the stream alone.
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser("*", (_request, _payload, done) => done(null));
+  // oidc-provider answers every CORS preflight with the asking origin (the client is not known
+  // yet); only the app's own pages may call the provider from a browser (issue 23).
+  scope.addHook("onRequest", async (request, reply) => {
+    const origin = request.headers.origin;
+    if (request.method !== "OPTIONS" || !origin || origin === appOrigin) return;
+    return reply.code(403).header("vary", "Origin").send();
+  });
+  scope.all(`${mountPath}/*`, forward);
+}
+
+/** Drops expired provider records and sign-in counters; a failure is logged, never thrown. */
+function expiredRecordSweep(db: Db, limiter: SignInLimiter, logger: FastifyBaseLogger): () => Promise<void> {
+  return async () => {
+    try {
+      await sweepExpiredPayloads(db);
+      await limiter.sweep();
+    } catch (err) {
+      logger.warn({ err }, "could not sweep expired identity records");
+    }
   };
 }
