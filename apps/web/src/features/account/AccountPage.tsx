@@ -13,27 +13,21 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { accountUpdateSchema, passwordChangeSchema, type UserAccount } from "@polyforge/contracts/users";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { errorTitle } from "../../lib/api/productError";
 import { renewTokens } from "../../lib/auth/session";
 import { useIdentity } from "../../lib/auth/useIdentity";
-import {
-  ACCOUNT_QUERY_KEY,
-  type AccountUpdate,
-  changePassword,
-  fetchAccount,
-  type PasswordChange,
-  updateAccount,
-} from "./accountApi";
+import { type PasswordChange, useChangePassword } from "./api/changePassword";
+import { useAccount } from "./api/getAccount";
+import { type AccountUpdate, useUpdateAccount } from "./api/updateAccount";
 
 /** /account (SPEC §2, §5): names, remote-support toggle and password; SSO users only toggle support. */
 export function AccountPage() {
   const { t } = useTranslation();
   const identity = useIdentity();
-  const account = useQuery({ queryKey: ACCOUNT_QUERY_KEY, queryFn: () => fetchAccount(identity) });
+  const account = useAccount(identity);
   const isSsoUser = identity.identityProvider !== null;
 
   return (
@@ -57,7 +51,6 @@ export function AccountPage() {
 
 function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUser: boolean }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
   const form = useForm<AccountUpdate>({
     mode: "controlled",
     initialValues: {
@@ -67,12 +60,10 @@ function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUs
     },
     validate: zod4Resolver(accountUpdateSchema),
   });
-  const save = useMutation({
-    mutationFn: (values: AccountUpdate) => updateAccount(accountUpdateSchema.parse(values)),
+  const save = useUpdateAccount({
     onSuccess: (_, values) => {
       toast.success(t("account.infoUpdated"));
       form.resetDirty(values);
-      void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY_KEY });
       // New tokens carry the new names, so the header greets the user by them.
       void renewTokens();
     },
@@ -128,8 +119,7 @@ function PasswordForm() {
     // A weak password breaks several rules; show them in SPEC §5's order, first one first.
     validate: zod4Resolver(passwordChangeSchema, { errorPriority: "first" }),
   });
-  const save = useMutation({
-    mutationFn: changePassword,
+  const save = useChangePassword({
     onSuccess: () => {
       toast.success(t("account.passwordChanged"));
       form.reset();

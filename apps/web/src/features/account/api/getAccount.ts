@@ -1,21 +1,11 @@
 import type { UserAccount } from "@polyforge/contracts/users";
-import { api } from "../../lib/api/client";
-import { ProductError } from "../../lib/api/productError";
-import type { Identity } from "../../lib/auth/identity";
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { api } from "../../../lib/api/client";
+import { ProductError } from "../../../lib/api/productError";
+import type { Identity } from "../../../lib/auth/identity";
 
+/** The one key of the caller's account; saving the account invalidates it. */
 export const ACCOUNT_QUERY_KEY = ["account"] as const;
-
-// Type aliases (not interfaces) so the form library accepts them as value records.
-export type AccountUpdate = {
-  first_name: string;
-  last_name: string;
-  allow_impersonation: boolean;
-};
-
-export type PasswordChange = {
-  new_password: string;
-  confirm_new_password: string;
-};
 
 /** The stored account; until the server offers GET /users/account (404) the token's claims stand in. */
 export async function fetchAccount(identity: Identity): Promise<UserAccount> {
@@ -35,5 +25,8 @@ export async function fetchAccount(identity: Identity): Promise<UserAccount> {
   }
 }
 
-export const updateAccount = (body: AccountUpdate) => api.put<unknown>("/users/account", body);
-export const changePassword = (body: PasswordChange) => api.put<unknown>("/users/password", body);
+export const accountQueryOptions = (identity: Identity) =>
+  queryOptions({ queryKey: ACCOUNT_QUERY_KEY, queryFn: () => fetchAccount(identity) });
+
+/** The signed-in user's account (`identity`: lib/auth's useIdentity). */
+export const useAccount = (identity: Identity) => useQuery(accountQueryOptions(identity));
