@@ -1,11 +1,10 @@
 import { Button, Group, Modal, Stack, Textarea, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { feedbackSchema } from "@polyforge/contracts/feedback";
-import { useMutation } from "@tanstack/react-query";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { type FeedbackValues, sendFeedback } from "./feedbackApi";
+import { type FeedbackValues, useSendFeedback } from "./api/sendFeedback";
 
 /** 'Send us your feedback' (SPEC §2/§5): title optional, description required; PUT /api/v2/feedback. */
 export function FeedbackModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -15,8 +14,7 @@ export function FeedbackModal({ opened, onClose }: { opened: boolean; onClose: (
     initialValues: { title: "", description: "" },
     validate: zod4Resolver(feedbackSchema),
   });
-  const send = useMutation({
-    mutationFn: sendFeedback,
+  const send = useSendFeedback({
     onSuccess: () => {
       toast.success(t("feedback.success"));
       form.reset();
