@@ -117,7 +117,8 @@ def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[s
 
 def table(records: list[dict[str, Any]], variants: list[str]) -> str:
     """Medians per variant, and each over the first variant's (the base)."""
-    rows = ["| variant | runs | startup | " + " | ".join(STAGES) + " | Start→Completed | at 10,000 steps | ns/day (report) | load |", "|---" * 10 + "|"]
+    header = ["variant", "runs", "startup", *STAGES, "Start→Completed", "at 10,000 steps", "ns/day (report)", "load"]
+    rows = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
     medians: dict[str, dict[str, float]] = {}
     for variant in variants:
         runs = [r for r in records if r["variant"] == variant]
