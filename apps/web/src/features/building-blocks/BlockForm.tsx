@@ -72,24 +72,7 @@ export function BlockForm({
   const [formWarning, setFormWarning] = useState<string | null>(null);
   const fields = Object.keys(SMILES_FIELD_RULES[type]) as BlockSmilesField[];
 
-  const form = useForm<BlockFormValues>({
-    mode: "controlled",
-    initialValues,
-    // The first message of a field, shown once the field is changed (or on save) and gone once right.
-    validate: (values) => ({
-      ...nameResolver({ name: values.name }),
-      ...smilesErrors(rdkit.data, type, fields, values.data),
-    }),
-    validateInputOnChange: true,
-  });
-
-  // A SMILES already there (the detail page) is checked as soon as RDKit is ready, before any edit.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: re-checked when RDKit arrives.
-  useEffect(() => {
-    for (const field of fields) if ((form.values.data[field] ?? "").trim()) form.validateField(`data.${field}`);
-  }, [rdkit.data]);
-
-  const fieldError = (path: string) => (form.errors[path] as string | undefined) ?? null;
+  const form = useBlockFormValues(type, initialValues, rdkit.data, fields);
 
   function changeSmiles(field: BlockSmilesField, value: string) {
     // Validated on change: a message from the server under this field goes with the edit.
@@ -97,32 +80,17 @@ export function BlockForm({
     setFormWarning(null);
   }
 
-  // A second submit while the first is on its way (a double click) sends nothing: the button's
-  // loading state comes a render later than the second click.
-  const inFlight = useRef(false);
-
-  async function submit() {
-    if (inFlight.current) return;
-    const { hasErrors } = form.validate();
-    if (editingField) return setFormWarning(t("form.finishEditing"));
-    if (hasErrors) return setFormWarning(t("form.fixErrors"));
-    // Without the renderer the rules cannot run here; the server checks them anyway.
-    if (rdkit.isPending) return setFormWarning(t("drawing.loading"));
-    setFormWarning(null);
-    inFlight.current = true;
-    const { name, description, data } = form.getValues();
-    try {
-      await onSubmit({ name: blockName.parse(name), description: description.trim(), data });
-    } catch (error) {
-      if (!(error instanceof ProductError)) return;
-      const { field, message } = error.args;
-      if (typeof field === "string" && fields.includes(field as BlockSmilesField)) {
-        form.setFieldError(`data.${field}`, typeof message === "string" ? message : error.message);
-      }
-    } finally {
-      inFlight.current = false;
-    }
-  }
+  // What stops a save, in this order: a SMILES still being edited, errors, RDKit still loading
+  // (without the renderer the rules cannot run here; the server checks them anyway).
+  const submit = useBlockSubmit(form, fields, onSubmit, setFormWarning, (hasErrors) =>
+    editingField
+      ? t("form.finishEditing")
+      : hasErrors
+        ? t("form.fixErrors")
+        : rdkit.isPending
+          ? t("drawing.loading")
+          : null,
+  );
 
   return (
     <form
@@ -142,7 +110,7 @@ export function BlockForm({
             label={t(`fields.${field}`)}
             hint={t(`hints.${type}.${field}`)}
             value={form.values.data[field] ?? ""}
-            error={fieldError(`data.${field}`)}
+            error={(form.errors[`data.${field}`] as string | undefined) ?? null}
             rdkit={rdkit.data}
             editing={editingField === field}
             canEdit={editingField === null}
@@ -167,4 +135,66 @@ export function BlockForm({
       </Stack>
     </form>
   );
+}
+
+/** The form's values and checks: the name's rule, and each SMILES field's (with RDKit once loaded). */
+function useBlockFormValues(
+  type: CreatableBlockType,
+  initialValues: BlockFormValues,
+  rdkit: RDKitModule | undefined,
+  fields: BlockSmilesField[],
+) {
+  const form = useForm<BlockFormValues>({
+    mode: "controlled",
+    initialValues,
+    // The first message of a field, shown once the field is changed (or on save) and gone once right.
+    validate: (values) => ({
+      ...nameResolver({ name: values.name }),
+      ...smilesErrors(rdkit, type, fields, values.data),
+    }),
+    validateInputOnChange: true,
+  });
+
+  // A SMILES already there (the detail page) is checked as soon as RDKit is ready, before any edit.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-checked when RDKit arrives.
+  useEffect(() => {
+    for (const field of fields) if ((form.values.data[field] ?? "").trim()) form.validateField(`data.${field}`);
+  }, [rdkit]);
+  return form;
+}
+
+/**
+ * The save: validates, says why not (`blocker`, given whether the form has errors) or sends the
+ * values; a SMILES error from the server is shown under its field.
+ */
+function useBlockSubmit(
+  form: ReturnType<typeof useBlockFormValues>,
+  fields: BlockSmilesField[],
+  onSubmit: BlockFormProps["onSubmit"],
+  setFormWarning: (warning: string | null) => void,
+  blocker: (hasErrors: boolean) => string | null,
+): () => Promise<void> {
+  // A second submit while the first is on its way (a double click) sends nothing: the button's
+  // loading state comes a render later than the second click.
+  const inFlight = useRef(false);
+  return async () => {
+    if (inFlight.current) return;
+    const { hasErrors } = form.validate();
+    const warning = blocker(hasErrors);
+    setFormWarning(warning);
+    if (warning) return;
+    inFlight.current = true;
+    const { name, description, data } = form.getValues();
+    try {
+      await onSubmit({ name: blockName.parse(name), description: description.trim(), data });
+    } catch (error) {
+      if (!(error instanceof ProductError)) return;
+      const { field, message } = error.args;
+      if (typeof field === "string" && fields.includes(field as BlockSmilesField)) {
+        form.setFieldError(`data.${field}`, typeof message === "string" ? message : error.message);
+      }
+    } finally {
+      inFlight.current = false;
+    }
+  };
 }
