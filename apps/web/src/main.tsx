@@ -2,7 +2,7 @@ import "@mantine/core/styles.css";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App, type AppProps } from "./app/App";
-import { loadFlags } from "./app/providers/flags";
+import { flagsFor, loadFlags } from "./app/providers/flags";
 import { initI18n } from "./app/providers/i18n";
 import { createQueryClient } from "./app/providers/queryClient";
 import { createAppRouter } from "./app/router";
@@ -18,22 +18,31 @@ function SignedInApp(props: Omit<AppProps, "identity">) {
   return <App {...props} identity={useSessionIdentity()} />;
 }
 
-/** Configuration and translations, then sign-in, then flags for this user; only then the app renders. */
+/**
+ * Configuration, then sign-in; only then the app renders. What does not depend on the user starts
+ * as soon as it can and runs beside the sign-in: the translations (with the configuration) and the
+ * flags' features (once the configuration names them). The page's own data (the dashboard's lists,
+ * through its route's loader) is asked for as soon as the user is signed in, while React renders.
+ */
 async function start(root: ReturnType<typeof createRoot>) {
-  const [config] = await Promise.all([loadAppConfig(), initI18n()]);
+  const translations = initI18n();
+  const config = await loadAppConfig();
+  const flags = loadFlags(config);
   const keycloak = await signIn(config.identity);
-  const growthbook = await loadFlags(config, identityFromClaims(keycloak.tokenParsed ?? {}));
+  const signedIn = flagsFor(flags.growthbook, identityFromClaims(keycloak.tokenParsed ?? {}));
   const queryClient = createQueryClient();
   queryClient.setQueryData(appConfigQuery.queryKey, config);
   const router = createAppRouter({
     queryClient,
-    flags: { isOn: (flag) => growthbook.isOn(flag) },
+    flags: { isOn: (flag) => flags.growthbook.isOn(flag) },
     docsUrl: config.docsUrl || DEFAULT_DOCS_URL,
   });
+  router.load().catch((error: unknown) => console.error("PolyForge could not load the page", error));
+  await Promise.all([translations, flags.ready, signedIn]);
   startLiveUpdates(queryClient);
   root.render(
     <StrictMode>
-      <SignedInApp router={router} queryClient={queryClient} growthbook={growthbook} />
+      <SignedInApp router={router} queryClient={queryClient} growthbook={flags.growthbook} />
     </StrictMode>,
   );
 }

@@ -4,6 +4,10 @@ import { useTranslation } from "react-i18next";
 
 /** SPEC §9: a dashboard card lists this many items before offering 'SHOW ALL'. */
 export const SUMMARY_CARD_ITEMS = 5;
+/** How long a card's list counts as fresh: the dashboard's route asks for the lists before the
+ * cards mount, and the cards use that answer rather than ask again. Changes still show at once (live
+ * updates invalidate the lists). */
+export const SUMMARY_FRESH_MS = 5000;
 
 export interface SummaryCardProps<T> {
   title: string;

@@ -24,7 +24,12 @@ export function initI18n(): Promise<unknown> {
       fallbackLng: "en",
       ns: NAMESPACES,
       defaultNS: "common",
-      backend: { loadPath: "/locales/{{lng}}/{{ns}}.json" },
+      backend: {
+        loadPath: "/locales/{{lng}}/{{ns}}.json",
+        // Loaded beside the sign-in (main.tsx): at low priority, so that the browser's few
+        // connections to the server go to the sign-in's requests first (issue 27).
+        requestOptions: { mode: "cors", credentials: "same-origin", cache: "default", priority: "low" },
+      },
       detection: {
         order: ["querystring", "cookie", "localStorage", "sessionStorage", "navigator", "htmlTag"],
         lookupQuerystring: "lng",

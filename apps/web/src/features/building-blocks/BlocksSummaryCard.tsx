@@ -1,12 +1,12 @@
 import { Anchor, Group } from "@mantine/core";
 import { CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
-import { SUMMARY_CARD_ITEMS, SummaryCard } from "../../components/SummaryCard";
+import { SUMMARY_CARD_ITEMS, SUMMARY_FRESH_MS, SummaryCard } from "../../components/SummaryCard";
+import { type BlockListParams, blocksQueryOptions } from "./api/getBlocks";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-import { type BlockListParams, blockListQueryKey, fetchBlocks } from "./api/getBlocks";
 
 const SUMMARY_PARAMS: BlockListParams = {
   page_num: 1,
@@ -15,10 +15,14 @@ const SUMMARY_PARAMS: BlockListParams = {
   show_archived: false,
 };
 
+/** The card's list. The dashboard's route asks for it before the page renders (its loader); fresh
+ * for a few seconds so that the card, mounting just after, uses that answer instead of asking again. */
+export const blocksSummaryQuery = queryOptions({ ...blocksQueryOptions(SUMMARY_PARAMS), staleTime: SUMMARY_FRESH_MS });
+
 /** The dashboard's Building blocks card: the five most recently modified active blocks. */
 export function BlocksSummaryCard() {
   const { t } = useTranslation("buildingBlocks");
-  const blocks = useQuery({ queryKey: blockListQueryKey(SUMMARY_PARAMS), queryFn: () => fetchBlocks(SUMMARY_PARAMS) });
+  const blocks = useQuery(blocksSummaryQuery);
   return (
     <SummaryCard
       title={t("summary.title")}

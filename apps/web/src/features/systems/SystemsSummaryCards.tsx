@@ -1,22 +1,28 @@
 import { Anchor, Group } from "@mantine/core";
 import { currentStatus } from "@polyforge/contracts/system-executions";
-import { useQuery } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
-import { SUMMARY_CARD_ITEMS, SummaryCard } from "../../components/SummaryCard";
+import { SUMMARY_CARD_ITEMS, SUMMARY_FRESH_MS, SummaryCard } from "../../components/SummaryCard";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
 
+/** A card's list: the first five systems of one type. The dashboard's route asks for both before
+ * the page renders (its loader); fresh for a few seconds so that the cards use those answers. */
+export function systemsSummaryQuery(type: "molecule" | "system") {
+  const params: SystemListParams = { page_num: 1, page_size: SUMMARY_CARD_ITEMS, type };
+  return queryOptions({
+    queryKey: systemListQueryKey(params),
+    queryFn: () => fetchSystems(params),
+    staleTime: SUMMARY_FRESH_MS,
+  });
+}
+
 /** A dashboard card of the first five systems of one type, with their status tags (SPEC §2). */
 function SystemsOfTypeCard({ type, title }: { type: "molecule" | "system"; title: string }) {
   const { t } = useTranslation("systems");
-  const params: SystemListParams = { page_num: 1, page_size: SUMMARY_CARD_ITEMS, type };
-  const systems = useQuery({
-    queryKey: systemListQueryKey(params),
-    queryFn: () => fetchSystems(params),
-    refetchInterval: useSystemsPollInterval(),
-  });
+  const systems = useQuery({ ...systemsSummaryQuery(type), refetchInterval: useSystemsPollInterval() });
   return (
     <SummaryCard
       title={title}

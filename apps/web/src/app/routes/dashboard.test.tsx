@@ -1,0 +1,57 @@
+import { createMemoryHistory } from "@tanstack/react-router";
+import { screen } from "@testing-library/react";
+import { renderApp } from "../../test/renderApp";
+import { trackRouter } from "../../test/routerRegistry";
+import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
+import { createQueryClient } from "../providers/queryClient";
+import { createAppRouter } from "../router";
+
+vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
+
+const fetchMock = vi.fn<typeof fetch>();
+
+const page = <T,>(data: T[]) => ({ data, metadata: { page_num: 1, page_size: 5, num_records: data.length } });
+
+/** The three cards' lists, each answered after `delayMs`. */
+function serve(delayMs = 0) {
+  fetchMock.mockImplementation(async (url) => {
+    const path = String(url);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (path.startsWith("/api/v2/building_blocks?")) return json(200, page([]));
+    if (path.startsWith("/api/v2/systems?")) return json(200, page([]));
+    return json(404, { errors: [] });
+  });
+}
+
+const calls = () => fetchMock.mock.calls.map(([url]) => String(url));
+
+describe("dashboard requests (issue 27)", () => {
+  signedInWithFetch(fetchMock);
+
+  it("asks for the three cards' lists together when the route loads, before anything renders", async () => {
+    serve(50);
+    const router = createAppRouter(
+      { queryClient: createQueryClient(), flags: { isOn: () => false }, docsUrl: "/docs/" },
+      createMemoryHistory({ initialEntries: ["/"] }),
+    );
+    trackRouter(router);
+    const loading = router.load();
+    // The three are in flight at once: none has answered yet (each takes 50 ms).
+    await vi.waitFor(() => expect(calls()).toHaveLength(3));
+    expect(calls().sort()).toEqual([
+      "/api/v2/building_blocks?page_num=1&page_size=5&type=linear&type=dendrimer&show_archived=false",
+      "/api/v2/systems?page_num=1&page_size=5&type=molecule",
+      "/api/v2/systems?page_num=1&page_size=5&type=system",
+    ]);
+    await loading;
+  });
+
+  it("renders the cards from those answers without asking again", async () => {
+    serve();
+    renderApp("/");
+    expect(await screen.findByRole("heading", { name: "My dashboard" })).toBeInTheDocument();
+    await vi.waitFor(() => expect(calls()).toHaveLength(3));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls()).toHaveLength(3);
+  });
+});
