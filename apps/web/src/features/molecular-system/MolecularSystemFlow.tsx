@@ -27,40 +27,9 @@ export interface MolecularSystemFlowProps {
 /** SPEC §2 Add molecular system: Details → Definition → Potentials, resuming where the system stands. */
 export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: MolecularSystemFlowProps) {
   const { t } = useTranslation("molecularSystems");
-  const [active, setActive] = useState(systemId ? DEFINITION : DETAILS);
   const system = useMolecularSystem(systemId);
-  // One system per Next, however fast it is clicked (the pending state re-renders too late).
-  const creating = useRef(false);
-  const create = useCreateMolecularSystem({
-    onSuccess: ({ id }) => {
-      toast.success(t("details.created"));
-      onCreated?.(id);
-    },
-    onError: () => toast.error(t("createFailed")),
-  });
-  // This flow creates one system; after that the page moves on to it (only a failure allows another try).
-  function submitDetails(values: MolecularSystemDetailsForm) {
-    if (creating.current) return;
-    creating.current = true;
-    create.mutate(values, {
-      onError: () => {
-        creating.current = false;
-      },
-    });
-  }
-
-  useEffect(() => {
-    if (systemId) setActive((step) => (step === DETAILS ? DEFINITION : step));
-  }, [systemId]);
-  // A system that already has potentials opens on them: that is where it stands.
-  const opened = useRef(false);
-  useEffect(() => {
-    const loaded = system.data;
-    if (!loaded || opened.current) return;
-    opened.current = true;
-    if (loaded.potentials.length > 0 && potentialsStepEnabled(loaded.origin, loaded.system_data.status))
-      setActive(POTENTIALS);
-  }, [system.data]);
+  const [active, setActive] = useActiveStep(systemId, system.data);
+  const create = useCreateOnce(onCreated);
   useEffect(() => {
     if (!system.isError) return;
     toast.error(t("loadFailed"));
@@ -85,7 +54,7 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
           {data ? (
             <DetailsSummary system={data} />
           ) : (
-            <DetailsStep submitting={create.isPending} onSubmit={submitDetails} />
+            <DetailsStep submitting={create.isPending} onSubmit={create.submit} />
           )}
         </Stepper.Step>
         <Stepper.Step
@@ -105,27 +74,85 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
           {data && potentialsOpen && active === POTENTIALS ? <PotentialsStep system={data} /> : null}
         </Stepper.Step>
       </Stepper>
-      {data ? (
-        <Group justify="space-between">
-          {active > DETAILS ? (
-            <Button variant="default" onClick={() => setActive(active - 1)}>
-              {t("navigation.previous")}
-            </Button>
-          ) : (
-            <span />
-          )}
-          {active < POTENTIALS ? (
-            <Button
-              onClick={() => setActive(active + 1)}
-              disabled={active === DEFINITION && !potentialsOpen}
-              title={active === DEFINITION && !potentialsOpen ? t("potentials.stepLocked") : undefined}
-            >
-              {t("navigation.next")}
-            </Button>
-          ) : null}
-        </Group>
-      ) : null}
+      {data ? <StepNavigation active={active} potentialsOpen={potentialsOpen} onMove={setActive} /> : null}
     </Stack>
+  );
+}
+
+/**
+ * The step shown: Definition once the system exists (its id arrives after Details), and Potentials
+ * when the system opened already has potentials, as that is where it stands.
+ */
+function useActiveStep(systemId: string | undefined, loaded: MolecularSystem | undefined) {
+  const [active, setActive] = useState(systemId ? DEFINITION : DETAILS);
+  useEffect(() => {
+    if (systemId) setActive((step) => (step === DETAILS ? DEFINITION : step));
+  }, [systemId]);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (!loaded || opened.current) return;
+    opened.current = true;
+    if (loaded.potentials.length > 0 && potentialsStepEnabled(loaded.origin, loaded.system_data.status))
+      setActive(POTENTIALS);
+  }, [loaded]);
+  return [active, setActive] as const;
+}
+
+/** Details' Next creates the system, once: this flow creates one system and the page then moves on
+ * to it (only a failure allows another try), however fast Next is clicked (the pending state
+ * re-renders too late). */
+function useCreateOnce(onCreated: MolecularSystemFlowProps["onCreated"]) {
+  const { t } = useTranslation("molecularSystems");
+  const creating = useRef(false);
+  const create = useCreateMolecularSystem({
+    onSuccess: ({ id }) => {
+      toast.success(t("details.created"));
+      onCreated?.(id);
+    },
+    onError: () => toast.error(t("createFailed")),
+  });
+  function submit(values: MolecularSystemDetailsForm) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(values, {
+      onError: () => {
+        creating.current = false;
+      },
+    });
+  }
+  return { submit, isPending: create.isPending };
+}
+
+/** Previous and Next under the steps; Next to Potentials waits until the structure allows them. */
+function StepNavigation({
+  active,
+  potentialsOpen,
+  onMove,
+}: {
+  active: number;
+  potentialsOpen: boolean;
+  onMove: (step: number) => void;
+}) {
+  const { t } = useTranslation("molecularSystems");
+  return (
+    <Group justify="space-between">
+      {active > DETAILS ? (
+        <Button variant="default" onClick={() => onMove(active - 1)}>
+          {t("navigation.previous")}
+        </Button>
+      ) : (
+        <span />
+      )}
+      {active < POTENTIALS ? (
+        <Button
+          onClick={() => onMove(active + 1)}
+          disabled={active === DEFINITION && !potentialsOpen}
+          title={active === DEFINITION && !potentialsOpen ? t("potentials.stepLocked") : undefined}
+        >
+          {t("navigation.next")}
+        </Button>
+      ) : null}
+    </Group>
   );
 }
 
