@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { defineConfig } from "@playwright/test";
+import { serverEnv } from "./support/server";
 
 // The real product: the server `make start` runs (with the built web app), on its own port and a
 // throwaway data directory, signed into through the real sign-in page in Debian's Chromium.
@@ -45,14 +46,7 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: "pipe",
     stderr: "pipe",
-    env: {
-      PORT: String(port),
-      PUBLIC_URL: baseURL,
-      POLYFORGE_DATA_DIR: dataDir,
-      POLYFORGE_DEMO_PASSWORD: "Demo-Passw0rd!",
-      // Every spec signs up its own users from 127.0.0.1, faster than the default sign-up throttle.
-      POLYFORGE_SIGN_UPS_PER_ADDRESS: "1000",
-      LOG_LEVEL: "warn",
-    },
+    // Every spec signs up its own users from 127.0.0.1, faster than the default sign-up throttle.
+    env: serverEnv(port, dataDir, { POLYFORGE_SIGN_UPS_PER_ADDRESS: "1000" }),
   },
 });

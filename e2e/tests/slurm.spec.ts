@@ -1,10 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
+import { slurmAvailable } from "../../apps/server/test/support/slurm";
 import { artifact, signUp } from "../support/auth";
 import { buildTinySystem } from "../support/polymerBuilder";
+import { serverEnv, startServer, stopServer } from "../support/server";
 
 /**
  * Processing started from the UI on a server whose executor is Slurm (issue 26): the one-node
@@ -12,17 +14,9 @@ import { buildTinySystem } from "../support/polymerBuilder";
  * E2E_SLURM_PORT, with the same built web app and a throwaway data directory. Its jobs' files go
  * through a shared directory, or through the file store with E2E_SLURM_TRANSFER=store.
  */
-const hasSlurm = (() => {
-  try {
-    execFileSync("sh", ["-c", "command -v sbatch"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasSlurm = slurmAvailable();
 const port = Number(process.env.E2E_SLURM_PORT ?? 18766);
 const baseURL = `http://localhost:${port}`;
-const root = resolve(import.meta.dirname, "../..");
 const SYSTEM_NAME = "E2E Slurm melt";
 
 test.skip(!hasSlurm, "sbatch is not installed: make test installs and starts a one-node Slurm cluster as root");
@@ -34,41 +28,21 @@ test.beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "polyforge-e2e-slurm-"));
   const shared = join(dataDir, "slurm-shared");
   mkdirSync(shared);
-  server = spawn("node", ["--import", "tsx", "apps/server/src/main.ts"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PUBLIC_URL: baseURL,
-      POLYFORGE_DATA_DIR: dataDir,
-      POLYFORGE_DEMO_PASSWORD: "Demo-Passw0rd!",
-      LOG_LEVEL: "warn",
+  server = await startServer(
+    serverEnv(port, dataDir, {
       POLYFORGE_EXECUTOR: "slurm",
       // shared (the default) or store: the job's files through the embedded store's signed URLs.
       POLYFORGE_SLURM_TRANSFER: process.env.E2E_SLURM_TRANSFER ?? "shared",
       POLYFORGE_SLURM_SHARED_DIR: shared,
       POLYFORGE_SLURM_POLL_MS: "1000",
       POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-system": { cpus: 1, memory: "1024M" } }),
-    },
-  });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const up = await fetch(`${baseURL}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() > deadline || server.exitCode !== null) throw new Error("the Slurm-executor server did not start");
-    await new Promise((r) => setTimeout(r, 500));
-  }
+    }),
+    "the Slurm-executor server",
+  );
 });
 
 test.afterAll(async () => {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((r) => server?.once("exit", r));
-  server.kill("SIGTERM");
-  await exited;
+  await stopServer(server, "SIGTERM");
 });
 
 /** Names and states of the PolyForge jobs in Slurm's job-completion log. */

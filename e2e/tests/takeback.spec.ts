@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { expect, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
 import { buildTinySystem } from "../support/polymerBuilder";
+import { serverEnv, startServer, stopServer } from "../support/server";
 
 /**
  * Issue 23: a long run shows its simulated time and the time left while dynamics run, and when its
@@ -14,7 +15,6 @@ import { buildTinySystem } from "../support/polymerBuilder";
  */
 const port = Number(process.env.E2E_TAKEBACK_PORT ?? 18768);
 const baseURL = `http://localhost:${port}`;
-const root = resolve(import.meta.dirname, "../..");
 // Made when the spec runs (not when Playwright loads the file to list tests), kept across the restart.
 let dataDir = "";
 const SYSTEM_NAME = "E2E long melt";
@@ -23,46 +23,15 @@ test.use({ baseURL });
 
 let server: ChildProcess | undefined;
 
-async function startServer(): Promise<ChildProcess> {
-  const child = spawn("node", ["--import", "tsx", "apps/server/src/main.ts"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      PUBLIC_URL: baseURL,
-      POLYFORGE_DATA_DIR: dataDir,
-      POLYFORGE_DEMO_PASSWORD: "Demo-Passw0rd!",
-      POLYFORGE_SIGN_UPS_PER_ADDRESS: "1000",
-      LOG_LEVEL: "warn",
-    },
-  });
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const up = await fetch(`${baseURL}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return child;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the server did not start");
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-async function stopServer(signal: NodeJS.Signals): Promise<void> {
-  if (!server || server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((r) => server?.once("exit", r));
-  server.kill(signal);
-  await exited;
-}
+const startTakebackServer = () => startServer(serverEnv(port, dataDir, { POLYFORGE_SIGN_UPS_PER_ADDRESS: "1000" }));
 
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "polyforge-e2e-takeback-"));
-  server = await startServer();
+  server = await startTakebackServer();
 });
 
 test.afterAll(async () => {
-  await stopServer("SIGTERM");
+  await stopServer(server, "SIGTERM");
 });
 
 test("a long run shows its simulated time and time left, and a kill -9 of its server is told, not hidden", async ({
@@ -94,8 +63,8 @@ test("a long run shows its simulated time and time left, and a kill -9 of its se
   await page.screenshot({ path: artifact("dynamics-progress"), fullPage: true });
 
   // The server dies without a word; another starts on the same data and takes the run back.
-  await stopServer("SIGKILL");
-  server = await startServer();
+  await stopServer(server, "SIGKILL");
+  server = await startTakebackServer();
   const notice = page.getByTestId("execution-notice");
   await expect(notice).toContainText("What happened to this run", { timeout: 60_000 });
   await expect(notice).toContainText(
