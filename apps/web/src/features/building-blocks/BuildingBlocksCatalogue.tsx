@@ -93,24 +93,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
 
   return (
     <Stack gap="lg">
-      {/* Create block sits beside the title, not at the top right where toasts appear (SPEC §2) and
-          would cover it. */}
-      <Group gap="lg">
-        <Title order={2}>{t("catalogue.title")}</Title>
-        <Menu position="bottom-start">
-          <Menu.Target>
-            <Button rightSection={<IconChevronDown size={16} />}>{t("catalogue.createBlock")}</Button>
-          </Menu.Target>
-          <Menu.Dropdown>
-            <Menu.Item component={Link} to="/building-blocks/create/linear">
-              {t("types.linear")}
-            </Menu.Item>
-            <Menu.Item component={Link} to="/building-blocks/create/dendrimer">
-              {t("types.dendrimer")}
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
-      </Group>
+      <CatalogueHeader />
       <Group justify="space-between">
         <SegmentedControl
           value={filter}
@@ -135,6 +118,30 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
       />
       <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
+  );
+}
+
+/** The title and the Create block menu (linear or dendrimer). Create block sits beside the title,
+ * not at the top right where toasts appear (SPEC §2) and would cover it. */
+function CatalogueHeader() {
+  const { t } = useTranslation("buildingBlocks");
+  return (
+    <Group gap="lg">
+      <Title order={2}>{t("catalogue.title")}</Title>
+      <Menu position="bottom-start">
+        <Menu.Target>
+          <Button rightSection={<IconChevronDown size={16} />}>{t("catalogue.createBlock")}</Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          <Menu.Item component={Link} to="/building-blocks/create/linear">
+            {t("types.linear")}
+          </Menu.Item>
+          <Menu.Item component={Link} to="/building-blocks/create/dendrimer">
+            {t("types.dendrimer")}
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+    </Group>
   );
 }
 
