@@ -26,18 +26,6 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
   const potentials = usePotentials(system.id);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [draftWarning, setDraftWarning] = useState(false);
-  // The .top chosen in the Upload form, by the potential created for it.
-  const [pendingFiles, setPendingFiles] = useState<Record<string, File>>({});
-  // One potential per submit, however fast it is clicked.
-  const creating = useRef(false);
-
-  const create = useCreatePotential(system.id, {
-    onError: (error) => failureToast(t("potentials.createFailed"), error),
-    onSettled: () => {
-      creating.current = false;
-    },
-  });
-
   const list = potentials.data?.data ?? [];
   const serverDraft = list.some((potential) => potential.is_draft);
 
@@ -55,51 +43,11 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
     setDraftWarning(false);
   }
 
-  function generate(values: GeneratePotentialFormInput) {
-    if (creating.current) return;
-    creating.current = true;
-    create.mutate({ origin: "generate", ...values }, { onSuccess: discard });
-  }
-
-  function upload({ name, description, file }: UploadPotentialValues) {
-    if (creating.current) return;
-    creating.current = true;
-    create.mutate(
-      { origin: "upload", name, description },
-      {
-        onSuccess: (potential) => {
-          setPendingFiles((files) => ({ ...files, [potential.id]: file }));
-          discard();
-        },
-      },
-    );
-  }
+  const create = usePotentialCreation(system.id, discard);
 
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-start">
-        <Stack gap={2}>
-          <Title order={3}>{t("potentials.title")}</Title>
-          <Text size="sm" c="dimmed" maw={640}>
-            {t("potentials.intro")}
-          </Text>
-        </Stack>
-        <Menu position="bottom-end" withinPortal>
-          <Menu.Target>
-            <Button rightSection={<IconChevronDown size={16} />}>{t("potentials.add")}</Button>
-          </Menu.Target>
-          <Menu.Dropdown>
-            {generateAllowed ? (
-              <Menu.Item leftSection={<IconFlask size={16} />} onClick={() => open("generate")}>
-                {t("potentials.addGenerate")}
-              </Menu.Item>
-            ) : null}
-            <Menu.Item leftSection={<IconFileUpload size={16} />} onClick={() => open("upload")}>
-              {t("potentials.addUpload")}
-            </Menu.Item>
-          </Menu.Dropdown>
-        </Menu>
-      </Group>
+      <PotentialsHeader generateAllowed={generateAllowed} onAdd={open} />
 
       {draftWarning ? (
         <Alert color="yellow" role="alert" withCloseButton onClose={() => setDraftWarning(false)}>
@@ -110,9 +58,9 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
       {draft ? (
         <Card withBorder padding="lg" radius="md" bg="var(--mantine-color-gray-0)">
           {draft === "generate" ? (
-            <GeneratePotentialForm submitting={create.isPending} onSubmit={generate} onDiscard={discard} />
+            <GeneratePotentialForm submitting={create.isPending} onSubmit={create.generate} onDiscard={discard} />
           ) : (
-            <UploadPotentialForm submitting={create.isPending} onSubmit={upload} onDiscard={discard} />
+            <UploadPotentialForm submitting={create.isPending} onSubmit={create.upload} onDiscard={discard} />
           )}
         </Card>
       ) : null}
@@ -131,10 +79,76 @@ export function PotentialsStep({ system }: { system: MolecularSystem }) {
               key={potential.id}
               system={system}
               potential={potential}
-              pendingFile={pendingFiles[potential.id]}
+              pendingFile={create.pendingFiles[potential.id]}
             />
           ))
       )}
     </Stack>
+  );
+}
+
+/** Creates a potential from either form, one per submit however fast it is clicked; `onCreated`
+ * closes the form. An upload's chosen .top is kept by the potential created for it, for its card
+ * to send. */
+function usePotentialCreation(systemId: string, onCreated: () => void) {
+  const { t } = useTranslation("molecularSystems");
+  const [pendingFiles, setPendingFiles] = useState<Record<string, File>>({});
+  const creating = useRef(false);
+  const create = useCreatePotential(systemId, {
+    onError: (error) => failureToast(t("potentials.createFailed"), error),
+    onSettled: () => {
+      creating.current = false;
+    },
+  });
+
+  function generate(values: GeneratePotentialFormInput) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate({ origin: "generate", ...values }, { onSuccess: onCreated });
+  }
+
+  function upload({ name, description, file }: UploadPotentialValues) {
+    if (creating.current) return;
+    creating.current = true;
+    create.mutate(
+      { origin: "upload", name, description },
+      {
+        onSuccess: (potential) => {
+          setPendingFiles((files) => ({ ...files, [potential.id]: file }));
+          onCreated();
+        },
+      },
+    );
+  }
+  return { generate, upload, pendingFiles, isPending: create.isPending };
+}
+
+/** The title, the step's intro and 'Add potential' → Generate (when allowed) or Upload file. */
+function PotentialsHeader({ generateAllowed, onAdd }: { generateAllowed: boolean; onAdd: (kind: Draft) => void }) {
+  const { t } = useTranslation("molecularSystems");
+  return (
+    <Group justify="space-between" align="flex-start">
+      <Stack gap={2}>
+        <Title order={3}>{t("potentials.title")}</Title>
+        <Text size="sm" c="dimmed" maw={640}>
+          {t("potentials.intro")}
+        </Text>
+      </Stack>
+      <Menu position="bottom-end" withinPortal>
+        <Menu.Target>
+          <Button rightSection={<IconChevronDown size={16} />}>{t("potentials.add")}</Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          {generateAllowed ? (
+            <Menu.Item leftSection={<IconFlask size={16} />} onClick={() => onAdd("generate")}>
+              {t("potentials.addGenerate")}
+            </Menu.Item>
+          ) : null}
+          <Menu.Item leftSection={<IconFileUpload size={16} />} onClick={() => onAdd("upload")}>
+            {t("potentials.addUpload")}
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+    </Group>
   );
 }
