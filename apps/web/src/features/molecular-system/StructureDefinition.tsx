@@ -2,7 +2,7 @@ import { Alert, Box, Button, Group, Loader, Stack, Text } from "@mantine/core";
 import { canSaveStructure } from "@polyforge/contracts/molecular-systems";
 import { useQueryClient } from "@tanstack/react-query";
 import type { Ketcher } from "ketcher-core";
-import { lazy, Suspense, useCallback, useRef, useState } from "react";
+import { lazy, type RefObject, Suspense, useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
@@ -38,15 +38,10 @@ export async function waitForRenderer(current: () => Ketcher | null): Promise<Ke
 export function StructureDefinition({ system }: { system: MolecularSystem }) {
   const { t } = useTranslation("molecularSystems");
   const badgeText = useStatusBadgeText();
-  const queryClient = useQueryClient();
   const ketcherRef = useRef<Ketcher | null>(null);
-  // A double click must not send the structure twice: the state below re-renders too late for that.
-  const savingRef = useRef(false);
   const [rendererError, setRendererError] = useState<string | null>(null);
   const [dialogOpen, setDialogOpen] = useState(false);
   const [smilesDraft, setSmilesDraft] = useState("");
-  const [saving, setSaving] = useState(false);
-  const [savedAt, setSavedAt] = useState<string | null>(null);
   const [warning, setWarning] = useState<string | null>(null);
   const { status, smiles: savedSmiles, problem } = system.system_data;
   const failed = status === "failed" || status === "error";
@@ -77,6 +72,65 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
     }
   }
 
+  const { save, saving, savedAt } = useStructureSave(system.id, ketcherRef, smilesDraft, setWarning, setRendererError);
+
+  // Disabled while saving, after a save (until that save's conversion fails), and while converting
+  // or once converted (SPEC §4).
+  const saveDisabled = saving || (savedAt !== null && !failed) || !canSaveStructure(status);
+  const badge = badgeText("smiles", status);
+
+  return (
+    <Stack gap="md">
+      <Group justify="space-between">
+        <Group gap="sm">
+          <Button variant="light" onClick={() => setDialogOpen(true)} disabled={!canSaveStructure(status)}>
+            {t("structure.enterSmiles")}
+          </Button>
+          {badge ? <StatusBadge status={status} label={badge} /> : null}
+        </Group>
+        <Button onClick={() => void save()} loading={saving} disabled={saveDisabled}>
+          {t("structure.saveStructure")}
+        </Button>
+      </Group>
+
+      <StructureMessages
+        warning={warning}
+        rendererError={rendererError}
+        problem={failed ? (problem ?? null) : null}
+        savedSmiles={savedSmiles}
+      />
+      <StructureEditor onInit={onInit} onError={() => setRendererError(t("structure.renderError"))} />
+
+      <SmilesDialog
+        opened={dialogOpen}
+        value={smilesDraft}
+        onChange={setSmilesDraft}
+        onClose={() => setDialogOpen(false)}
+        onDraw={draw}
+      />
+    </Stack>
+  );
+}
+
+/**
+ * 'Save structure': the SMILES the editor holds goes to the server, whose conversion status is
+ * read again now and SAVE_DELAY_MS later. Refused while a SMILES typed in the dialog is not drawn,
+ * or the editor holds nothing.
+ */
+function useStructureSave(
+  systemId: string,
+  ketcherRef: RefObject<Ketcher | null>,
+  smilesDraft: string,
+  setWarning: (warning: string | null) => void,
+  setRendererError: (error: string | null) => void,
+) {
+  const { t } = useTranslation("molecularSystems");
+  const queryClient = useQueryClient();
+  // A double click must not send the structure twice: the state below re-renders too late for that.
+  const savingRef = useRef(false);
+  const [saving, setSaving] = useState(false);
+  const [savedAt, setSavedAt] = useState<string | null>(null);
+
   async function save() {
     if (savingRef.current) return;
     setWarning(null);
@@ -98,7 +152,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
         setWarning(t("messages.provideStructure"));
         return;
       }
-      await saveSmiles(system.id, smiles);
+      await saveSmiles(systemId, smiles);
       setSavedAt(smiles);
       toast.success(t("structure.saved"));
       await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
@@ -111,26 +165,25 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
       setSaving(false);
     }
   }
+  return { save, saving, savedAt };
+}
 
-  // Disabled while saving, after a save (until that save's conversion fails), and while converting
-  // or once converted (SPEC §4).
-  const saveDisabled = saving || (savedAt !== null && !failed) || !canSaveStructure(status);
-  const badge = badgeText("smiles", status);
-
+/** What the user should know: a warning about the save, the editor's error, the conversion's
+ * problem, and the SMILES last saved. */
+function StructureMessages({
+  warning,
+  rendererError,
+  problem,
+  savedSmiles,
+}: {
+  warning: string | null;
+  rendererError: string | null;
+  problem: { message: string } | null;
+  savedSmiles: string | null | undefined;
+}) {
+  const { t } = useTranslation("molecularSystems");
   return (
-    <Stack gap="md">
-      <Group justify="space-between">
-        <Group gap="sm">
-          <Button variant="light" onClick={() => setDialogOpen(true)} disabled={!canSaveStructure(status)}>
-            {t("structure.enterSmiles")}
-          </Button>
-          {badge ? <StatusBadge status={status} label={badge} /> : null}
-        </Group>
-        <Button onClick={() => void save()} loading={saving} disabled={saveDisabled}>
-          {t("structure.saveStructure")}
-        </Button>
-      </Group>
-
+    <>
       {warning ? (
         <Alert color="yellow" role="alert">
           {warning}
@@ -141,7 +194,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
           {rendererError}
         </Alert>
       ) : null}
-      {failed && problem ? (
+      {problem ? (
         <Alert color="red" role="alert">
           {problem.message}
         </Alert>
@@ -151,26 +204,24 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
           {t("structure.savedSmiles", { smiles: savedSmiles })}
         </Text>
       ) : null}
+    </>
+  );
+}
 
-      <Box aria-label={t("structure.editorLabel")} role="region">
-        <Suspense
-          fallback={
-            <Group h={560} justify="center">
-              <Loader aria-label={t("structure.editorLoading")} />
-            </Group>
-          }
-        >
-          <KetcherEditor onInit={onInit} onError={() => setRendererError(t("structure.renderError"))} />
-        </Suspense>
-      </Box>
-
-      <SmilesDialog
-        opened={dialogOpen}
-        value={smilesDraft}
-        onChange={setSmilesDraft}
-        onClose={() => setDialogOpen(false)}
-        onDraw={draw}
-      />
-    </Stack>
+/** Ketcher, loaded on demand (a large bundle), with a loader in its place meanwhile. */
+function StructureEditor({ onInit, onError }: { onInit: (ketcher: Ketcher) => void; onError: () => void }) {
+  const { t } = useTranslation("molecularSystems");
+  return (
+    <Box aria-label={t("structure.editorLabel")} role="region">
+      <Suspense
+        fallback={
+          <Group h={560} justify="center">
+            <Loader aria-label={t("structure.editorLoading")} />
+          </Group>
+        }
+      >
+        <KetcherEditor onInit={onInit} onError={onError} />
+      </Suspense>
+    </Box>
   );
 }
