@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from polyforge_engine import protocol
+from polyforge_engine import events
 from polyforge_engine.runtime.parent_watch import watch_parent
 
 # command name -> "module:function"; the function takes (job: dict, workdir: Path) and returns the
@@ -68,15 +68,15 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
         gc.enable()
         payload = run(job, args.workdir)
-    except protocol.EngineError as exc:
-        protocol.error(exc.code, exc.message)
+    except events.EngineError as exc:
+        events.error(exc.code, exc.message)
         return 1
     except json.JSONDecodeError as exc:
-        protocol.error("INVALID_INPUT", f"The job file is not valid JSON: {exc.msg} at line {exc.lineno}.")
+        events.error("INVALID_INPUT", f"The job file is not valid JSON: {exc.msg} at line {exc.lineno}.")
         return 1
     except Exception as exc:  # last resort: report, never a bare trace
-        protocol.error("INTERNAL_ERROR", f"The engine failed unexpectedly ({type(exc).__name__}: {exc}).")
+        events.error("INTERNAL_ERROR", f"The engine failed unexpectedly ({type(exc).__name__}: {exc}).")
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    protocol.result(**payload)
+    events.result(**payload)
     return 0

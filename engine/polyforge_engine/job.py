@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 # The same shape as zod's z.guid(): 8-4-4-4-12 hexadecimal digits.
 Id = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]

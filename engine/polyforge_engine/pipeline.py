@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 from rdkit import Chem
 
-from polyforge_engine import protocol as events
+from polyforge_engine import events
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
 from polyforge_engine.simulate.md import Protocol, SimulationReport, check_cell, run_protocol
 from polyforge_engine.simulate.properties import ChainKind, measure_properties

@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
-from polyforge_engine.protocol import EngineError
 from pydantic import ValidationError
 
 SCHEMA = json.loads((Path(__file__).parents[1] / "polyforge_engine" / "schemas" / "build_job.schema.json").read_text())

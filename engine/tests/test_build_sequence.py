@@ -22,8 +22,8 @@ from conftest import (
 from polyforge_engine.build.assembly import AssembledPolymer, assemble, pairs_within_three_bonds
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import parse_build_job
-from polyforge_engine.protocol import EngineError
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 

@@ -22,8 +22,8 @@ from conftest import (
     segment,
 )
 from polyforge_engine.build.structure import GROWABLE_VOLUME_PER_ATOM, BuildResult, build_structure
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import parse_build_job
-from polyforge_engine.protocol import EngineError
 from rdkit import Chem
 from rdkit.Chem import Descriptors, rdForceFieldHelpers, rdMolTransforms
 from test_build_sequence import dendrimer_job

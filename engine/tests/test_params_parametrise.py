@@ -9,6 +9,7 @@ import openmm
 import parmed
 import pytest
 from openmm import app, unit
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.assemble import (
     ParametrisedSystem,
     SystemModel,
@@ -19,7 +20,6 @@ from polyforge_engine.parametrise.assemble import (
 )
 from polyforge_engine.parametrise.charges import FragmentCache, charge_molecule
 from polyforge_engine.parametrise.force_fields import atom_type_set
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.tools import run_tool
 from polyforge_engine.versions import find_tool
 from polymer_samples import ALA_UNIT, PE_UNIT, PS_UNIT, linear_polymer, melt

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
 from openmm import app
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.simulate.md import Protocol, run_protocol
 from polymer_samples import PE_UNIT, melt
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from polyforge_engine.protocol import without_paths
+from polyforge_engine.events import without_paths
 
 
 def test_without_paths_keeps_file_names_and_urls() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import parmed
 import pytest
 from polyforge_engine.bundle.writer import dynamics_mdp
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.simulate.equilibration import dynamics_stages
 from polyforge_engine.simulate.md import Protocol, check_pressure_coupling, run_protocol
 

@@ -14,7 +14,7 @@ from rdkit.Chem import rdMolDescriptors
 from polyforge_engine.build.arrays import sorted_unique
 from polyforge_engine.build.sequence import PolymerPlan
 from polyforge_engine.build.templates import UnitTemplate
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 
 @dataclass(frozen=True)

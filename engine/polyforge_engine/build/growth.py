@@ -38,7 +38,7 @@ from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.cell_grid import CellGrid
 from polyforge_engine.build.chain_statistics import KindStatistics, assign_hands, frames_along, kind_statistics
 from polyforge_engine.build.templates import UnitTemplate
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from polyforge_engine.build.templates import UnitTemplate
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import AminoacidBlock, BuildJob, DendrimerBlock, LinearBlock, Polymer, Segment
-from polyforge_engine.protocol import EngineError
 
 # Caps of peptide chains with `synthetic` capping: free amine (H on N) and free acid (OH on C).
 PEPTIDE_HEAD_CAP = "[*:2][H]"

@@ -27,7 +27,7 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Geometry import Point3D
 
-from polyforge_engine import protocol
+from polyforge_engine import events
 from polyforge_engine.build.assembly import AssembledPolymer, assemble
 from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import SystemGrower, Tolerances
@@ -36,8 +36,8 @@ from polyforge_engine.build.rings import pierced_rings
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
 from polyforge_engine.build.writers import write_gro, write_pdb
+from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
-from polyforge_engine.protocol import EngineError
 
 ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
@@ -318,7 +318,7 @@ def build_structure(
 def run_build_structure(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     """CLI command `build-structure`: progress lines while building, then the result payload."""
     job = parse_build_job(raw_job)
-    result = build_structure(job, workdir, lambda stage, percent: protocol.progress(stage, percent))
+    result = build_structure(job, workdir, lambda stage, percent: events.progress(stage, percent))
     report = result.report
     return {
         "files": {name: path.name for name, path in result.files.items()},

@@ -19,7 +19,7 @@ import numpy as np
 from rdkit import Chem, RDLogger
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolDescriptors, rdMolTransforms
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 RDLogger.DisableLog("rdApp.*")
 _PERIODIC_TABLE = Chem.GetPeriodicTable()

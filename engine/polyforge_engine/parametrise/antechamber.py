@@ -7,9 +7,9 @@ from pathlib import Path
 from rdkit import Chem
 from rdkit.Chem import AllChem
 
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.errors import CHARGING_FAILED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.tools import run_tool
 
 _CONFORMER_SEED = 20251

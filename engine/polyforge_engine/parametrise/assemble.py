@@ -19,12 +19,12 @@ import numpy as np
 import parmed
 from rdkit import Chem
 
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.charges import ChargedMolecule, FragmentCache, charge_molecule
 from polyforge_engine.parametrise.errors import PARAMETERS_MISSING
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import residue_groups
 from polyforge_engine.parametrise.prmtop import write_replicated_prmtop
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.runtime.tools import run_tool
 

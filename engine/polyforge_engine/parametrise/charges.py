@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 from rdkit import Chem
 
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.antechamber import am1bcc_types_and_charges
 from polyforge_engine.parametrise.errors import INVALID_VALENCE, UNSUPPORTED_ELEMENT
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import WHOLE_MOLECULE_MAX_ATOMS, Fragment, unit_fragments
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 
 # Elements GAFF and GAFF2 have atom types for.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
-from polyforge_engine.protocol import EngineError
 
 AtomTypeSet = Literal["gaff", "gaff2"]
 

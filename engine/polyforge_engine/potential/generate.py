@@ -22,13 +22,13 @@ from rdkit import Chem
 from rdkit.Chem import rdDetermineBonds
 from rdkit.Chem.rdMolDescriptors import CalcMolFormula
 
-from polyforge_engine import protocol as events
+from polyforge_engine import events
 from polyforge_engine.bundle.writer import BundleFile
+from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.assemble import MoleculeCopy, SystemModel, group_copies
 from polyforge_engine.parametrise.errors import INVALID_VALENCE, WRONG_NET_CHARGE
 from polyforge_engine.parametrise.force_fields import atom_type_set
 from polyforge_engine.pipeline import BundleOutput, SimulatedSystem, parametrise_simulate_bundle
-from polyforge_engine.protocol import EngineError
 from polyforge_engine.runtime.cancellation import install_sigterm_handler
 from polyforge_engine.simulate.md import CELL_TOO_SMALL, CUTOFF_NM, Protocol
 from polyforge_engine.structures.molecules import ION_CHARGES, hill_formula, perceive_bonds, usable_cell, whole_molecules

@@ -8,7 +8,7 @@ import signal
 import threading
 from types import FrameType
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 CANCELLED = "CANCELLED"
 

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
 from polyforge_engine.versions import find_tool
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 
 if TYPE_CHECKING:
     from polyforge_engine.simulate.md import Protocol

@@ -27,7 +27,7 @@ from typing import IO, TextIO
 import numpy as np
 
 from polyforge_engine.bundle.writer import dynamics_mdp
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.simulate.equilibration import Stage
 from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, read_trr, read_xvg, write_g96

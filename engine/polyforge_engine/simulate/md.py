@@ -22,7 +22,7 @@ import numpy as np
 import openmm
 from openmm import app, unit
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.runtime.md_engine import MdEngineChoice, choose_md_engine, gromacs_refusal
 from polyforge_engine.runtime.openmm_cpu import engine_threads

@@ -31,7 +31,7 @@ import numpy as np
 import openmm
 from openmm import unit
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
 
 SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"

@@ -13,8 +13,8 @@ import parmed
 from rdkit import Chem
 from rdkit.Chem import AllChem
 
-from polyforge_engine import protocol
-from polyforge_engine.protocol import EngineError
+from polyforge_engine import events
+from polyforge_engine.events import EngineError
 from polyforge_engine.structures.molecules import hill_formula, system_type
 
 INVALID_SMILES = "INVALID_SMILES"
@@ -121,7 +121,7 @@ def convert_smiles(smiles: str, workdir: Path) -> dict[str, Any]:
     combined: Chem.Mol | None = None
     offset = 0.0
     for number, mol in enumerate(molecules, start=1):
-        protocol.progress("converting", 100 * (number - 1) / len(molecules))
+        events.progress("converting", 100 * (number - 1) / len(molecules))
         embed(mol, f"molecule {number} of the SMILES")
         xyz = mol.GetConformer().GetPositions()
         xyz -= xyz.min(axis=0)
@@ -202,5 +202,5 @@ def run_convert_smiles(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     if not isinstance(smiles, str):
         raise EngineError(INVALID_SMILES, "Invalid SMILES format")
     result = convert_smiles(smiles, workdir)
-    protocol.progress("converting", 100)
+    events.progress("converting", 100)
     return result

@@ -38,7 +38,7 @@ from typing import Literal
 
 import numpy as np
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.structures import columns
 
 INVALID_STRUCTURE = "INVALID_STRUCTURE"

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from polyforge_engine import protocol
-from polyforge_engine.protocol import EngineError
+from polyforge_engine import events
+from polyforge_engine.events import EngineError
 from polyforge_engine.structures.molecules import summarise, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import StructureAtoms, StructureError, read_structure
 
@@ -34,13 +34,13 @@ def job_file(job: dict[str, Any], workdir: Path, key: str = "file") -> Path:
 
 
 def validate_structure(path: Path, viewer_file: Path | None = None) -> dict[str, Any]:
-    protocol.progress("reading", 0)
+    events.progress("reading", 0)
     atoms = read_structure(path)
-    protocol.progress("finding molecules", 60)
+    events.progress("finding molecules", 60)
     summary, bonds = summarise(atoms)
     written = None
     if viewer_file is not None and atoms.count <= VIEWER_MAX_ATOMS:
-        protocol.progress("writing the viewer file", 90)
+        events.progress("writing the viewer file", 90)
         write_viewer_pdb(atoms, bonds, viewer_file)
         written = str(viewer_file)
     return {**summary, "viewer_file": written}

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from polyforge_engine.protocol import EngineError
+from polyforge_engine.events import EngineError
 from polyforge_engine.structures.readers import StructureAtoms, read_structure
 from polyforge_engine.structures.validate_structure import job_file
 
