@@ -14,6 +14,10 @@ import { seedListRows } from "./seed";
 const seconds = Number(process.argv[2] ?? 30);
 const rows = Number(process.argv[3] ?? 2000);
 const kind = process.env.TEST_DATABASE_URL ? "postgres" : "pglite";
+// Seconds of load at the start of each run whose requests are not counted (0: all are counted).
+const warmup = Number(process.env.WARMUP ?? 0);
+const paths = (process.env.PATHS ?? "/api/v2/systems?page_size=10,/api/v2/building_blocks?page_size=10").split(",");
+const concurrencies = (process.env.CONCURRENCY ?? "10,50").split(",").map(Number);
 
 const testApp = await startTestApp(kind, { LOG_LEVEL: "warn" }, { runJobs: false });
 await testApp.app.listen({ port: 0, host: "127.0.0.1" });
@@ -30,7 +34,8 @@ await seedListRows(testApp, claims.sub, rows);
 async function run(path: string, concurrency: number) {
   const latencies: number[] = [];
   let errors = 0;
-  const deadline = performance.now() + seconds * 1000;
+  const counted = performance.now() + warmup * 1000;
+  const deadline = counted + seconds * 1000;
   const worker = async () => {
     while (performance.now() < deadline) {
       const started = performance.now();
@@ -41,12 +46,11 @@ async function run(path: string, concurrency: number) {
       } catch {
         errors += 1;
       }
-      latencies.push(performance.now() - started);
+      if (started >= counted) latencies.push(performance.now() - started);
     }
   };
-  const began = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - began) / 1000;
+  const elapsed = (performance.now() - counted) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
@@ -54,6 +58,7 @@ async function run(path: string, concurrency: number) {
     path,
     concurrency,
     rows,
+    warmup_s: warmup,
     seconds: Number(elapsed.toFixed(1)),
     requests: latencies.length,
     req_per_s: Number((latencies.length / elapsed).toFixed(1)),
@@ -63,7 +68,7 @@ async function run(path: string, concurrency: number) {
   };
 }
 
-for (const path of ["/api/v2/systems?page_size=10", "/api/v2/building_blocks?page_size=10"]) {
-  for (const concurrency of [10, 50]) console.log(JSON.stringify(await run(path, concurrency)));
+for (const path of paths) {
+  for (const concurrency of concurrencies) console.log(JSON.stringify(await run(path, concurrency)));
 }
 await testApp.close();
