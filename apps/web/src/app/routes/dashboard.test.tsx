@@ -1,8 +1,10 @@
 import { createMemoryHistory } from "@tanstack/react-router";
-import { screen } from "@testing-library/react";
-import { renderApp } from "../../test/renderApp";
+import { render, screen } from "@testing-library/react";
+import { identityFromClaims } from "../../lib/auth/identity";
+import { growthbookWith, seedAppConfig, TEST_CLAIMS } from "../../test/renderApp";
 import { trackRouter } from "../../test/routerRegistry";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
+import { App } from "../App";
 import { createQueryClient } from "../providers/queryClient";
 import { createAppRouter } from "../router";
 
@@ -48,10 +50,28 @@ describe("dashboard requests (issue 27)", () => {
 
   it("renders the cards from those answers without asking again", async () => {
     serve();
-    renderApp("/");
+    const queryClient = createQueryClient();
+    seedAppConfig(queryClient);
+    const router = createAppRouter(
+      { queryClient, flags: { isOn: () => false }, docsUrl: "/docs/" },
+      createMemoryHistory({ initialEntries: ["/"] }),
+    );
+    trackRouter(router);
+    await router.load();
+    // The loader's three answers are in the cache before the page renders.
+    await vi.waitFor(() => expect(queryClient.isFetching()).toBe(0));
+    expect(calls()).toHaveLength(3);
+    render(
+      <App
+        router={router}
+        queryClient={queryClient}
+        growthbook={growthbookWith([])}
+        identity={identityFromClaims(TEST_CLAIMS)}
+        mantineEnv="test"
+      />,
+    );
     expect(await screen.findByRole("heading", { name: "My dashboard" })).toBeInTheDocument();
-    await vi.waitFor(() => expect(calls()).toHaveLength(3));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     expect(calls()).toHaveLength(3);
   });
 });
