@@ -33,6 +33,9 @@ $(STAMP_VENV): engine/pyproject.toml engine/setup.py $(wildcard engine/polyforge
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './engine[test]'
+	@# OpenMM's CUDA platform is a separate package: installed, matching OpenMM, where a GPU answers.
+	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then \
+	  $(VENV)/bin/pip install --quiet "OpenMM-CUDA-12==$$($(VENV)/bin/python -c 'from importlib.metadata import version; print(version("openmm"))')"; fi
 	$(VENV)/bin/python -m polyforge_engine version
 	touch $@
 
