@@ -45,19 +45,15 @@ function engineTacticity(polymer: { tacticity: Tacticity; mesoFraction: number }
     : { kind: polymer.tacticity };
 }
 
-/**
- * Reads everything the draft's setup uses — polymers, their segments, those segments' blocks — and
- * freezes it as the engine job (ARCHITECTURE §5/§6), checked against the engine's schema and the
- * server's job limits.
- */
-export async function freezeDraft(
-  tx: Db,
-  system: SystemRow,
-  name: string,
-  sanitizedName: string,
-  limits: JobLimits = DEFAULT_JOB_LIMITS,
-): Promise<FrozenSystem> {
-  const { setup, protocol, placed } = await draftSettings(tx, system.id);
+type DraftSettings = Awaited<ReturnType<typeof draftSettings>>;
+type ReadySettings = {
+  setup: NonNullable<DraftSettings["setup"]>;
+  protocol: NonNullable<DraftSettings["protocol"]>;
+  placed: DraftSettings["placed"];
+};
+
+/** Throws the SPEC's "not found" error for whatever the draft still lacks; returns its settings. */
+function readySettings({ setup, protocol, placed }: DraftSettings): ReadySettings {
   if (!setup?.savedAt) throw missing("system_setup");
   if (!protocol) throw missing("simulation_protocol");
   if (setup.potentialWallZ && usesBarostat(protocol)) {
@@ -67,49 +63,37 @@ export async function freezeDraft(
     });
   }
   if (placed.length === 0) throw missing("polymers");
+  return { setup, protocol, placed };
+}
 
-  const polymerIds = placed.map((p) => p.polymer_id);
+/**
+ * The placed polymers, their segments and those segments' blocks, read once through each owning
+ * module's queries, with lookups by id and by parent.
+ */
+async function readComposition(tx: Db, polymerIds: string[]) {
   const polymerRows = await polymersByIds(tx, polymerIds);
   const links = await segmentsOfPolymers(tx, polymerIds);
   const segmentIds = [...new Set(links.map((l) => l.segmentId))];
   const segmentRows = await segmentsByIds(tx, segmentIds);
   const blockLinks = await blocksOfSegments(tx, segmentIds);
   const blockRows = await blocksByIds(tx, [...new Set(blockLinks.map((b) => b.buildingBlockId))]);
-  const blockById = new Map(blockRows.map((b) => [b.id, b]));
-  const segmentById = new Map(segmentRows.map((s) => [s.id, s]));
+  return {
+    polymerRows,
+    segmentRows,
+    blockRows,
+    polymerById: new Map(polymerRows.map((p) => [p.id, p])),
+    segmentById: new Map(segmentRows.map((s) => [s.id, s])),
+    blockById: new Map(blockRows.map((b) => [b.id, b])),
+    segmentBlocksOf: (segmentId: string) => blockLinks.filter((b) => b.segmentId === segmentId),
+    segmentsOf: (polymerId: string) => links.filter((l) => l.polymerId === polymerId),
+  };
+}
 
-  const segmentBlocksOf = (segmentId: string) => blockLinks.filter((b) => b.segmentId === segmentId);
-  const segmentsOf = (polymerId: string) => links.filter((l) => l.polymerId === polymerId);
+type Composition = Awaited<ReturnType<typeof readComposition>>;
 
-  const job = {
-    system: { id: system.id, name, sanitized_name: sanitizedName },
-    blocks: blockRows.map((b) => ({ id: b.id, name: b.name, type: b.type, data: engineBlockData(b.type, b.data) })),
-    segments: segmentRows.map((s) => ({
-      id: s.id,
-      name: s.name,
-      type: s.type,
-      data: {
-        total_building_blocks: s.data.total_building_blocks,
-        ...(s.data.capping_type ? { capping_type: s.data.capping_type } : {}),
-      },
-      blocks: segmentBlocksOf(s.id).map((b) => ({
-        building_block_id: b.buildingBlockId,
-        order: b.blockOrder,
-        ...(b.occurrence !== null ? { occurrence: b.occurrence } : {}),
-        ...(b.ratio !== null ? { ratio: b.ratio } : {}),
-      })),
-    })),
-    polymers: polymerRows.map((p) => ({
-      id: p.id,
-      name: p.name,
-      force_field: p.forceField,
-      segments: segmentsOf(p.id).map((l) => ({
-        segment_id: l.segmentId,
-        occurrence: l.occurrence,
-        order: l.segmentOrder,
-      })),
-      tacticity: engineTacticity(p),
-    })),
+/** The setup and protocol in the engine job's snake_case shape. */
+function engineSettings({ setup, protocol, placed }: ReadySettings) {
+  return {
     system_setup: {
       cell_dimension_selector: setup.cellDimensionSelector,
       density: setup.density,
@@ -131,6 +115,43 @@ export async function freezeDraft(
       equilibration: protocol.equilibration,
     },
   };
+}
+
+/** The blocks, segments and polymers in the engine job's shape (ARCHITECTURE §5). */
+function engineComposition(c: Composition) {
+  return {
+    blocks: c.blockRows.map((b) => ({ id: b.id, name: b.name, type: b.type, data: engineBlockData(b.type, b.data) })),
+    segments: c.segmentRows.map((s) => ({
+      id: s.id,
+      name: s.name,
+      type: s.type,
+      data: {
+        total_building_blocks: s.data.total_building_blocks,
+        ...(s.data.capping_type ? { capping_type: s.data.capping_type } : {}),
+      },
+      blocks: c.segmentBlocksOf(s.id).map((b) => ({
+        building_block_id: b.buildingBlockId,
+        order: b.blockOrder,
+        ...(b.occurrence !== null ? { occurrence: b.occurrence } : {}),
+        ...(b.ratio !== null ? { ratio: b.ratio } : {}),
+      })),
+    })),
+    polymers: c.polymerRows.map((p) => ({
+      id: p.id,
+      name: p.name,
+      force_field: p.forceField,
+      segments: c.segmentsOf(p.id).map((l) => ({
+        segment_id: l.segmentId,
+        occurrence: l.occurrence,
+        order: l.segmentOrder,
+      })),
+      tacticity: engineTacticity(p),
+    })),
+  };
+}
+
+/** Checks the job against the engine's schema and the server's limits; returns the parsed job. */
+function checkedJob(job: unknown, limits: JobLimits): EngineJob {
   const parsed = engineJobSchema.safeParse(job);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -141,49 +162,96 @@ export async function freezeDraft(
   }
   const beyondLimits = jobLimitProblem(parsed.data, limits);
   if (beyondLimits) throw new AppError(400, SystemErrors.VALIDATE_JOB_LIMIT, { ...beyondLimits });
+  return parsed.data;
+}
 
-  const polymerById = new Map(polymerRows.map((p) => [p.id, p]));
-  const systemData = {
-    ...job.simulation_protocol,
+/** One placed polymer with its segments and blocks, named, for the system detail summary. */
+function placedPolymerSummary(p: ReadySettings["placed"][number], c: Composition) {
+  const polymer = c.polymerById.get(p.polymer_id)!;
+  return {
+    id: p.polymer_id,
+    name: p.name,
+    order: p.order,
+    occurrence: p.occurrence,
+    force_field: polymer.forceField,
+    tacticity: engineTacticity(polymer),
+    segments: c.segmentsOf(p.polymer_id).map((l) => {
+      const segment = c.segmentById.get(l.segmentId)!;
+      return {
+        id: segment.id,
+        name: segment.name,
+        type: segment.type,
+        order: l.segmentOrder,
+        occurrence: l.occurrence,
+        data: segment.data,
+        blocks: c.segmentBlocksOf(segment.id).map((b) => {
+          const block = c.blockById.get(b.buildingBlockId)!;
+          return {
+            building_block_id: block.id,
+            name: block.name,
+            type: block.type,
+            order: b.blockOrder,
+            occurrence: b.occurrence,
+            ratio: b.ratio,
+          };
+        }),
+      };
+    }),
+  };
+}
+
+/** SPEC §3 system_data: the protocol, the setup and the placed polymers as the summary shows them. */
+function systemDataOf(
+  settings: ReadySettings,
+  simulationProtocol: Record<string, unknown>,
+  c: Composition,
+): Record<string, unknown> {
+  const { setup, placed } = settings;
+  return {
+    ...simulationProtocol,
     construction_order: setup.constructionOrder,
     cell_dimension_selector: setup.cellDimensionSelector,
     density: setup.density,
     cell_sides: setup.cellSides,
     potential_wall_z: setup.potentialWallZ,
-    polymers: placed.map((p) => ({
-      id: p.polymer_id,
-      name: p.name,
-      order: p.order,
-      occurrence: p.occurrence,
-      force_field: polymerById.get(p.polymer_id)!.forceField,
-      tacticity: engineTacticity(polymerById.get(p.polymer_id)!),
-      segments: segmentsOf(p.polymer_id).map((l) => {
-        const segment = segmentById.get(l.segmentId)!;
-        return {
-          id: segment.id,
-          name: segment.name,
-          type: segment.type,
-          order: l.segmentOrder,
-          occurrence: l.occurrence,
-          data: segment.data,
-          blocks: segmentBlocksOf(segment.id).map((b) => {
-            const block = blockById.get(b.buildingBlockId)!;
-            return {
-              building_block_id: block.id,
-              name: block.name,
-              type: block.type,
-              order: b.blockOrder,
-              occurrence: b.occurrence,
-              ratio: b.ratio,
-            };
-          }),
-        };
-      }),
-    })),
+    polymers: placed.map((p) => placedPolymerSummary(p, c)),
   };
+}
 
-  // Several entries of one polymer count as one kind.
+/** Single or mixture: several entries of one polymer count as one kind. */
+function systemTypeOfPlaced(placed: ReadySettings["placed"]): SystemType {
   const copiesByPolymer = new Map<string, number>();
   for (const p of placed) copiesByPolymer.set(p.polymer_id, (copiesByPolymer.get(p.polymer_id) ?? 0) + p.occurrence);
-  return { engineJob: parsed.data, systemData, type: systemTypeFor([...copiesByPolymer.values()]) };
+  return systemTypeFor([...copiesByPolymer.values()]);
+}
+
+/**
+ * Reads everything the draft's setup uses — polymers, their segments, those segments' blocks — and
+ * freezes it as the engine job (ARCHITECTURE §5/§6), checked against the engine's schema and the
+ * server's job limits.
+ */
+export async function freezeDraft(
+  tx: Db,
+  system: SystemRow,
+  name: string,
+  sanitizedName: string,
+  limits: JobLimits = DEFAULT_JOB_LIMITS,
+): Promise<FrozenSystem> {
+  const settings = readySettings(await draftSettings(tx, system.id));
+  const composition = await readComposition(
+    tx,
+    settings.placed.map((p) => p.polymer_id),
+  );
+  const { system_setup, simulation_protocol } = engineSettings(settings);
+  const job = {
+    system: { id: system.id, name, sanitized_name: sanitizedName },
+    ...engineComposition(composition),
+    system_setup,
+    simulation_protocol,
+  };
+  return {
+    engineJob: checkedJob(job, limits),
+    systemData: systemDataOf(settings, simulation_protocol, composition),
+    type: systemTypeOfPlaced(settings.placed),
+  };
 }
