@@ -1,21 +1,15 @@
 import { Anchor, Group, Loader, Table, Text } from "@mantine/core";
 import { currentStatus } from "@polyforge/contracts/system-executions";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
-import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { useProjectSystems } from "./api/getProjectSystems";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemTypeBadge } from "./SystemTypeBadge";
-import { fetchProjectSystems, projectSystemsQueryKey } from "./systemsApi";
 
 /** The systems of one project, every type, with live status tags (up to 100, SPEC §9's page). */
 export function ProjectSystemsList({ projectId, failedText }: { projectId: string; failedText: string }) {
   const { t } = useTranslation("systems");
-  const systems = useQuery({
-    queryKey: projectSystemsQueryKey(projectId),
-    queryFn: () => fetchProjectSystems(projectId),
-    refetchInterval: useSystemsPollInterval(),
-  });
+  const systems = useProjectSystems(projectId);
   if (systems.isPending) return <Loader size="sm" aria-label={t("loading")} />;
   if (systems.isError) return <Text c="red">{failedText}</Text>;
   return (

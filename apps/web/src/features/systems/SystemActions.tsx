@@ -6,51 +6,43 @@ import {
   type SystemWithExecutions,
 } from "@polyforge/contracts/system-executions";
 import { IconDownload, IconPlayerPlay, IconPlayerStop, IconTrash } from "@tabler/icons-react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { failureToast } from "../../lib/api/failureToast";
-import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
-import { archiveSystem, cancelProcessing, downloadSystemFiles, startProcessing } from "./systemsApi";
+import { useArchiveSystem } from "./api/archiveSystem";
+import { useCancelProcessing } from "./api/cancelProcessing";
+import { useDownloadSystemFiles } from "./api/downloadSystemFiles";
+import { useStartProcessing } from "./api/startProcessing";
 
 /** Start, cancel, download and archive for one system (SPEC §4 processing actions); the lists
  * refetch after each. Processing actions exist only for polymer-builder systems. */
 export function SystemActions({ system, onArchived }: { system: SystemWithExecutions; onArchived?: () => void }) {
   const { t } = useTranslation("systems");
-  const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
   const status = currentStatus(system);
   const processable = system.origin === "polymer_builder";
   const hasFiles = (system.system_executions.at(-1)?.result_files.length ?? 0) > 0;
 
-  const start = useMutation({
-    mutationFn: () => startProcessing(system.id),
+  const start = useStartProcessing(system.id, {
     onSuccess: () => toast.success(t("actions.started")),
     onError: (error) => failureToast(t("actions.startFailed"), error),
-    onSettled: refresh,
   });
-  const cancel = useMutation({
-    mutationFn: () => cancelProcessing(system.id),
+  const cancel = useCancelProcessing(system.id, {
     onSuccess: () => toast.success(t("actions.canceled")),
     onError: (error) => failureToast(t("actions.cancelFailed"), error),
-    onSettled: refresh,
   });
-  const download = useMutation({
-    mutationFn: () => downloadSystemFiles(system),
+  const download = useDownloadSystemFiles(system, {
     onSuccess: () => toast.success(t("actions.downloaded")),
     onError: (error) => failureToast(t("actions.downloadFailed"), error),
   });
   const [confirmingArchive, setConfirmingArchive] = useState(false);
-  const archive = useMutation({
-    mutationFn: () => archiveSystem(system.id),
+  const archive = useArchiveSystem(system.id, {
     onSuccess: () => {
       setConfirmingArchive(false);
       toast.success(t("actions.deleted"));
       onArchived?.();
     },
     onError: (error) => failureToast(t("actions.deleteFailed"), error),
-    onSettled: refresh,
   });
 
   const action = (label: string, icon: ReactNode, mutation: { mutate: () => void; isPending: boolean }) => (

@@ -1,19 +1,17 @@
 import { Alert, Anchor, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { currentStatus } from "@polyforge/contracts/system-executions";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import { ProductError } from "../../lib/api/productError";
-import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { useSystem } from "./api/getSystem";
 import { DynamicsProgress } from "./DynamicsProgress";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { PolymerBuilderSummary } from "./PolymerBuilderSummary";
 import { SystemActions } from "./SystemActions";
 import { SystemResults } from "./SystemResults";
 import { SystemTypeBadge } from "./SystemTypeBadge";
-import { fetchSystem, systemQueryKey } from "./systemsApi";
 
 export interface SystemDetailPageProps {
   systemId: string;
@@ -28,12 +26,7 @@ export interface SystemDetailPageProps {
 /** /systems/$systemId (SPEC §2): back link, name, type badge, summary, status and results. */
 export function SystemDetailPage({ systemId, onLeave, otherOrigin, headerExtras }: SystemDetailPageProps) {
   const { t } = useTranslation("systems");
-  const system = useQuery({
-    queryKey: systemQueryKey(systemId),
-    queryFn: () => fetchSystem(systemId),
-    refetchInterval: useSystemsPollInterval(),
-    retry: false,
-  });
+  const system = useSystem(systemId);
 
   useEffect(() => {
     if (!system.isError) return;

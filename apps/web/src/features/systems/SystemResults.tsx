@@ -1,12 +1,11 @@
 import { Alert, Card, Loader, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { RESULT_VIEWER_FILES, type SystemExecution } from "@polyforge/contracts/system-executions";
-import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
+import { useResultText } from "./api/getResultText";
 import { parseEnergies } from "./energies";
 import { ResultProperties } from "./ResultProperties";
 import { RunPerformance } from "./RunPerformance";
-import { fetchResultText, resultFileQueryKey } from "./systemsApi";
 
 // Both are heavy (WebGL viewer, plotting): fetched only when a completed run is shown.
 const StructureViewer = lazy(() => import("../../components/StructureViewer"));
@@ -74,18 +73,9 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
   );
 }
 
-function useResultText(systemId: string, execution: SystemExecution, name: string) {
-  return useQuery({
-    queryKey: resultFileQueryKey(systemId, execution.id, name),
-    queryFn: () => fetchResultText(systemId, name),
-    // A finished run's files never change.
-    staleTime: Number.POSITIVE_INFINITY,
-  });
-}
-
 function StructureCard(props: { systemId: string; execution: SystemExecution; name: string; title: string }) {
   const { t } = useTranslation("systems");
-  const pdb = useResultText(props.systemId, props.execution, props.name);
+  const pdb = useResultText(props.systemId, props.execution.id, props.name);
   const atoms = pdb.data ? countAtoms(pdb.data) : 0;
   return (
     <Card withBorder radius="md">
@@ -108,19 +98,19 @@ function StructureCard(props: { systemId: string; execution: SystemExecution; na
 }
 
 function PropertiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
-  const report = useResultText(systemId, execution, REPORT);
+  const report = useResultText(systemId, execution.id, REPORT);
   return <ResultProperties report={report} />;
 }
 
 /** The same report.json as the properties card (one request, shared through the query cache). */
 function RunCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
-  const report = useResultText(systemId, execution, REPORT);
+  const report = useResultText(systemId, execution.id, REPORT);
   return <RunPerformance report={report} />;
 }
 
 function EnergiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
   const { t } = useTranslation("systems");
-  const csv = useResultText(systemId, execution, ENERGIES);
+  const csv = useResultText(systemId, execution.id, ENERGIES);
   let body = <Loader size="sm" aria-label={t("loading")} />;
   if (csv.isError) body = <Text c="red">{t("detail.plotsFailed")}</Text>;
   else if (csv.data) {

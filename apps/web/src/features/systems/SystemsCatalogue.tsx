@@ -3,7 +3,6 @@ import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Fragment, type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -15,12 +14,11 @@ import {
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
-import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { type SystemListParams, useSystems } from "./api/getSystems";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemActions } from "./SystemActions";
 import { SystemTypeBadge } from "./SystemTypeBadge";
 import { systemStatus, systemStatusError } from "./systemStatus";
-import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
 
 /** How long the name search waits after the last keystroke. */
 export const SEARCH_DEBOUNCE_MS = 300;
@@ -40,7 +38,6 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
   const [nameSearch, setNameSearch] = useState("");
   const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
   const [page, setPage] = useState(1);
-  const pollInterval = useSystemsPollInterval();
 
   const params: SystemListParams = {
     page_num: page,
@@ -49,13 +46,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
     name: debouncedName || undefined,
     project_id: projectId,
   };
-  const systems = useQuery({
-    queryKey: systemListQueryKey(params),
-    queryFn: () => fetchSystems(params),
-    placeholderData: keepPreviousData,
-    // Live statuses come through the notifications socket; while it is closed, poll (SPEC §4, §9).
-    refetchInterval: pollInterval,
-  });
+  const systems = useSystems(params);
   const total = systems.data?.metadata.num_records ?? 0;
   useKeepPageInRange(systems, page, setPage);
   // Another project's systems start on their first page.

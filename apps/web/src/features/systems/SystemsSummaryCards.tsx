@@ -5,18 +5,14 @@ import { Link } from "@tanstack/react-router";
 import { useTranslation } from "react-i18next";
 import { SUMMARY_CARD_ITEMS, SUMMARY_FRESH_MS, SummaryCard } from "../../components/SummaryCard";
 import { useSystemsPollInterval } from "../../lib/notifications/connectionState";
+import { type SystemListParams, systemsQueryOptions } from "./api/getSystems";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
-import { fetchSystems, type SystemListParams, systemListQueryKey } from "./systemsApi";
 
 /** A card's list: the first five systems of one type. The dashboard's route asks for both before
  * the page renders (its loader); fresh for a few seconds so that the cards use those answers. */
 export function systemsSummaryQuery(type: "molecule" | "system") {
   const params: SystemListParams = { page_num: 1, page_size: SUMMARY_CARD_ITEMS, type };
-  return queryOptions({
-    queryKey: systemListQueryKey(params),
-    queryFn: () => fetchSystems(params),
-    staleTime: SUMMARY_FRESH_MS,
-  });
+  return queryOptions({ ...systemsQueryOptions(params), staleTime: SUMMARY_FRESH_MS });
 }
 
 /** A dashboard card of the first five systems of one type, with their status tags (SPEC §2). */

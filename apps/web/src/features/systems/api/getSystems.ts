@@ -1,0 +1,35 @@
+import type { SystemType } from "@polyforge/contracts/enums";
+import type { ListResponse } from "@polyforge/contracts/pagination";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
+import { api } from "../../../lib/api/client";
+import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
+import { useSystemsPollInterval } from "../../../lib/notifications/connectionState";
+
+export interface SystemListParams {
+  page_num: number;
+  page_size: number;
+  type: SystemType;
+  name?: string;
+  /** Only the systems filed under this project. */
+  project_id?: string;
+}
+
+// Every key starts with SYSTEMS_QUERY_KEY, so a notification refreshes lists and details alike.
+export const systemListQueryKey = (params: SystemListParams) => [...SYSTEMS_QUERY_KEY, "list", params] as const;
+
+/** A page of systems; without a type, systems of every type. */
+export const fetchSystems = (params: Omit<SystemListParams, "type"> & { type?: SystemType }) =>
+  api.get<ListResponse<SystemWithExecutions>>("/systems", { query: { ...params } });
+
+export const systemsQueryOptions = (params: SystemListParams) =>
+  queryOptions({ queryKey: systemListQueryKey(params), queryFn: () => fetchSystems(params) });
+
+/** One page of the catalogue; the previous page stays shown while the next one loads. Live
+ * statuses come through the notifications socket; while it is closed, poll (SPEC §4, §9). */
+export const useSystems = (params: SystemListParams) =>
+  useQuery({
+    ...systemsQueryOptions(params),
+    placeholderData: keepPreviousData,
+    refetchInterval: useSystemsPollInterval(),
+  });

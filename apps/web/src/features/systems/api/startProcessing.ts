@@ -1,0 +1,22 @@
+import type { SystemExecution } from "@polyforge/contracts/system-executions";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api } from "../../../lib/api/client";
+import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
+import { systemPath } from "./getSystem";
+
+export const startProcessing = (id: string) => api.post<SystemExecution>(`${systemPath(id)}/process/start`);
+
+/** Starts processing a polymer-builder system; the systems refresh whether it worked or not. */
+export function useStartProcessing(id: string, mutationConfig?: MutationConfig<SystemExecution>) {
+  const queryClient = useQueryClient();
+  const { onSettled, ...rest } = mutationConfig ?? {};
+  return useMutation({
+    ...rest,
+    mutationFn: () => startProcessing(id),
+    onSettled: async (...args) => {
+      await onSettled?.(...args);
+      await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+    },
+  });
+}
