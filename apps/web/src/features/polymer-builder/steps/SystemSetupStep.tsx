@@ -1,5 +1,5 @@
 import { Button, Group, Radio, SegmentedControl, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
-import { useForm } from "@mantine/form";
+import { type UseFormReturnType, useForm } from "@mantine/form";
 import {
   densityFromText,
   INPUT_PATTERNS,
@@ -63,34 +63,52 @@ type SetupValues = {
   polymers: Array<{ key: string; name: string; polymer_id: string; occurrence: string }>;
 };
 
-function SetupForm({ setup }: { setup: SystemSetupResponse }) {
-  const { t } = useTranslation("polymerBuilder");
-  // This deployment's bounds (cell sides, density) and atom ceiling.
-  const limits = useJobLimits();
+type SetupForm = UseFormReturnType<SetupValues>;
+type PolymerList = ReturnType<typeof formListItems>;
+
+function initialSetupValues(setup: SystemSetupResponse): SetupValues {
+  return {
+    cell_dimension_selector: setup.cell_dimension_selector,
+    density: String(setup.density ?? ""),
+    cell_sides: (setup.cell_sides ?? [100, 100, 100]).map(String) as [string, string, string],
+    potential_wall_z: setup.potential_wall_z,
+    construction_order: setup.construction_order,
+    polymers: setup.polymers.map((p) => ({
+      key: crypto.randomUUID(),
+      name: p.name,
+      polymer_id: p.polymer_id,
+      occurrence: String(p.occurrence),
+    })),
+  };
+}
+
+/** The save request from the form's values: only the chosen cell measure is sent. */
+function setupRequest(v: SetupValues) {
+  return {
+    cell_dimension_selector: v.cell_dimension_selector,
+    density: v.cell_dimension_selector === "density" ? densityFromText(v.density) : null,
+    cell_sides: v.cell_dimension_selector === "cell_sides" ? v.cell_sides.map(Number) : null,
+    potential_wall_z: v.potential_wall_z,
+    construction_order: v.construction_order,
+    polymers: v.polymers.map((p, index) => ({
+      polymer_id: p.polymer_id,
+      order: index + 1,
+      occurrence: parseWholeNumber(p.occurrence),
+    })),
+  };
+}
+
+/** The setup form, validated against this deployment's bounds, following the draft's polymers. */
+function useSetupForm(setup: SystemSetupResponse, limits: ReturnType<typeof useJobLimits>) {
   const schema = useMemo(() => systemSetupFormFor(limits), [limits]);
   const form = useForm<SetupValues>({
     mode: "controlled",
-    initialValues: {
-      cell_dimension_selector: setup.cell_dimension_selector,
-      density: String(setup.density ?? ""),
-      cell_sides: (setup.cell_sides ?? [100, 100, 100]).map(String) as [string, string, string],
-      potential_wall_z: setup.potential_wall_z,
-      construction_order: setup.construction_order,
-      polymers: setup.polymers.map((p) => ({
-        key: crypto.randomUUID(),
-        name: p.name,
-        polymer_id: p.polymer_id,
-        occurrence: String(p.occurrence),
-      })),
-    },
+    initialValues: initialSetupValues(setup),
     // The first message of a field (a side out of bounds, 'Required field'), gone once it is right.
     validate: zod4Resolver(schema, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
   useErrorsRechecked(form);
-  const values = form.values;
-  const list = formListItems(form, values.polymers, "polymers", "polymer_id", "occurrence");
-  const items = list.items;
   // A polymer deleted in step 3 (or another tab) leaves the list being edited.
   const draftPolymers = useDraftPolymers();
   // biome-ignore lint/correctness/useExhaustiveDependencies: follows the draft's polymers only.
@@ -104,6 +122,16 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
         current.filter((p) => existing.has(p.polymer_id)),
       );
   }, [draftPolymers.data]);
+  return form;
+}
+
+function SetupForm({ setup }: { setup: SystemSetupResponse }) {
+  const { t } = useTranslation("polymerBuilder");
+  // This deployment's bounds (cell sides, density) and atom ceiling.
+  const limits = useJobLimits();
+  const form = useSetupForm(setup, limits);
+  const list = formListItems(form, form.values.polymers, "polymers", "polymer_id", "occurrence");
+  const items = list.items;
   // The atom ceiling at the chains field: the count follows every keystroke, before any submit.
   const compositions = useDraftComposition().byPolymer;
   const systemAtoms = estimatedSystemAtoms(items, compositions);
@@ -114,40 +142,60 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     },
     onError: (error) => toast.error(t("setup.saveFailed"), { description: error.message }),
   });
-
   const submit = form.onSubmit((v) => {
-    if (tooManyAtoms) return;
-    save.mutate({
-      cell_dimension_selector: v.cell_dimension_selector,
-      density: v.cell_dimension_selector === "density" ? densityFromText(v.density) : null,
-      cell_sides: v.cell_dimension_selector === "cell_sides" ? v.cell_sides.map(Number) : null,
-      potential_wall_z: v.potential_wall_z,
-      construction_order: v.construction_order,
-      polymers: v.polymers.map((p, index) => ({
-        polymer_id: p.polymer_id,
-        order: index + 1,
-        occurrence: parseWholeNumber(p.occurrence),
-      })),
-    });
+    if (!tooManyAtoms) save.mutate(setupRequest(v));
   });
 
+  return (
+    <form noValidate onSubmit={submit} style={{ display: "contents" }}>
+      <Title order={3}>{t("setup.heading")}</Title>
+      <CellFields form={form} />
+      <Switch
+        label={t("setup.hardWalls")}
+        description={t("setup.hardWallsHelp")}
+        {...form.getInputProps("potential_wall_z", { type: "checkbox" })}
+      />
+      <Radio.Group label={t("setup.constructionOrder")} {...form.getInputProps("construction_order")}>
+        <Group mt={4}>
+          <Radio value="as_listed_in_components" label={t("setup.asListed")} />
+          <Radio value="random" label={t("setup.random")} />
+        </Group>
+      </Radio.Group>
+      <SetupPolymers list={list} compositions={compositions} />
+      {items.length > 0 && systemAtoms !== undefined ? (
+        <Text size="sm" c={tooManyAtoms ? "red" : "dimmed"} role={tooManyAtoms ? "alert" : undefined}>
+          {t(tooManyAtoms ? "setup.atomsOverCeiling" : "setup.atomsWithinCeiling", {
+            atoms: formatCount(systemAtoms),
+            max: formatCount(limits.maxAtoms),
+          })}
+        </Text>
+      ) : null}
+      <Button type="submit" loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
+        {t("setup.save")}
+      </Button>
+    </form>
+  );
+}
+
+/** Density or the three cell sides, chosen by a segmented control; only decimals can be typed. */
+function CellFields({ form }: { form: SetupForm }) {
+  const { t } = useTranslation("polymerBuilder");
   const decimalField = (path: string) => ({
     ...form.getInputProps(path),
     onChange: (event: React.ChangeEvent<HTMLInputElement>) => {
       if (INPUT_PATTERNS.decimal.test(event.currentTarget.value)) form.setFieldValue(path, event.currentTarget.value);
     },
   });
-
+  const selector = form.values.cell_dimension_selector;
   return (
-    <form noValidate onSubmit={submit} style={{ display: "contents" }}>
-      <Title order={3}>{t("setup.heading")}</Title>
+    <>
       <Stack gap={4}>
         <Text size="sm" fw={500}>
           {t("setup.cellDimensions")}
         </Text>
         <SegmentedControl
           w="fit-content"
-          value={values.cell_dimension_selector}
+          value={selector}
           onChange={(v) => form.setFieldValue("cell_dimension_selector", v as CellDimensionSelector)}
           data={[
             { value: "density", label: t("setup.density") },
@@ -155,7 +203,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           ]}
         />
       </Stack>
-      {values.cell_dimension_selector === "density" ? (
+      {selector === "density" ? (
         <TextInput w={200} label={t("setup.densityLabel")} {...decimalField("density")} />
       ) : (
         <Group>
@@ -169,17 +217,16 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           ))}
         </Group>
       )}
-      <Switch
-        label={t("setup.hardWalls")}
-        description={t("setup.hardWallsHelp")}
-        {...form.getInputProps("potential_wall_z", { type: "checkbox" })}
-      />
-      <Radio.Group label={t("setup.constructionOrder")} {...form.getInputProps("construction_order")}>
-        <Group mt={4}>
-          <Radio value="as_listed_in_components" label={t("setup.asListed")} />
-          <Radio value="random" label={t("setup.random")} />
-        </Group>
-      </Radio.Group>
+    </>
+  );
+}
+
+/** The draft's polymers to pick from, and the picked ones with their chain counts and atoms per chain. */
+function SetupPolymers({ list, compositions }: { list: PolymerList; compositions: Map<string, PolymerComposition> }) {
+  const { t } = useTranslation("polymerBuilder");
+  const items = list.items;
+  return (
+    <>
       <SearchableList<PolymerResponse>
         label={t("setup.polymersToAdd")}
         queryKey={queryKeys.draftPolymersPage}
@@ -218,18 +265,7 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           ) : null;
         }}
       />
-      {items.length > 0 && systemAtoms !== undefined ? (
-        <Text size="sm" c={tooManyAtoms ? "red" : "dimmed"} role={tooManyAtoms ? "alert" : undefined}>
-          {t(tooManyAtoms ? "setup.atomsOverCeiling" : "setup.atomsWithinCeiling", {
-            atoms: formatCount(systemAtoms),
-            max: formatCount(limits.maxAtoms),
-          })}
-        </Text>
-      ) : null}
-      <Button type="submit" loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
-        {t("setup.save")}
-      </Button>
-    </form>
+    </>
   );
 }
 
