@@ -68,6 +68,12 @@ export interface ProcessingOptions {
   executor?: EngineExecutor;
 }
 
+/** The frozen engine job of an execution and where it was written for the engine. */
+interface EngineInput {
+  engineJob: Record<string, unknown>;
+  inputPath: string;
+}
+
 /** The queue of system processing jobs: `system_executions` rows run by `build-system`. */
 export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
   private versions: Promise<Record<string, string | null>> | undefined;
@@ -129,85 +135,124 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
   }
 
   async run(job: SystemExecutionRow, { runnerId, signal }: JobContext): Promise<void> {
-    const { db, logger } = this.options;
     const { executor } = this;
     const workdir = executor.workdirFor(resolve(this.options.workRoot), job.id, job.attempts);
-    let schedulerJobId = job.schedulerJobId;
+    // The scheduler's job id, set once the executor submits it.
+    const submitted = { schedulerJobId: job.schedulerJobId };
     try {
-      const engineJob = await engineJobOfSystem(db, job.systemId);
-      if (!engineJob) {
-        await this.finish(job, runnerId, {
-          status: "error",
-          errorCode: "INVALID_INPUT",
-          errorMessage: "The system has no build job; finish it in the polymer builder first.",
-        });
-        return;
-      }
-      await mkdir(workdir, { recursive: true });
-      const inputPath = join(workdir, "job.json");
-      // A job the scheduler already has reads the input written when it was submitted.
-      if (!schedulerJobId) await writeFile(inputPath, JSON.stringify(engineJob));
-      const versions = await this.engineVersions();
-      await this.update(job, runnerId, { versions });
-
-      const progress = new ProgressWriter((status, percent, stage, detail) =>
-        this.update(job, runnerId, {
-          status,
-          progress: percent,
-          stage,
-          simulatedNs: detail?.simulatedNs ?? null,
-          totalNs: detail?.totalNs ?? null,
-          remainingSeconds: detail?.remainingSeconds ?? null,
-        }),
-      );
-      const outcome = await executor.run({
-        command: this.options.engineCommand ?? "build-system",
-        inputPath,
-        workdir,
-        signal,
-        onProgress: (stage, percent, detail) => progress.report(executionStatusForStage(stage), percent, stage, detail),
-        jobName: `polyforge-${job.id}`,
-        onStaleEngineKilled: (pid) => {
-          logger.warn({ executionId: job.id, pid }, "killed a stale engine of the job before starting it again");
-          progress.queueState("processing", () => this.addStaleEngineNotice(job, runnerId));
-        },
-        input: engineJob,
-        externalId: schedulerJobId,
-        onSubmitted: async (id) => {
-          schedulerJobId = id;
-          await this.update(job, runnerId, { schedulerJobId: id });
-        },
-        onQueueState: ({ waiting, reason }) =>
-          progress.queueState(waiting ? "waiting_for_resources" : "processing", () =>
-            this.update(job, runnerId, {
-              status: waiting ? "waiting_for_resources" : "processing",
-              schedulerReason: reason,
-              ...(waiting ? { progress: 0, stage: null } : {}),
-            }),
-          ),
-        wasCancelled: async () => (await this.statusOf(job.id)) === "cancelled",
-      });
-      await progress.flushed();
+      const input = await this.prepareInput(job, runnerId, workdir);
+      if (!input) return;
+      const outcome = await this.runEngine(job, { runnerId, signal }, workdir, input, submitted);
       if (signal.aborted) {
         // Cancelled or taken back: the row is no longer ours to write. On shutdown, hand it back.
-        if (signal.reason === "shutdown") await this.release(job, runnerId, schedulerJobId);
+        if (signal.reason === "shutdown") await this.release(job, runnerId, submitted.schedulerJobId);
         return;
       }
       await this.record(job, runnerId, workdir, outcome);
     } catch (err) {
-      logger.error({ err, executionId: job.id }, "system processing failed");
-      if (signal.aborted) return;
-      await this.finish(job, runnerId, {
-        status: "error",
-        errorCode: "PROCESSING_FAILED",
-        errorMessage: `The results could not be processed: ${err instanceof Error ? err.message : String(err)}`,
-      }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed execution failed"));
+      await this.recordFailure(job, runnerId, signal, err);
     } finally {
       // A scheduler's job goes on while this server stops: its files stay for the next one.
       if (!executor.keepsWorkdir(signal.aborted ? signal.reason : undefined)) {
         await rm(workdir, { recursive: true, force: true });
       }
     }
+  }
+
+  /**
+   * Writes the system's engine job into the workdir and records the engine versions.
+   *
+   * Returns the job and its input path, or undefined when the system has no build job (the execution
+   * is then finished with INVALID_INPUT).
+   */
+  private async prepareInput(
+    job: SystemExecutionRow,
+    runnerId: string,
+    workdir: string,
+  ): Promise<EngineInput | undefined> {
+    const engineJob = await engineJobOfSystem(this.options.db, job.systemId);
+    if (!engineJob) {
+      await this.finish(job, runnerId, {
+        status: "error",
+        errorCode: "INVALID_INPUT",
+        errorMessage: "The system has no build job; finish it in the polymer builder first.",
+      });
+      return undefined;
+    }
+    await mkdir(workdir, { recursive: true });
+    const inputPath = join(workdir, "job.json");
+    // A job the scheduler already has reads the input written when it was submitted.
+    if (!job.schedulerJobId) await writeFile(inputPath, JSON.stringify(engineJob));
+    const versions = await this.engineVersions();
+    await this.update(job, runnerId, { versions });
+    return { engineJob, inputPath };
+  }
+
+  /**
+   * Runs the engine through the executor, writing its progress, queue state and scheduler job id
+   * onto the execution as they come; returns once every progress write has landed.
+   */
+  private async runEngine(
+    job: SystemExecutionRow,
+    { runnerId, signal }: JobContext,
+    workdir: string,
+    { engineJob, inputPath }: EngineInput,
+    submitted: { schedulerJobId: string | null },
+  ): Promise<ExecutorOutcome> {
+    const progress = new ProgressWriter((status, percent, stage, detail) =>
+      this.update(job, runnerId, {
+        status,
+        progress: percent,
+        stage,
+        simulatedNs: detail?.simulatedNs ?? null,
+        totalNs: detail?.totalNs ?? null,
+        remainingSeconds: detail?.remainingSeconds ?? null,
+      }),
+    );
+    const outcome = await this.executor.run({
+      command: this.options.engineCommand ?? "build-system",
+      inputPath,
+      workdir,
+      signal,
+      onProgress: (stage, percent, detail) => progress.report(executionStatusForStage(stage), percent, stage, detail),
+      jobName: `polyforge-${job.id}`,
+      onStaleEngineKilled: (pid) => {
+        this.options.logger.warn(
+          { executionId: job.id, pid },
+          "killed a stale engine of the job before starting it again",
+        );
+        progress.queueState("processing", () => this.addStaleEngineNotice(job, runnerId));
+      },
+      input: engineJob,
+      externalId: submitted.schedulerJobId,
+      onSubmitted: async (id) => {
+        submitted.schedulerJobId = id;
+        await this.update(job, runnerId, { schedulerJobId: id });
+      },
+      onQueueState: ({ waiting, reason }) =>
+        progress.queueState(waiting ? "waiting_for_resources" : "processing", () =>
+          this.update(job, runnerId, {
+            status: waiting ? "waiting_for_resources" : "processing",
+            schedulerReason: reason,
+            ...(waiting ? { progress: 0, stage: null } : {}),
+          }),
+        ),
+      wasCancelled: async () => (await this.statusOf(job.id)) === "cancelled",
+    });
+    await progress.flushed();
+    return outcome;
+  }
+
+  /** Logs a run that threw and, unless it was cancelled or taken back, finishes it with PROCESSING_FAILED. */
+  private async recordFailure(job: SystemExecutionRow, runnerId: string, signal: AbortSignal, err: unknown) {
+    const { logger } = this.options;
+    logger.error({ err, executionId: job.id }, "system processing failed");
+    if (signal.aborted) return;
+    await this.finish(job, runnerId, {
+      status: "error",
+      errorCode: "PROCESSING_FAILED",
+      errorMessage: `The results could not be processed: ${err instanceof Error ? err.message : String(err)}`,
+    }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed execution failed"));
   }
 
   /** Says on the execution what happened to the run, and pushes it to the owner. */
