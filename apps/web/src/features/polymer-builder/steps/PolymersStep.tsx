@@ -79,6 +79,44 @@ function TacticityFields({ form, units }: { form: UseFormReturnType<PolymerValue
   );
 }
 
+type PolymerForm = UseFormReturnType<PolymerValues>;
+
+/** The prochiral units of the chosen segments; a hidden tacticity choice is neither sent nor
+ * checked, so it goes back to the default once no unit takes one. */
+function useTacticityOffer(form: PolymerForm) {
+  const segmentIds = useMemo(() => form.values.segments.map((s) => s.segment_id), [form.values.segments]);
+  const prochiralUnits = useProchiralUnits(segmentIds);
+  const offersTacticity = prochiralUnits.length > 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the offer changes, not on every form render
+  useEffect(() => {
+    if (!offersTacticity) {
+      form.setValues({ tacticity: INITIAL_VALUES.tacticity, meso_fraction: INITIAL_VALUES.meso_fraction });
+    }
+  }, [offersTacticity]);
+  return prochiralUnits;
+}
+
+/** The create request; without a unit that takes one, the server's default (atactic 0.5) is left alone. */
+function polymerRequest(values: PolymerValues, offersTacticity: boolean) {
+  return {
+    name: values.name.trim(),
+    force_field: values.force_field,
+    segments: values.segments.map((s, index) => ({
+      segment_id: s.segment_id,
+      occurrence: parseWholeNumber(s.occurrence),
+      order: index + 1,
+    })),
+    ...(offersTacticity
+      ? {
+          tacticity:
+            values.tacticity === "atactic"
+              ? { kind: values.tacticity, meso_fraction: Number(values.meso_fraction) }
+              : { kind: values.tacticity },
+        }
+      : {}),
+  };
+}
+
 /** Linear polymer: segments in order with occurrences; force fields offered by organization. */
 function LinearPolymerForm() {
   const { t } = useTranslation("polymerBuilder");
@@ -94,16 +132,8 @@ function LinearPolymerForm() {
   });
   const list = formListItems(form, form.values.segments, "segments", "segment_id", "occurrence");
   const available = segments.data?.data ?? [];
-  const segmentIds = useMemo(() => form.values.segments.map((s) => s.segment_id), [form.values.segments]);
-  const prochiralUnits = useProchiralUnits(segmentIds);
+  const prochiralUnits = useTacticityOffer(form);
   const offersTacticity = prochiralUnits.length > 0;
-  // A hidden choice is neither sent nor checked: back to the default once no unit takes one.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the offer changes, not on every form render
-  useEffect(() => {
-    if (!offersTacticity) {
-      form.setValues({ tacticity: INITIAL_VALUES.tacticity, meso_fraction: INITIAL_VALUES.meso_fraction });
-    }
-  }, [offersTacticity]);
   const create = useCreatePolymer({
     onSuccess: () => {
       toast.success(t("polymers.created"));
@@ -111,27 +141,7 @@ function LinearPolymerForm() {
     },
     onError: (error) => toast.error(t("polymers.createFailed"), { description: error.message }),
   });
-
-  const submit = form.onSubmit((values) =>
-    create.mutate({
-      name: values.name.trim(),
-      force_field: values.force_field,
-      segments: values.segments.map((s, index) => ({
-        segment_id: s.segment_id,
-        occurrence: parseWholeNumber(s.occurrence),
-        order: index + 1,
-      })),
-      // Without a unit that takes one, the server's default (atactic 0.5) is left alone.
-      ...(offersTacticity
-        ? {
-            tacticity:
-              values.tacticity === "atactic"
-                ? { kind: values.tacticity, meso_fraction: Number(values.meso_fraction) }
-                : { kind: values.tacticity },
-          }
-        : {}),
-    }),
-  );
+  const submit = form.onSubmit((values) => create.mutate(polymerRequest(values, offersTacticity)));
 
   // SPEC §5: the form is disabled while no segment exists.
   if (segments.isSuccess && available.length === 0) return <Text c="dimmed">{t("polymers.noSegments")}</Text>;
@@ -147,42 +157,58 @@ function LinearPolymerForm() {
           error={form.errors.force_field}
           onChange={(value) => form.setFieldValue("force_field", value ?? "")}
         />
-        <Text fw={600}>{t("polymers.segmentsToAdd")}</Text>
-        {segments.isError && <Text c="red">{t("segments.blocksLoadFailed")}</Text>}
-        {available.map((segment) => (
-          <Group key={segment.id} justify="space-between">
-            <Text>
-              {segment.name}{" "}
-              <Text span c="dimmed">
-                ({t(`segments.types.${segment.type}`)})
-              </Text>
-            </Text>
-            <Button
-              size="xs"
-              variant="light"
-              aria-label={`${t("common.add")} ${segment.name}`}
-              onClick={() => list.add(segment.id, segment.name, String(DEFAULT_OCCURRENCE))}
-            >
-              {t("common.add")}
-            </Button>
-          </Group>
-        ))}
-        <Text fw={600}>{t("polymers.selectedSegments")}</Text>
-        <OrderedItems
-          items={list.items}
-          valueLabel={t("common.occurrence")}
-          errors={list.errors}
-          emptyText={t("polymers.noSelected")}
-          onValueChange={list.onValueChange}
-          onMove={list.onMove}
-          onRemove={list.onRemove}
-        />
+        <PolymerSegments available={available} loadFailed={segments.isError} list={list} />
         {offersTacticity ? <TacticityFields form={form} units={prochiralUnits} /> : null}
         <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
           {t("polymers.create")}
         </Button>
       </Stack>
     </form>
+  );
+}
+
+type PolymerSegmentsProps = {
+  available: Array<{ id: string; name: string; type: string }>;
+  loadFailed: boolean;
+  list: ReturnType<typeof formListItems>;
+};
+
+/** The draft's segments to add, and the chosen ones in order with their occurrences. */
+function PolymerSegments({ available, loadFailed, list }: PolymerSegmentsProps) {
+  const { t } = useTranslation("polymerBuilder");
+  return (
+    <>
+      <Text fw={600}>{t("polymers.segmentsToAdd")}</Text>
+      {loadFailed && <Text c="red">{t("segments.blocksLoadFailed")}</Text>}
+      {available.map((segment) => (
+        <Group key={segment.id} justify="space-between">
+          <Text>
+            {segment.name}{" "}
+            <Text span c="dimmed">
+              ({t(`segments.types.${segment.type}`)})
+            </Text>
+          </Text>
+          <Button
+            size="xs"
+            variant="light"
+            aria-label={`${t("common.add")} ${segment.name}`}
+            onClick={() => list.add(segment.id, segment.name, String(DEFAULT_OCCURRENCE))}
+          >
+            {t("common.add")}
+          </Button>
+        </Group>
+      ))}
+      <Text fw={600}>{t("polymers.selectedSegments")}</Text>
+      <OrderedItems
+        items={list.items}
+        valueLabel={t("common.occurrence")}
+        errors={list.errors}
+        emptyText={t("polymers.noSelected")}
+        onValueChange={list.onValueChange}
+        onMove={list.onMove}
+        onRemove={list.onRemove}
+      />
+    </>
   );
 }
 
