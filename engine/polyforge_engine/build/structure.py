@@ -170,17 +170,18 @@ def _relax(
     return contacts, pierced
 
 
-def build_structure(
-    job: BuildJob,
-    workdir: Path,
-    on_progress: ProgressCallback | None = None,
-    tolerances: Tolerances | None = None,
-) -> BuildResult:
-    progress = on_progress or (lambda stage, percent: None)
-    tolerances = tolerances or Tolerances()
-    seed = draw_seed(job.simulation_protocol.random_seed)
-    rng = np.random.default_rng(seed)
+Contacts = tuple[float | None, float | None, float]  # (min intermolecular Å, min intramolecular Å, ...) as measured
+Attempt = tuple[float, float, bool]  # (linear enlargement of the cell, limit scale, phantom placement)
 
+
+def _assemble_kinds(
+    job: BuildJob, rng: np.random.Generator, progress: ProgressCallback
+) -> tuple[dict[str, UnitTemplate], list[AssembledPolymer], dict[str, int]]:
+    """Expands the job's sequences and assembles one molecule per polymer kind.
+
+    Returns:
+        The unit templates by SMILES (built once each), the kinds, and each polymer id's kind index.
+    """
     progress("expanding sequences", 0)
     templates: dict[str, UnitTemplate] = {}
 
@@ -193,12 +194,21 @@ def build_structure(
     progress("assembling molecules", 10)
     kind_index = {polymer_id: index for index, polymer_id in enumerate(plans)}
     kinds = [assemble(plan, templates) for plan in plans.values()]
+    return templates, kinds, kind_index
 
+
+def _molecule_order(job: BuildJob, kind_index: dict[str, int], rng: np.random.Generator) -> list[int]:
+    """The kind of every molecule in construction (and file) order: by the setup's order, or shuffled."""
     order: list[int] = []
     for ref in sorted(job.system_setup.polymers, key=lambda p: p.order):
         order += [kind_index[ref.polymer_id]] * ref.occurrence
     if job.system_setup.construction_order == "random":
         order = [order[i] for i in rng.permutation(len(order))]
+    return order
+
+
+def _checked_cell(job: BuildJob, kinds: list[AssembledPolymer], order: list[int], tolerances: Tolerances) -> tuple[np.ndarray, int]:
+    """The cell (Å) and the atom count; DENSITY_TOO_HIGH when no packing could keep the atoms apart."""
     total_atoms = sum(kinds[k].atom_count for k in order)
     total_mass = float(sum(kinds[k].masses.sum() for k in order))
     box = _cell(job, total_mass)
@@ -209,16 +219,20 @@ def build_structure(
             f"at {tolerances.intra} Å from each other ({total_mass * AMU_A3_TO_G_CM3 / float(np.prod(box)):.2f} g/cm³). "
             "Lower the density or enlarge the cell.",
         )
+    return box, total_atoms
 
-    walls = job.system_setup.potential_wall_z
-    # Dense cells jam growth at the full limits: grow in the cell with softer limits and relax, or
-    # failing that in a larger cell (x, y and, without walls, z scaled up) with at least
-    # GROWABLE_VOLUME_PER_ATOM and compress; a larger cell again if growth still jams.
-    compressible = np.array([1.0, 1.0, 0.0 if walls else 1.0])
+
+def _growth_attempts(box: np.ndarray, total_atoms: int, compressible: np.ndarray, kinds: list[AssembledPolymer], order: list[int]) -> list[Attempt]:
+    """The growth attempts to try in turn, cheapest first.
+
+    Dense cells jam growth at the full limits: grow in the cell with softer limits and relax, or
+    failing that in a larger cell (the `compressible` axes scaled up) with at least
+    GROWABLE_VOLUME_PER_ATOM and compress; a larger cell again if growth still jams.
+    """
     volume_per_atom = float(np.prod(box)) / total_atoms
     first = (GROWABLE_VOLUME_PER_ATOM / volume_per_atom) ** (1 / compressible.sum())
     first = first if first > 1.1 else 1.0  # nearly growable: try the cell itself first
-    attempts = [(first * factor, 1.0, False) for factor in RETRY_EXPANSIONS]  # (linear enlargement, limit scale, phantom)
+    attempts = [(first * factor, 1.0, False) for factor in RETRY_EXPANSIONS]
     if first > 1.0:
         attempts.insert(0, (1.0, SOFT_LIMIT_SCALE, False))
         # Melts as the field's references build them (Auhl et al., J. Chem. Phys. 2003, 119, 12718):
@@ -235,6 +249,40 @@ def build_structure(
         # Branched molecules (dendrimers) neither: they crowd themselves and have no chain statistics.
         if all(kinds[k].plan.is_linear and not kinds[k].mol.GetRingInfo().NumRings() for k in set(order)):
             attempts[0:0] = [(1.0, SOFT_LIMIT_SCALE, True)] * PHANTOM_TRIES
+    return attempts
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """The packed molecules in the cell and how they were grown (for the report)."""
+
+    positions: np.ndarray  # all atoms, Å
+    offsets: np.ndarray  # first atom of every molecule
+    contacts: Contacts | None  # measured already by the relaxation, else None (the report measures)
+    grown_box: np.ndarray  # the cell growth ran in, Å
+    limit_scale: float  # the scale of the limits growth kept
+
+
+def _pack(
+    job: BuildJob,
+    kinds: list[AssembledPolymer],
+    templates: dict[str, UnitTemplate],
+    order: list[int],
+    box: np.ndarray,
+    total_atoms: int,
+    rng: np.random.Generator,
+    tolerances: Tolerances,
+    progress: ProgressCallback,
+) -> _Packed:
+    """Grows the molecules into `box`, trying each growth attempt in turn until one keeps the limits.
+
+    A jammed growth (PLACEMENT_FAILED) or a relaxation that misses the limits or leaves a bond through
+    a ring moves on to the next attempt; the last attempt's result is kept whatever it measures
+    (build_structure checks it).
+    """
+    walls = job.system_setup.potential_wall_z
+    compressible = np.array([1.0, 1.0, 0.0 if walls else 1.0])
+    attempts = _growth_attempts(box, total_atoms, compressible, kinds, order)
     statistics = None  # the chains' transfer tables (chain_statistics.py), computed by the first attempt
     for attempt, (expansion, limit_scale, phantom) in enumerate(attempts):
         last = attempt == len(attempts) - 1
@@ -262,30 +310,18 @@ def build_structure(
                 raise
             continue
         offsets = np.array(grower.molecule_offsets, dtype=np.int64)
-        contacts = None  # measured for the final positions already (relaxation), or by the report
         if expansion == 1.0 and limit_scale == 1.0:
-            break
+            return _Packed(positions, offsets, None, grown_box, limit_scale)
         contacts, pierced = _relax(grower, kinds, order, offsets, box, walls, tolerances, progress, push_off=phantom)
         positions = grower.positions  # each molecule's centre inside the cell
         # A bond through a ring is never kept where another cell can be tried.
         if last or (_keeps_limits(contacts, positions, box, walls, tolerances) and not pierced):
-            break
+            return _Packed(positions, offsets, contacts, grown_box, limit_scale)
+    raise AssertionError("the last growth attempt returns or raises")
 
-    progress("measuring", 90)
-    report = build_report(
-        kinds=kinds,
-        molecule_kinds=order,
-        molecule_offsets=offsets,
-        positions=positions,
-        box=box,
-        walls=walls,
-        seed=seed,
-        tolerances=asdict(tolerances),
-        grown_in_cell=[float(side) for side in grown_box],
-        grown_with_limits=[round(tolerances.inter * limit_scale, 3), round(tolerances.intra * limit_scale, 3)],
-        contacts=contacts,
-        templates=templates,
-    )
+
+def _check_packed(report: dict[str, Any], positions: np.ndarray, box: np.ndarray, walls: bool, tolerances: Tolerances) -> None:
+    """PLACEMENT_FAILED when the measured system breaks a distance limit or leaves the walls."""
     inter, intra = report["min_intermolecular_distance"], report["min_intramolecular_nonbonded_distance"]
     walls_kept = not walls or bool(((positions[:, 2] > 0.0) & (positions[:, 2] < box[2])).all())
     if (inter is not None and inter < tolerances.inter) or (intra is not None and intra < tolerances.intra) or not walls_kept:
@@ -296,10 +332,22 @@ def build_structure(
             f"{tolerances.intra} Å apart. Lower the density or enlarge the cell.",
         )
 
-    progress("writing files", 95)
+
+def _write_results(
+    workdir: Path,
+    job: BuildJob,
+    kinds: list[AssembledPolymer],
+    order: list[int],
+    positions: np.ndarray,
+    box: np.ndarray,
+    report: dict[str, Any],
+) -> dict[str, Path]:
+    """Writes system.pdb, system.gro and report.json into `workdir`; returns their paths by name.
+
+    Written under temporary names and renamed at the end: a failed run leaves no result files behind.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     files = {name: workdir / name for name in ("system.pdb", "system.gro", "report.json")}
-    # Written under temporary names and renamed at the end: a failed run leaves no result files behind.
     partial = {name: path.with_name(path.name + ".partial") for name, path in files.items()}
     try:
         write_pdb(partial["system.pdb"], kinds, order, positions, box)
@@ -311,8 +359,58 @@ def build_structure(
         raise
     for name, path in files.items():
         os.replace(partial[name], path)
+    return files
+
+
+def build_structure(
+    job: BuildJob,
+    workdir: Path,
+    on_progress: ProgressCallback | None = None,
+    tolerances: Tolerances | None = None,
+) -> BuildResult:
+    """Builds the job's system and writes its files into `workdir` (module docstring: the stages).
+
+    Parameters:
+        job: the parsed build job.
+        workdir: where system.pdb, system.gro and report.json are written.
+        on_progress: called with (stage, percent 0-100) as the build goes.
+        tolerances: the distance limits; the defaults unless a caller (tests, bench) sets others.
+
+    Returns:
+        The built system (BuildResult).
+    """
+    progress = on_progress or (lambda stage, percent: None)
+    tolerances = tolerances or Tolerances()
+    seed = draw_seed(job.simulation_protocol.random_seed)
+    rng = np.random.default_rng(seed)
+
+    templates, kinds, kind_index = _assemble_kinds(job, rng, progress)
+    order = _molecule_order(job, kind_index, rng)
+    box, total_atoms = _checked_cell(job, kinds, order, tolerances)
+    packed = _pack(job, kinds, templates, order, box, total_atoms, rng, tolerances, progress)
+    walls = job.system_setup.potential_wall_z
+
+    progress("measuring", 90)
+    report = build_report(
+        kinds=kinds,
+        molecule_kinds=order,
+        molecule_offsets=packed.offsets,
+        positions=packed.positions,
+        box=box,
+        walls=walls,
+        seed=seed,
+        tolerances=asdict(tolerances),
+        grown_in_cell=[float(side) for side in packed.grown_box],
+        grown_with_limits=[round(tolerances.inter * packed.limit_scale, 3), round(tolerances.intra * packed.limit_scale, 3)],
+        contacts=packed.contacts,
+        templates=templates,
+    )
+    _check_packed(report, packed.positions, box, walls, tolerances)
+
+    progress("writing files", 95)
+    files = _write_results(workdir, job, kinds, order, packed.positions, box, report)
     progress("done", 100)
-    return BuildResult(kinds, order, offsets, positions, box, job.system_setup.potential_wall_z, seed, report, files)
+    return BuildResult(kinds, order, packed.offsets, packed.positions, box, walls, seed, report, files)
 
 
 def run_build_structure(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
