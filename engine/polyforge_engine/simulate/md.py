@@ -115,13 +115,7 @@ def run_protocol(
     """Minimise then run dynamics as the protocol says; write outputs in `workdir`. The dynamics run on
     OpenMM or, with `gromacs_top` (system.top, system.gro beside it), on GROMACS where
     runtime/md_engine.py chooses it."""
-    files = SimulationFiles(
-        energies_csv=workdir / "energies.csv",
-        trajectory_dcd=workdir / "trajectory.dcd",
-        minimized_pdb=workdir / "minimized.pdb",
-        final_pdb=workdir / "final.pdb",
-        log=workdir / "simulation.log",
-    )
+    files = _files_in(workdir)
     topology_file = app.AmberPrmtopFile(str(prmtop))
     coordinates = app.AmberInpcrdFile(str(inpcrd))
     box_nm = _box_nm(coordinates)
@@ -131,32 +125,10 @@ def run_protocol(
     engine = _md_engine(protocol, stages, box_nm, gromacs_top)
     choice = choose_platform()
     platform = choice.platform()
-    minimisation: MinimisationResult | None = None
     started = time.monotonic()
-    if protocol.minimization_steps > 0:
-        # On a copy of the system without constraints and before the barostat is added (minimise.py).
-        progress("minimisation", 0)
-        minimisation = minimise(
-            system,
-            np.asarray(coordinates.getPositions(asNumpy=True).value_in_unit(unit.nanometer)),
-            system.getDefaultPeriodicBoxVectors() if box_nm is not None else None,
-            protocol.minimization_steps,
-            platform,
-            choice.properties,
-            lambda percent: progress("minimisation", min(99.0, percent)),
-        )
+    minimisation = _minimise_first(system, coordinates, box_nm, protocol, platform, choice.properties, progress)
     minimisation_s = time.monotonic() - started
-    if any(stage.ensemble == "NPT" for stage in stages):
-        system.addForce(openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0))
-    integrator = _integrator(protocol)
-    simulation = app.Simulation(topology_file.topology, system, integrator, platform, choice.properties)
-    if box_nm is not None:
-        simulation.context.setPeriodicBoxVectors(*system.getDefaultPeriodicBoxVectors())
-    if minimisation is None:
-        simulation.context.setPositions(coordinates.positions)
-    else:
-        simulation.context.setPositions(minimisation.positions_nm)
-        simulation.context.applyConstraints(integrator.getConstraintTolerance())
+    simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, minimisation)
     written: list[Path] = []
     with files.log.open("w") as log:
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
@@ -166,42 +138,16 @@ def run_protocol(
         before = minimisation.energy_before_kj_mol if minimisation is not None else _potential(simulation)
         _check_finite(before, "before minimisation")
         log.write(f"potential energy before minimisation: {before:.3f} kJ/mol\n")
-        after: float | None = None
-        minimized_positions: np.ndarray | None = None
-        if minimisation is not None:
-            after = _potential(simulation)
-            _check_finite(after, "after minimisation")
-            log.write(f"{minimisation.describe()}\n")
-            log.write(f"potential energy after minimisation (constraints applied): {after:.3f} kJ/mol\n")
-            _write_pdb(simulation, files.minimized_pdb)
-            minimized_positions = _positions_a(simulation)
-            written.append(files.minimized_pdb)
-            progress("minimisation", 100)
+        after, minimized_positions = _record_minimised(simulation, minimisation, files, log, written, progress)
         threads = platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
         if threads is not None:
             log.write(f"CPU threads: {threads}\n")
         if engine.note:
             log.write(f"dynamics engine: {engine.note}\n")
-        temperatures: list[float] = []
         started = time.monotonic()
-        ran: GromacsDynamics | None = None
-        if protocol.dynamics_steps > 0 and engine.engine == "gromacs" and box_nm is not None and gromacs_top is not None:
-            from polyforge_engine.simulate.gromacs import GromacsInputs  # it imports this module
-
-            inputs = GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
-            ran = _gromacs(simulation, system, protocol, stages[0], box_nm, inputs, (files, log), progress)
-            temperatures = ran.temperatures
-            written += [files.energies_csv, files.trajectory_dcd]
-        elif protocol.dynamics_steps > 0:
-            temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
-            written += [files.energies_csv, files.trajectory_dcd]
+        temperatures, ran = _run_dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs_top, (files, log), written, progress)
         dynamics_s = time.monotonic() - started
-        if ran is None:
-            performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, f"OpenMM {openmm.version.version}", platform.getName(), threads)
-        else:
-            performance = _performance(minimisation_s, dynamics_s, protocol.dynamics_steps, ran.version, "CPU", str(engine_threads()))
-            performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day, "minimisation_engine": f"OpenMM {openmm.version.version}"}
-        performance |= {"md_engine_setting": engine.requested} | ({"md_engine_note": engine.note} if engine.note else {})
+        performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, ran, engine)
         log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
         log.write(f", {performance['ns_per_day']} ns/day\n" if performance["ns_per_day"] is not None else "\n")
         _write_pdb(simulation, files.final_pdb)
@@ -229,6 +175,152 @@ def run_protocol(
         performance=performance,
     )
     return report, files
+
+
+def _files_in(workdir: Path) -> SimulationFiles:
+    """The simulation's output files, all in `workdir`."""
+    return SimulationFiles(
+        energies_csv=workdir / "energies.csv",
+        trajectory_dcd=workdir / "trajectory.dcd",
+        minimized_pdb=workdir / "minimized.pdb",
+        final_pdb=workdir / "final.pdb",
+        log=workdir / "simulation.log",
+    )
+
+
+def _minimise_first(
+    system: openmm.System,
+    coordinates: app.AmberInpcrdFile,
+    box_nm: tuple[float, float, float] | None,
+    protocol: Protocol,
+    platform: openmm.Platform,
+    properties: dict[str, str],
+    progress: ProgressCallback,
+) -> MinimisationResult | None:
+    """Minimises the input coordinates when the protocol asks for steps (None otherwise).
+
+    On a copy of the system without constraints and before the barostat is added (minimise.py).
+    """
+    if protocol.minimization_steps <= 0:
+        return None
+    progress("minimisation", 0)
+    return minimise(
+        system,
+        np.asarray(coordinates.getPositions(asNumpy=True).value_in_unit(unit.nanometer)),
+        system.getDefaultPeriodicBoxVectors() if box_nm is not None else None,
+        protocol.minimization_steps,
+        platform,
+        properties,
+        lambda percent: progress("minimisation", min(99.0, percent)),
+    )
+
+
+def _simulation(
+    topology_file: app.AmberPrmtopFile,
+    system: openmm.System,
+    coordinates: app.AmberInpcrdFile,
+    box_nm: tuple[float, float, float] | None,
+    protocol: Protocol,
+    stages: list[Stage],
+    platform: openmm.Platform,
+    properties: dict[str, str],
+    minimisation: MinimisationResult | None,
+) -> app.Simulation:
+    """The simulation for the dynamics: a barostat added for NPT stages, the cell set, and the
+    minimised positions (constraints applied) or else the input ones."""
+    if any(stage.ensemble == "NPT" for stage in stages):
+        system.addForce(openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0))
+    integrator = _integrator(protocol)
+    simulation = app.Simulation(topology_file.topology, system, integrator, platform, properties)
+    if box_nm is not None:
+        simulation.context.setPeriodicBoxVectors(*system.getDefaultPeriodicBoxVectors())
+    if minimisation is None:
+        simulation.context.setPositions(coordinates.positions)
+    else:
+        simulation.context.setPositions(minimisation.positions_nm)
+        simulation.context.applyConstraints(integrator.getConstraintTolerance())
+    return simulation
+
+
+def _record_minimised(
+    simulation: app.Simulation,
+    minimisation: MinimisationResult | None,
+    files: SimulationFiles,
+    log: TextIO,
+    written: list[Path],
+    progress: ProgressCallback,
+) -> tuple[float | None, np.ndarray | None]:
+    """Logs the minimised energy and writes minimized.pdb (appended to `written`).
+
+    Returns:
+        The potential energy after minimisation (kJ/mol) and the minimised positions (Å), or
+        (None, None) when nothing was minimised.
+    """
+    if minimisation is None:
+        return None, None
+    after = _potential(simulation)
+    _check_finite(after, "after minimisation")
+    log.write(f"{minimisation.describe()}\n")
+    log.write(f"potential energy after minimisation (constraints applied): {after:.3f} kJ/mol\n")
+    _write_pdb(simulation, files.minimized_pdb)
+    minimized_positions = _positions_a(simulation)
+    written.append(files.minimized_pdb)
+    progress("minimisation", 100)
+    return after, minimized_positions
+
+
+def _run_dynamics(
+    simulation: app.Simulation,
+    system: openmm.System,
+    protocol: Protocol,
+    stages: list[Stage],
+    box_nm: tuple[float, float, float] | None,
+    engine: MdEngineChoice,
+    gromacs_top: Path | None,
+    where: tuple[SimulationFiles, TextIO],
+    written: list[Path],
+    progress: ProgressCallback,
+) -> tuple[list[float], GromacsDynamics | None]:
+    """Runs the protocol's dynamics, if any, on GROMACS where chosen (and possible) or else OpenMM;
+    the energies and trajectory files are appended to `written`.
+
+    Returns:
+        The temperatures recorded (K) and GROMACS's run, or None when OpenMM ran them (or none ran).
+    """
+    files, log = where
+    if protocol.dynamics_steps <= 0:
+        return [], None
+    ran: GromacsDynamics | None = None
+    if engine.engine == "gromacs" and box_nm is not None and gromacs_top is not None:
+        from polyforge_engine.simulate.gromacs import GromacsInputs  # it imports this module
+
+        inputs = GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
+        ran = _gromacs(simulation, system, protocol, stages[0], box_nm, inputs, (files, log), progress)
+        temperatures = ran.temperatures
+    else:
+        temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
+    written += [files.energies_csv, files.trajectory_dcd]
+    return temperatures, ran
+
+
+def _run_performance(
+    minimisation_s: float,
+    dynamics_s: float,
+    steps: int,
+    platform: str,
+    threads: str | None,
+    ran: GromacsDynamics | None,
+    engine: MdEngineChoice,
+) -> dict[str, object]:
+    """The run's performance record: OpenMM's, or mdrun's when GROMACS ran the dynamics (`ran`),
+    with the MD engine setting and its note."""
+    if ran is None:
+        performance = _performance(minimisation_s, dynamics_s, steps, f"OpenMM {openmm.version.version}", platform, threads)
+    else:
+        performance = _performance(minimisation_s, dynamics_s, steps, ran.version, "CPU", str(engine_threads()))
+        performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day, "minimisation_engine": f"OpenMM {openmm.version.version}"}
+    performance |= {"md_engine_setting": engine.requested} | ({"md_engine_note": engine.note} if engine.note else {})
+    return performance
 
 
 def _performance(minimisation_s: float, dynamics_s: float, steps: int, engine: str, platform: str, threads: str | None) -> dict[str, object]:
