@@ -11,6 +11,9 @@
  *
  * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--skip-conversions]
  *      [--runs 3] [--in-flight 4] [--port-base 18812] [--baseline <dir>] [--out results.json]
+ *      [--node-flags "<flags>"]
+ * --node-flags gives node these flags for this tree's server only (with --baseline . the same code runs
+ * beside it without them; e.g. "--max-semi-space-size=64", or "--trace-gc", whose lines go to stderr).
  * --baseline names another checkout of the repository (e.g. `git archive <commit> | tar -x -C dir`,
  * with a node_modules symlink): its server is measured beside this one's, in turns with the bare
  * peer, so a change is set against the code before it under the same load. --runs repeats each.
@@ -53,6 +56,8 @@ const skipS3 = args.includes("--skip-s3");
 const cpuProfDir = args.includes("--cpu-prof") ? resolve(flag("--cpu-prof", "")) : undefined;
 /** Node's flags for the processes measured (a CPU profile each when asked). */
 const profileArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+/** Node's flags for this tree's server only (e.g. V8's, set against `--baseline .` without them). */
+const localNodeFlags = flag("--node-flags", "").split(" ").filter(Boolean);
 
 const work = mkdtempSync(join(tmpdir(), "uploads-bench-"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -116,9 +121,14 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(env: NodeJS.ProcessEnv, jwksFile: string, root = ROOT): Promise<Server> {
+async function startServer(
+  env: NodeJS.ProcessEnv,
+  jwksFile: string,
+  root = ROOT,
+  flags: string[] = [],
+): Promise<Server> {
   const origin = `http://127.0.0.1:${SERVER_PORT}`;
-  const child = spawn("node", [...profileArgs, "--import", "tsx", join(root, "bench/uploads/server.ts")], {
+  const child = spawn("node", [...profileArgs, ...flags, "--import", "tsx", join(root, "bench/uploads/server.ts")], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
     env: {
@@ -132,6 +142,8 @@ async function startServer(env: NodeJS.ProcessEnv, jwksFile: string, root = ROOT
       ...env,
     },
   });
+  // Whatever the server prints (e.g. --trace-gc through --node-flags) goes to stderr, never blocks it.
+  child.stdout?.pipe(process.stderr);
   for (let i = 0; i < 600; i++) {
     const up = await fetch(`${origin}/api/health`).then(
       (r) => r.ok,
@@ -395,7 +407,8 @@ async function main() {
       ["local", ROOT],
     ] as const) {
       if (!root) continue;
-      const server = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile, root);
+      const flags = name === "local" ? localNodeFlags : [];
+      const server = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile, root, flags);
       row[name] = await uploadRun(server, token, file, size);
       console.log(name, row[name]);
       await server.stop();
