@@ -209,6 +209,77 @@ def _model_energy(positions: np.ndarray, torsions: list, pairs: list, dielectric
     return energy
 
 
+def _held_dihedrals(frag: Chem.Mol, backbone: list[int], index: dict[int, int]) -> list[tuple[int, ...]]:
+    """The fragment's own dihedrals to hold: every backbone dihedral inside it (fragment indices)."""
+    chain = [a for a in backbone if a in index]
+    held = []
+    for p in range(len(chain) - 3):
+        q = tuple(index[a] for a in chain[p : p + 4])
+        if all(frag.GetBondBetweenAtoms(q[s], q[s + 1]) is not None for s in range(3)):
+            held.append(q)
+    return held
+
+
+def _relax_all_trans(frag: Chem.Mol, properties: Any, conformer: Chem.Conformer, held: list[tuple[int, ...]]) -> None:
+    """Sets the `held` dihedrals trans and minimises `conformer` once so held, in place.
+
+    So every scan point starts from a relaxed structure (from ETKDG's, hydrogens eclipsed by a rigid
+    turn can stay stuck on a saddle).
+    """
+    for q in held:
+        rdMolTransforms.SetDihedralDeg(conformer, *q, 180.0)
+    field = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties)
+    for q in held:
+        field.MMFFAddTorsionConstraint(*q, False, 180.0, 180.0, RESTRAINT)
+    field.Initialize()
+    field.Minimize(maxIts=2000)
+    conformer.SetPositions(np.array(field.Positions()).reshape(-1, 3))
+
+
+def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target: tuple[int, ...], fine: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """MMFF energies of `frag` relaxed with the `target` dihedral held at each angle of `fine` (°).
+
+    Relaxed every 15°: each of growth's states (every 30°) stands for the 30° about it, so its
+    relaxed energy is the free energy of that bin (trapezoid over -15°, 0, +15°): a gauche well is
+    wider relaxed than rigid, and that width counts, not only its floor.
+
+    Returns:
+        The energies (kcal/mol) above their lowest, and the relaxed positions (Å) at each angle.
+    """
+    relaxed, geometries = [], []
+    for angle in fine:
+        trial = Chem.Conformer(start)
+        rdMolTransforms.SetDihedralDeg(trial, *target, float(angle))
+        frag.RemoveAllConformers()
+        cid = frag.AddConformer(trial, assignId=True)
+        field = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties, confId=cid)
+        # Only the scanned dihedral is held: the others start trans and relax within their wells
+        # (held at 180°, hexane's gauche cost 0.1 kcal/mol more).
+        field.MMFFAddTorsionConstraint(*target, False, float(angle), float(angle), RESTRAINT)
+        field.Initialize()
+        field.Minimize(maxIts=2000)
+        positions = np.array(field.Positions()).reshape(-1, 3)
+        free = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties, confId=cid)
+        relaxed.append(free.CalcEnergy(positions.ravel().tolist()))
+        geometries.append(positions)
+    return np.array(relaxed) - min(relaxed), geometries
+
+
+def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple[int, ...], angles: np.ndarray, dielectric: float) -> np.ndarray:
+    """The growth model's energies (kcal/mol) of `base` with the `target` dihedral turned rigidly to each angle (°)."""
+    torsions, pairs = _model_pairs_and_torsions(frag, target[1], target[2], properties)
+    moving = sorted(_side(frag, target[2], target[1]))
+    axis = base[target[2]] - base[target[1]]
+    axis /= np.linalg.norm(axis)
+    current = rdMolTransforms.GetDihedralDeg(_as_conformer(base), *target)
+    rigid_energies: list[float] = []
+    for angle in angles:
+        turned = base.copy()
+        turned[moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
+        rigid_energies.append(_model_energy(turned, torsions, pairs, dielectric))
+    return np.array(rigid_energies)
+
+
 def bond_correction(
     mol: Chem.Mol,
     quadruple: tuple[int, int, int, int],
@@ -236,13 +307,7 @@ def bond_correction(
         return len(around) == 4 and len(set(around)) == 4
 
     own = [c for c in centres if all(a in index for a in c) and prochiral(index[c[0]])]
-    # The fragment's own dihedrals to hold: every backbone dihedral inside it.
-    chain = [a for a in backbone if a in index]
-    held = []
-    for p in range(len(chain) - 3):
-        q = tuple(index[a] for a in chain[p : p + 4])
-        if all(frag.GetBondBetweenAtoms(q[s], q[s + 1]) is not None for s in range(3)):
-            held.append(q)
+    held = _held_dihedrals(frag, backbone, index)
     target = tuple(index[a] for a in quadruple)
     key_mol = Chem.RWMol(frag)
     for position, atom in enumerate(target, start=1):
@@ -271,53 +336,12 @@ def bond_correction(
     properties.SetMMFFDielectricConstant(dielectric)
     properties.SetMMFFVerbosity(0)
     conformer = frag.GetConformer()
-    for q in held:
-        rdMolTransforms.SetDihedralDeg(conformer, *q, 180.0)
-    # Minimised once held all-trans, so every scan point starts from a relaxed structure (from
-    # ETKDG's, hydrogens eclipsed by a rigid turn can stay stuck on a saddle).
-    field = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties)
-    for q in held:
-        field.MMFFAddTorsionConstraint(*q, False, 180.0, 180.0, RESTRAINT)
-    field.Initialize()
-    field.Minimize(maxIts=2000)
-    conformer.SetPositions(np.array(field.Positions()).reshape(-1, 3))
-    # Relaxed every 15°: each of growth's states (every 30°) stands for the 30° about it, so its
-    # relaxed energy is the free energy of that bin (trapezoid over -15°, 0, +15°): a gauche well
-    # is wider relaxed than rigid, and that width counts, not only its floor.
+    _relax_all_trans(frag, properties, conformer, held)
     fine = np.arange(0.0, 360.0, 360.0 / (2 * SCAN_POINTS))
-    angles = fine[::2]
-    relaxed, geometries = [], []
-    start = Chem.Conformer(conformer)
-    for angle in fine:
-        trial = Chem.Conformer(start)
-        rdMolTransforms.SetDihedralDeg(trial, *target, float(angle))
-        frag.RemoveAllConformers()
-        cid = frag.AddConformer(trial, assignId=True)
-        field = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties, confId=cid)
-        # Only the scanned dihedral is held: the others start trans and relax within their wells
-        # (held at 180°, hexane's gauche cost 0.1 kcal/mol more).
-        field.MMFFAddTorsionConstraint(*target, False, float(angle), float(angle), RESTRAINT)
-        field.Initialize()
-        field.Minimize(maxIts=2000)
-        positions = np.array(field.Positions()).reshape(-1, 3)
-        free = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties, confId=cid)
-        relaxed.append(free.CalcEnergy(positions.ravel().tolist()))
-        geometries.append(positions)
-    fine_energy = np.array(relaxed) - min(relaxed)
-    lowest = int(np.argmin(fine_energy[::2]))
-    torsions, pairs = _model_pairs_and_torsions(frag, target[1], target[2], properties)
-    moving = sorted(_side(frag, target[2], target[1]))
-    base = geometries[2 * lowest]
-    axis = base[target[2]] - base[target[1]]
-    axis /= np.linalg.norm(axis)
-    current = rdMolTransforms.GetDihedralDeg(_as_conformer(base), *target)
-    rigid_energies: list[float] = []
-    for angle in angles:
-        turned = base.copy()
-        turned[moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
-        rigid_energies.append(_model_energy(turned, torsions, pairs, dielectric))
+    fine_energy, geometries = _relaxed_scan(frag, properties, Chem.Conformer(conformer), target, fine)
+    base = geometries[2 * int(np.argmin(fine_energy[::2]))]
+    rigid = _rigid_scan(frag, properties, base, target, fine[::2], dielectric)
     hands = tuple(_hand(base, (index[c[0]], index[c[1]], index[c[2]], index[c[3]])) for c in own)
-    rigid = np.array(rigid_energies)
     _CACHE[key] = (fine_energy, rigid, dict(zip(own_ranks, hands, strict=True)))
     _store(key, _CACHE[key])
     return _correction(fine_energy, rigid, rt, width, tuple(own), hands, _clip(mol, (j, k), backbone_set))
