@@ -45,6 +45,37 @@ function resumableUploadId(stored: StoredUpload, file: File): string | null {
   return interrupted && stored.file === file.name && stored.file_size === file.size ? stored.upload_id : null;
 }
 
+/** No new file while one is sent, validated or accepted; an error or a refused file takes another. */
+function uploaderLocked(machine: UploadMachineState, status: string): boolean {
+  const serverLocked = UPLOADER_LOCKED_STATUSES.includes(status) && status !== "uploading";
+  return (
+    machine === "uploading" || serverLocked || (machine === "completed" && status !== "error" && status !== "invalid")
+  );
+}
+
+/** The upload machine for a target; the server's status is refetched as the machine moves, and a
+ * file chosen before the target existed is sent once. */
+function useUpload(target: UploadTarget, initialFile: File | undefined) {
+  const queryClient = useQueryClient();
+  const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
+  const machine = snapshot.value as UploadMachineState;
+
+  // The server's status moves with the machine (begin → uploading, complete → pending_validation).
+  useEffect(() => {
+    if (machine !== "idle") void queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
+  }, [machine, queryClient]);
+
+  // The form's file goes once, when the potential it belongs to has just been created.
+  const sentInitial = useRef(false);
+  useEffect(() => {
+    if (!initialFile || sentInitial.current) return;
+    sentInitial.current = true;
+    send({ type: "START", file: initialFile, resumeUploadId: null });
+  }, [initialFile, send]);
+
+  return { snapshot, send, machine };
+}
+
 /**
  * One file checked before anything is sent (SPEC §5 File input), uploaded in 5 MB parts by the
  * upload machine, then validated by the server's job; an interrupted upload resumes, a refused file
@@ -61,33 +92,12 @@ export function FileUpload({
   invalidHint,
 }: FileUploadProps) {
   const { t } = useTranslation("molecularSystems");
-  const queryClient = useQueryClient();
-  const [snapshot, send] = useMachine(uploadMachine, { input: { target } });
+  const { snapshot, send, machine } = useUpload(target, initialFile);
   const [refused, setRefused] = useState<string | null>(null);
   const refusal = useFileRefusal(kind);
-  const [dragging, setDragging] = useState(false);
-  const machine = snapshot.value as UploadMachineState;
   const { status, problem } = stored;
 
-  // The server's status moves with the machine (begin → uploading, complete → pending_validation).
-  useEffect(() => {
-    if (machine !== "idle") void queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
-  }, [machine, queryClient]);
-
-  // The form's file goes once, when the potential it belongs to has just been created.
-  const sentInitial = useRef(false);
-  useEffect(() => {
-    if (!initialFile || sentInitial.current) return;
-    sentInitial.current = true;
-    send({ type: "START", file: initialFile, resumeUploadId: null });
-  }, [initialFile, send]);
-
-  const serverLocked = UPLOADER_LOCKED_STATUSES.includes(status) && status !== "uploading";
-  const locked =
-    readOnly ||
-    machine === "uploading" ||
-    serverLocked ||
-    (machine === "completed" && status !== "error" && status !== "invalid");
+  const locked = readOnly || uploaderLocked(machine, status);
 
   function choose(file: File | null | undefined) {
     if (!file || locked) return;
@@ -97,54 +107,16 @@ export function FileUpload({
     send({ type: "START", file, resumeUploadId: resumableUploadId(stored, file) });
   }
 
-  function onDrop(event: DragEvent<HTMLDivElement>) {
-    event.preventDefault();
-    setDragging(false);
-    choose(event.dataTransfer.files[0]);
-  }
-
   const percent = shownProgress(machine, snapshot.context);
   const uploadingLabel = badge("uploading", percent) ?? "";
   // Once the parts are complete the server validates; until its answer arrives, say so already.
   const shownStatus = machine === "completed" && status === "uploading" ? "pending_validation" : status;
-  const interrupted = machine === "idle" && status === "uploading" && stored.upload_id;
+  const interrupted = machine === "idle" && status === "uploading" && Boolean(stored.upload_id);
+  const chosen = snapshot.context.file && machine !== "idle" ? snapshot.context.file : null;
 
   return (
     <Stack gap="md">
-      {readOnly ? null : (
-        <Box
-          onDragOver={(event) => {
-            event.preventDefault();
-            if (!locked) setDragging(true);
-          }}
-          onDragLeave={() => setDragging(false)}
-          onDrop={onDrop}
-          p="xl"
-          data-testid="file-drop-zone"
-          aria-disabled={locked}
-          style={{
-            border: `2px dashed var(--mantine-color-${dragging ? "blue-5" : "gray-4"})`,
-            borderRadius: 8,
-            opacity: locked ? 0.6 : 1,
-            textAlign: "center",
-          }}
-        >
-          <Stack align="center" gap="xs">
-            <IconUpload size={32} stroke={1.5} />
-            <Text>{dropLabel}</Text>
-            <Text size="sm" c="dimmed">
-              {t("file.hint", { max: kind.maxMegabytes })}
-            </Text>
-            <FileButton onChange={choose} accept={kind.extensions.join(",")} disabled={locked}>
-              {(props) => (
-                <Button {...props} variant="light" disabled={locked}>
-                  {t("file.choose")}
-                </Button>
-              )}
-            </FileButton>
-          </Stack>
-        </Box>
-      )}
+      {readOnly ? null : <DropZone kind={kind} label={dropLabel} locked={locked} onChoose={choose} />}
 
       {refused ? (
         <Alert color="red" role="alert">
@@ -157,46 +129,20 @@ export function FileUpload({
         </Text>
       ) : null}
 
-      {snapshot.context.file && machine !== "idle" ? (
-        <Text size="sm">
-          {t("file.selected", { name: snapshot.context.file.name, size: formatFileSize(snapshot.context.file.size) })}
-        </Text>
+      {chosen ? (
+        <Text size="sm">{t("file.selected", { name: chosen.name, size: formatFileSize(chosen.size) })}</Text>
       ) : stored.file && stored.file_size ? (
         <Text size="sm">{t("file.selected", { name: stored.file, size: formatFileSize(stored.file_size) })}</Text>
       ) : null}
 
-      {machine === "uploading" ? (
-        <Stack gap="xs">
-          <Group justify="space-between">
-            <StatusBadge status="uploading" label={uploadingLabel} />
-            <Button variant="default" onClick={() => send({ type: "CANCEL" })}>
-              {t("file.cancel")}
-            </Button>
-          </Group>
-          <Progress value={percent} aria-label={uploadingLabel} />
-        </Stack>
-      ) : machine === "error" ? (
-        <Stack gap="xs">
-          <StatusBadge status="error" label={t("file.uploadFailed")} />
-          <Alert color="red" role="alert">
-            {t("messages.uploadFailed")}
-          </Alert>
-          <Group>
-            <Button onClick={() => send({ type: "RETRY" })}>{t("file.retry")}</Button>
-          </Group>
-        </Stack>
-      ) : machine === "canceled" ? (
-        <Group>
-          <Text role="status">{t("messages.uploadCanceled")}</Text>
-          <Button variant="light" onClick={() => send({ type: "RETRY" })}>
-            {t("file.retry")}
-          </Button>
-        </Group>
-      ) : interrupted ? (
-        <Alert color="yellow">
-          {t("file.resume", { name: stored.file ?? "", size: formatFileSize(stored.file_size ?? 0) })}
-        </Alert>
-      ) : null}
+      <UploadProgress
+        machine={machine}
+        percent={percent}
+        label={uploadingLabel}
+        interrupted={interrupted ? stored : null}
+        onCancel={() => send({ type: "CANCEL" })}
+        onRetry={() => send({ type: "RETRY" })}
+      />
 
       {machine !== "uploading" && machine !== "error" && machine !== "canceled" && !interrupted ? (
         <UploadStatus
@@ -208,6 +154,113 @@ export function FileUpload({
       ) : null}
     </Stack>
   );
+}
+
+type DropZoneProps = {
+  kind: UploadFileKind;
+  label: string;
+  locked: boolean;
+  onChoose: (file: File | null | undefined) => void;
+};
+
+/** The dashed zone a file is dropped on, with its 'choose' button; dimmed while locked. */
+function DropZone({ kind, label, locked, onChoose }: DropZoneProps) {
+  const { t } = useTranslation("molecularSystems");
+  const [dragging, setDragging] = useState(false);
+  function onDrop(event: DragEvent<HTMLDivElement>) {
+    event.preventDefault();
+    setDragging(false);
+    onChoose(event.dataTransfer.files[0]);
+  }
+  return (
+    <Box
+      onDragOver={(event) => {
+        event.preventDefault();
+        if (!locked) setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+      p="xl"
+      data-testid="file-drop-zone"
+      aria-disabled={locked}
+      style={{
+        border: `2px dashed var(--mantine-color-${dragging ? "blue-5" : "gray-4"})`,
+        borderRadius: 8,
+        opacity: locked ? 0.6 : 1,
+        textAlign: "center",
+      }}
+    >
+      <Stack align="center" gap="xs">
+        <IconUpload size={32} stroke={1.5} />
+        <Text>{label}</Text>
+        <Text size="sm" c="dimmed">
+          {t("file.hint", { max: kind.maxMegabytes })}
+        </Text>
+        <FileButton onChange={onChoose} accept={kind.extensions.join(",")} disabled={locked}>
+          {(props) => (
+            <Button {...props} variant="light" disabled={locked}>
+              {t("file.choose")}
+            </Button>
+          )}
+        </FileButton>
+      </Stack>
+    </Box>
+  );
+}
+
+type UploadProgressProps = {
+  machine: UploadMachineState;
+  percent: number;
+  label: string;
+  /** The stored upload when one was interrupted and can resume, else null. */
+  interrupted: StoredUpload | null;
+  onCancel: () => void;
+  onRetry: () => void;
+};
+
+/** The transfer's state: progress with cancel, a failure or cancellation with retry, or a resumable upload. */
+function UploadProgress({ machine, percent, label, interrupted, onCancel, onRetry }: UploadProgressProps) {
+  const { t } = useTranslation("molecularSystems");
+  if (machine === "uploading")
+    return (
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <StatusBadge status="uploading" label={label} />
+          <Button variant="default" onClick={onCancel}>
+            {t("file.cancel")}
+          </Button>
+        </Group>
+        <Progress value={percent} aria-label={label} />
+      </Stack>
+    );
+  if (machine === "error")
+    return (
+      <Stack gap="xs">
+        <StatusBadge status="error" label={t("file.uploadFailed")} />
+        <Alert color="red" role="alert">
+          {t("messages.uploadFailed")}
+        </Alert>
+        <Group>
+          <Button onClick={onRetry}>{t("file.retry")}</Button>
+        </Group>
+      </Stack>
+    );
+  if (machine === "canceled")
+    return (
+      <Group>
+        <Text role="status">{t("messages.uploadCanceled")}</Text>
+        <Button variant="light" onClick={onRetry}>
+          {t("file.retry")}
+        </Button>
+      </Group>
+    );
+  if (interrupted)
+    return (
+      <Alert color="yellow">
+        {t("file.resume", { name: interrupted.file ?? "", size: formatFileSize(interrupted.file_size ?? 0) })}
+      </Alert>
+    );
+  return null;
 }
 
 /** The problem with its line, unless the engine's message already starts with it. */
