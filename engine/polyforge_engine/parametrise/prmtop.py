@@ -73,49 +73,86 @@ def write_replicated_prmtop(
 
     residue_first = np.asarray(data["RESIDUE_POINTER"]) - 1
     residue_kind = atom_kind[residue_first]
-    out["RESIDUE_LABEL"], out["RESIDUE_POINTER"] = [], []
+    out["RESIDUE_LABEL"], out["RESIDUE_POINTER"] = _replicated_residues(data, residue_first, residue_kind, starts, copy_kinds, copy_starts)
+    for flag, (width, atoms) in _TERMS.items():
+        out[flag] = _replicated_terms(np.asarray(data[flag], dtype=np.int64).reshape(-1, width), atoms, atom_kind, starts, copy_kinds, copy_starts)
+    out["EXCLUDED_ATOMS_LIST"] = _replicated_exclusions(data, atom_kind, starts, copy_kinds, copy_starts)
+    out["ATOMS_PER_MOLECULE"] = [kind_atoms[kind] for kind in copy_kinds]
+    if "SOLVENT_POINTERS" in data:
+        out["SOLVENT_POINTERS"] = _solvent_pointers(out["RESIDUE_LABEL"], residue_kind, copy_kinds)
+    if box is not None:
+        out["BOX_DIMENSIONS"] = [90.0, *(float(side) for side in box)]
+    out["POINTERS"] = _pointers(data["POINTERS"], out)
+    out["TITLE"] = [title[:80]]
+    for flag in set(parm.flag_list) - set(out):
+        out[flag] = data[flag]
+    out["CHARGE"] = [charge * parmed.constants.AMBER_ELECTROSTATIC for charge in out["CHARGE"]]
+    _write(parm, out, path)
+    return True
+
+
+def _replicated_residues(
+    data: dict[str, list],
+    residue_first: np.ndarray,
+    residue_kind: np.ndarray,
+    starts: np.ndarray,
+    copy_kinds: Sequence[int],
+    copy_starts: np.ndarray,
+) -> tuple[list, list]:
+    """RESIDUE_LABEL and RESIDUE_POINTER of every copy: its kind's residues, pointers shifted to the copy."""
+    labels: list = []
+    pointers: list = []
     for kind, copy_start in zip(copy_kinds, copy_starts[:-1], strict=True):
         mine = np.flatnonzero(residue_kind == kind)
-        out["RESIDUE_LABEL"] += [data["RESIDUE_LABEL"][index] for index in mine]
-        out["RESIDUE_POINTER"] += (residue_first[mine] - starts[kind] + copy_start + 1).tolist()
+        labels += [data["RESIDUE_LABEL"][index] for index in mine]
+        pointers += (residue_first[mine] - starts[kind] + copy_start + 1).tolist()
+    return labels, pointers
 
-    for flag, (width, atoms) in _TERMS.items():
-        terms = np.asarray(data[flag], dtype=np.int64).reshape(-1, width)
-        term_kind = atom_kind[np.abs(terms[:, 0]) // 3]
-        blocks = []
-        for kind, copy_start in zip(copy_kinds, copy_starts[:-1], strict=True):
-            block = terms[term_kind == kind].copy()
-            shift = 3 * (copy_start - starts[kind])
-            indices = block[:, :atoms]
-            block[:, :atoms] = np.where(indices < 0, indices - shift, indices + shift)
-            blocks.append(block)
-        out[flag] = np.concatenate(blocks).reshape(-1).tolist() if blocks else []
 
+def _replicated_terms(terms: np.ndarray, atoms: int, atom_kind: np.ndarray, starts: np.ndarray, copy_kinds: Sequence[int], copy_starts: np.ndarray) -> list:
+    """One term section (rows of atom indices ×3, sign-flagged, then a type) for every copy.
+
+    Parameters:
+        terms: the template's rows; atoms: how many leading columns are atom indices.
+    """
+    term_kind = atom_kind[np.abs(terms[:, 0]) // 3]
+    blocks = []
+    for kind, copy_start in zip(copy_kinds, copy_starts[:-1], strict=True):
+        block = terms[term_kind == kind].copy()
+        shift = 3 * (copy_start - starts[kind])
+        indices = block[:, :atoms]
+        block[:, :atoms] = np.where(indices < 0, indices - shift, indices + shift)
+        blocks.append(block)
+    return np.concatenate(blocks).reshape(-1).tolist() if blocks else []
+
+
+def _replicated_exclusions(data: dict[str, list], atom_kind: np.ndarray, starts: np.ndarray, copy_kinds: Sequence[int], copy_starts: np.ndarray) -> list:
+    """EXCLUDED_ATOMS_LIST for every copy (1-based atom numbers shifted; 0, "none", kept)."""
     counts = np.asarray(data["NUMBER_EXCLUDED_ATOMS"])
     excluded = np.asarray(data["EXCLUDED_ATOMS_LIST"], dtype=np.int64)
-    owner = np.repeat(np.arange(len(counts)), counts)
-    owner_kind = atom_kind[owner]
-    out["EXCLUDED_ATOMS_LIST"] = []
+    owner_kind = atom_kind[np.repeat(np.arange(len(counts)), counts)]
+    out: list = []
     for kind, copy_start in zip(copy_kinds, copy_starts[:-1], strict=True):
         block = excluded[owner_kind == kind]
         shift = copy_start - starts[kind]
-        out["EXCLUDED_ATOMS_LIST"] += np.where(block > 0, block + shift, 0).tolist()
+        out += np.where(block > 0, block + shift, 0).tolist()
+    return out
 
-    out["ATOMS_PER_MOLECULE"] = [kind_atoms[kind] for kind in copy_kinds]
-    residues = len(out["RESIDUE_LABEL"])
+
+def _solvent_pointers(labels: list, residue_kind: np.ndarray, copy_kinds: Sequence[int]) -> list:
+    """SOLVENT_POINTERS as ParmEd's rediscover_molecules: the first solvent residue (0-based) and the
+    number of its molecule (1-based), else the residue count and one past the last molecule."""
     molecules = len(copy_kinds)
-    if "SOLVENT_POINTERS" in data:
-        # As ParmEd's rediscover_molecules: the first solvent residue (0-based) and the number of
-        # its molecule (1-based), else the residue count and one past the last molecule.
-        residue_copy = np.repeat(np.arange(molecules), [int((residue_kind == kind).sum()) for kind in copy_kinds])
-        solvent = [index for index, label in enumerate(out["RESIDUE_LABEL"]) if label.strip() in SOLVENT_NAMES]
-        if solvent:
-            out["SOLVENT_POINTERS"] = [solvent[0], molecules, int(residue_copy[solvent[0]]) + 1]
-        else:
-            out["SOLVENT_POINTERS"] = [residues, molecules, molecules + 1]
-    if box is not None:
-        out["BOX_DIMENSIONS"] = [90.0, *(float(side) for side in box)]
-    pointers = list(data["POINTERS"])
+    residue_copy = np.repeat(np.arange(molecules), [int((residue_kind == kind).sum()) for kind in copy_kinds])
+    solvent = [index for index, label in enumerate(labels) if label.strip() in SOLVENT_NAMES]
+    if solvent:
+        return [solvent[0], molecules, int(residue_copy[solvent[0]]) + 1]
+    return [len(labels), molecules, molecules + 1]
+
+
+def _pointers(template: list, out: dict[str, list]) -> list:
+    """The template's POINTERS with the counts of the replicated sections in `out`."""
+    pointers = list(template)
     pointers[NATOM] = len(out["ATOM_NAME"])
     pointers[NBONH] = len(out["BONDS_INC_HYDROGEN"]) // 3
     pointers[MBONA] = pointers[NBONA] = len(out["BONDS_WITHOUT_HYDROGEN"]) // 3
@@ -124,15 +161,9 @@ def write_replicated_prmtop(
     pointers[NPHIH] = len(out["DIHEDRALS_INC_HYDROGEN"]) // 5
     pointers[MPHIA] = pointers[NPHIA] = len(out["DIHEDRALS_WITHOUT_HYDROGEN"]) // 5
     pointers[NNB] = len(out["EXCLUDED_ATOMS_LIST"])
-    pointers[NRES] = residues
+    pointers[NRES] = len(out["RESIDUE_LABEL"])
     pointers[NMXRS] = int(np.diff([*out["RESIDUE_POINTER"], pointers[NATOM] + 1]).max())
-    out["POINTERS"] = pointers
-    out["TITLE"] = [title[:80]]
-    for flag in set(parm.flag_list) - set(out):
-        out[flag] = data[flag]
-    out["CHARGE"] = [charge * parmed.constants.AMBER_ELECTROSTATIC for charge in out["CHARGE"]]
-    _write(parm, out, path)
-    return True
+    return pointers
 
 
 def _write(parm: parmed.amber.AmberFormat, sections: dict[str, list], path: Path) -> None:
