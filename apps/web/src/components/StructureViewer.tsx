@@ -55,19 +55,21 @@ function centreOnCell(viewer: GLViewer, cell: CrystalCell | undefined) {
  * and wrapped into the cell, a choice of representation and colouring, reset view and full screen.
  * Loaded lazily: the library is fetched only when a structure is shown.
  */
-export default function StructureViewer({ pdb, atoms, label }: StructureViewerProps) {
-  const { t } = useTranslation();
-  const frame = useRef<HTMLDivElement>(null);
-  const container = useRef<HTMLDivElement>(null);
-  const viewer = useRef<{ gl: GLViewer; cell?: CrystalCell; molecules?: Int32Array } | null>(null);
-  const large = atoms > LARGE_SYSTEM_ATOMS;
-  const [representation, setRepresentation] = useState<Representation>(large ? "lines" : "sticks");
-  const [colouring, setColouring] = useState<Colouring>("element");
-  const [fullScreen, setFullScreen] = useState(false);
+type LoadedViewer = { gl: GLViewer; cell?: CrystalCell; molecules?: Int32Array };
+type ViewerStyle = { representation: Representation; colouring: Colouring };
+
+/** The 3Dmol viewer in the container, loaded with the structure (molecules wrapped into the cell,
+ * the cell drawn and centred) and restyled as the representation or colouring changes. */
+function useMolecularViewer(
+  container: React.RefObject<HTMLDivElement | null>,
+  { pdb, atoms, large }: { pdb: string; atoms: number; large: boolean },
+  style: ViewerStyle,
+) {
+  const viewer = useRef<LoadedViewer | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [periodic, setPeriodic] = useState(false);
-  const styleRef = useRef({ representation, colouring });
-  styleRef.current = { representation, colouring };
+  const styleRef = useRef(style);
+  styleRef.current = style;
 
   useEffect(() => {
     const element = container.current;
@@ -100,15 +102,15 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
       setLoaded(false);
       element.replaceChildren();
     };
-  }, [pdb, atoms, large]);
+  }, [container, pdb, atoms, large]);
 
   // A new representation or colouring restyles the loaded model (the view stays where it is).
   useEffect(() => {
     const current = viewer.current;
     if (!loaded || !current) return;
-    current.gl.setStyle({}, viewerStyle(representation, colouring, current.molecules));
+    current.gl.setStyle({}, viewerStyle(style.representation, style.colouring, current.molecules));
     current.gl.render();
-  }, [representation, colouring, loaded]);
+  }, [style.representation, style.colouring, loaded]);
 
   const resetView = useCallback(() => {
     const current = viewer.current;
@@ -118,7 +120,12 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
     current.gl.render();
   }, []);
 
-  // Full screen holds the toolbar and the view; the canvas follows the new size.
+  return { viewer, loaded, periodic, resetView };
+}
+
+/** Full screen holds the toolbar and the view; the canvas follows the new size. */
+function useFullScreen(frame: React.RefObject<HTMLDivElement | null>, viewer: React.RefObject<LoadedViewer | null>) {
+  const [fullScreen, setFullScreen] = useState(false);
   useEffect(() => {
     const changed = () => {
       setFullScreen(document.fullscreenElement === frame.current && frame.current !== null);
@@ -129,53 +136,44 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
     };
     document.addEventListener("fullscreenchange", changed);
     return () => document.removeEventListener("fullscreenchange", changed);
-  }, []);
+  }, [frame, viewer]);
   const toggleFullScreen = useCallback(() => {
     if (document.fullscreenElement) void document.exitFullscreen();
     else void frame.current?.requestFullscreen?.();
-  }, []);
+  }, [frame]);
+  return { fullScreen, toggleFullScreen };
+}
+
+/**
+ * An interactive 3D view of a structure with its periodic box (3Dmol.js, WebGL): molecules whole
+ * and wrapped into the cell, a choice of representation and colouring, reset view and full screen.
+ * Loaded lazily: the library is fetched only when a structure is shown.
+ */
+export default function StructureViewer({ pdb, atoms, label }: StructureViewerProps) {
+  const { t } = useTranslation();
+  const frame = useRef<HTMLDivElement>(null);
+  const container = useRef<HTMLDivElement>(null);
+  const large = atoms > LARGE_SYSTEM_ATOMS;
+  const [representation, setRepresentation] = useState<Representation>(large ? "lines" : "sticks");
+  const [colouring, setColouring] = useState<Colouring>("element");
+  const { viewer, loaded, periodic, resetView } = useMolecularViewer(
+    container,
+    { pdb, atoms, large },
+    { representation, colouring },
+  );
+  const { fullScreen, toggleFullScreen } = useFullScreen(frame, viewer);
 
   return (
     <Stack ref={frame} gap="xs" bg="white" p={fullScreen ? "md" : 0} h={fullScreen ? "100vh" : undefined}>
-      <Group gap="sm" justify="space-between" wrap="wrap">
-        <Group gap="sm" wrap="wrap">
-          <SegmentedControl
-            size="xs"
-            aria-label={t("viewer.representation")}
-            value={representation}
-            onChange={(value) => setRepresentation(value as Representation)}
-            data={REPRESENTATIONS.map((value) => ({ value, label: t(`viewer.representations.${value}`) }))}
-          />
-          <Group gap={6} wrap="nowrap">
-            <Text size="xs" c="dimmed">
-              {t("viewer.colour")}
-            </Text>
-            <SegmentedControl
-              size="xs"
-              aria-label={t("viewer.colour")}
-              value={colouring}
-              onChange={(value) => setColouring(value as Colouring)}
-              data={COLOURINGS.map((value) => ({ value, label: t(`viewer.colours.${value}`) }))}
-            />
-          </Group>
-        </Group>
-        <Group gap={4}>
-          <Tooltip label={t("viewer.resetView")}>
-            <ActionIcon variant="default" aria-label={t("viewer.resetView")} onClick={resetView} disabled={!loaded}>
-              <IconFocusCentered size={16} />
-            </ActionIcon>
-          </Tooltip>
-          <Tooltip label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}>
-            <ActionIcon
-              variant="default"
-              aria-label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}
-              onClick={toggleFullScreen}
-            >
-              {fullScreen ? <IconMinimize size={16} /> : <IconMaximize size={16} />}
-            </ActionIcon>
-          </Tooltip>
-        </Group>
-      </Group>
+      <ViewerToolbar
+        style={{ representation, colouring }}
+        onRepresentation={setRepresentation}
+        onColouring={setColouring}
+        loaded={loaded}
+        onReset={resetView}
+        fullScreen={fullScreen}
+        onFullScreen={toggleFullScreen}
+      />
       <Box
         ref={container}
         role="img"
@@ -203,5 +201,69 @@ export default function StructureViewer({ pdb, atoms, label }: StructureViewerPr
         </Text>
       ) : null}
     </Stack>
+  );
+}
+
+type ViewerToolbarProps = {
+  style: ViewerStyle;
+  onRepresentation: (value: Representation) => void;
+  onColouring: (value: Colouring) => void;
+  loaded: boolean;
+  onReset: () => void;
+  fullScreen: boolean;
+  onFullScreen: () => void;
+};
+
+/** Representation and colouring choices, reset view and full screen. */
+function ViewerToolbar({
+  style,
+  onRepresentation,
+  onColouring,
+  loaded,
+  onReset,
+  fullScreen,
+  onFullScreen,
+}: ViewerToolbarProps) {
+  const { t } = useTranslation();
+  return (
+    <Group gap="sm" justify="space-between" wrap="wrap">
+      <Group gap="sm" wrap="wrap">
+        <SegmentedControl
+          size="xs"
+          aria-label={t("viewer.representation")}
+          value={style.representation}
+          onChange={(value) => onRepresentation(value as Representation)}
+          data={REPRESENTATIONS.map((value) => ({ value, label: t(`viewer.representations.${value}`) }))}
+        />
+        <Group gap={6} wrap="nowrap">
+          <Text size="xs" c="dimmed">
+            {t("viewer.colour")}
+          </Text>
+          <SegmentedControl
+            size="xs"
+            aria-label={t("viewer.colour")}
+            value={style.colouring}
+            onChange={(value) => onColouring(value as Colouring)}
+            data={COLOURINGS.map((value) => ({ value, label: t(`viewer.colours.${value}`) }))}
+          />
+        </Group>
+      </Group>
+      <Group gap={4}>
+        <Tooltip label={t("viewer.resetView")}>
+          <ActionIcon variant="default" aria-label={t("viewer.resetView")} onClick={onReset} disabled={!loaded}>
+            <IconFocusCentered size={16} />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}>
+          <ActionIcon
+            variant="default"
+            aria-label={t(fullScreen ? "viewer.exitFullScreen" : "viewer.fullScreen")}
+            onClick={onFullScreen}
+          >
+            {fullScreen ? <IconMinimize size={16} /> : <IconMaximize size={16} />}
+          </ActionIcon>
+        </Tooltip>
+      </Group>
+    </Group>
   );
 }
