@@ -232,6 +232,92 @@ static double largest_move(const double *d, Py_ssize_t atoms) {
     return sqrt(worst);
 }
 
+/* The L-BFGS direction d = -H g by the two-loop recursion over the `stored` pairs (s, y) kept,
+ * newest at `newest` (steepest descent while there is no history), each pass over the vectors also
+ * taking the dot product the next one needs. Returns 1 where history shaped d (a unit step suits it),
+ * 0 for steepest descent. */
+static int lbfgs_direction(double *d, const double *g, const double *s, const double *y, const double *rho,
+                           const double *yy, double *alpha, int stored, int newest, Py_ssize_t size) {
+    int order[HISTORY]; /* newest first */
+    for (int h = 0; h < stored; h++) order[h] = (newest - h + HISTORY) % HISTORY;
+    double acc = 0.0;
+    const double *ahead = stored ? s + order[0] * size : NULL;
+    for (Py_ssize_t k = 0; k < size; k++) {
+        d[k] = -g[k];
+        if (ahead) acc += ahead[k] * d[k];
+    }
+    for (int h = 0; h < stored; h++) {
+        int at = order[h];
+        alpha[at] = rho[at] * acc;
+        const double *ya = y + at * size;
+        ahead = h + 1 < stored ? s + order[h + 1] * size : NULL;
+        acc = 0.0;
+        for (Py_ssize_t k = 0; k < size; k++) {
+            d[k] -= alpha[at] * ya[k];
+            if (ahead) acc += ahead[k] * d[k];
+        }
+    }
+    if (stored == 0) return 0;
+    double gamma = 1.0 / (rho[newest] * yy[newest]); /* s·y / y·y of the newest pair */
+    ahead = y + order[stored - 1] * size;
+    acc = 0.0;
+    for (Py_ssize_t k = 0; k < size; k++) {
+        d[k] *= gamma;
+        acc += ahead[k] * d[k];
+    }
+    for (int h = stored - 1; h >= 0; h--) {
+        int at = order[h];
+        double coefficient = alpha[at] - rho[at] * acc;
+        const double *sa = s + at * size;
+        ahead = h > 0 ? y + order[h - 1] * size : NULL;
+        acc = 0.0;
+        for (Py_ssize_t k = 0; k < size; k++) {
+            d[k] += coefficient * sa[k];
+            if (ahead) acc += ahead[k] * d[k];
+        }
+    }
+    return 1;
+}
+
+/* Backtracking line search (sufficient decrease) from x along d, halving `step` up to BACKTRACKS
+ * times; the last trial point, its gradient and energy are left in trial, trial_g and *trial_energy.
+ * Returns 1 if a point with enough decrease was found, 0 if none, -1 with an exception. */
+static int line_search(Relaxer *self, const double *x, const double *d, const double *box, double stagger,
+                       double energy, double slope, double step, double *trial, double *trial_g,
+                       double *trial_energy) {
+    Py_ssize_t size = 3 * self->atoms;
+    for (int b = 0; b < BACKTRACKS; b++) {
+        for (Py_ssize_t k = 0; k < size; k++) trial[k] = x[k] + step * d[k];
+        if (ensure_list(self, trial, box) < 0) return -1;
+        *trial_energy = evaluate(self, trial, trial_g, stagger);
+        if (*trial_energy <= energy + ARMIJO * step * slope) return 1;
+        step *= 0.5;
+    }
+    return 0;
+}
+
+/* Keeps the step's pair s = x_new - x, y = g_new - g in the next history slot when its curvature
+ * s·y is positive; updates *stored and *newest. */
+static void remember_pair(double *s, double *y, double *rho, double *yy, const double *x, const double *x_new,
+                          const double *g, const double *g_new, int *stored, int *newest, Py_ssize_t size) {
+    int next = (*newest + 1) % HISTORY;
+    double *sn = s + next * size, *yn = y + next * size, sy = 0.0, y2 = 0.0;
+    for (Py_ssize_t k = 0; k < size; k++) {
+        sn[k] = x_new[k] - x[k];
+        yn[k] = g_new[k] - g[k];
+        sy += sn[k] * yn[k];
+        y2 += yn[k] * yn[k];
+    }
+    if (sy > 1e-12) {
+        rho[next] = 1.0 / sy;
+        yy[next] = y2;
+        *newest = next;
+        if (*stored < HISTORY) (*stored)++;
+    } else if (*stored == HISTORY) {
+        (*stored)--; /* the pair just overwritten in `next` was the oldest kept: it is gone */
+    }
+}
+
 /* Minimise from x (updated in place) until the root-mean-square gradient component falls below
  * tolerance or `iterations` iterations have run. Returns the iterations run, or -1 with an exception. */
 static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double stagger, double tolerance,
@@ -254,51 +340,8 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
     double energy = evaluate(self, x, g, stagger);
     double threshold = tolerance * tolerance * (double)size;
     while (done < iterations && dot(g, g, size) > threshold) {
-        /* Direction: -H g by the two-loop recursion (steepest descent while there is no history), each
-         * pass over the vectors also taking the dot product the next one needs. */
-        int order[HISTORY]; /* newest first */
-        for (int h = 0; h < stored; h++) order[h] = (newest - h + HISTORY) % HISTORY;
-        double acc = 0.0;
-        const double *ahead = stored ? s + order[0] * size : NULL;
-        for (Py_ssize_t k = 0; k < size; k++) {
-            d[k] = -g[k];
-            if (ahead) acc += ahead[k] * d[k];
-        }
-        for (int h = 0; h < stored; h++) {
-            int at = order[h];
-            alpha[at] = rho[at] * acc;
-            const double *ya = y + at * size;
-            ahead = h + 1 < stored ? s + order[h + 1] * size : NULL;
-            acc = 0.0;
-            for (Py_ssize_t k = 0; k < size; k++) {
-                d[k] -= alpha[at] * ya[k];
-                if (ahead) acc += ahead[k] * d[k];
-            }
-        }
-        double step;
-        if (stored > 0) {
-            double gamma = 1.0 / (rho[newest] * yy[newest]); /* s·y / y·y of the newest pair */
-            ahead = y + order[stored - 1] * size;
-            acc = 0.0;
-            for (Py_ssize_t k = 0; k < size; k++) {
-                d[k] *= gamma;
-                acc += ahead[k] * d[k];
-            }
-            for (int h = stored - 1; h >= 0; h--) {
-                int at = order[h];
-                double coefficient = alpha[at] - rho[at] * acc;
-                const double *sa = s + at * size;
-                ahead = h > 0 ? y + order[h - 1] * size : NULL;
-                acc = 0.0;
-                for (Py_ssize_t k = 0; k < size; k++) {
-                    d[k] += coefficient * sa[k];
-                    if (ahead) acc += ahead[k] * d[k];
-                }
-            }
-            step = 1.0;
-        } else {
-            step = FIRST_STEP / largest_move(d, self->atoms);
-        }
+        double step = lbfgs_direction(d, g, s, y, rho, yy, alpha, stored, newest, size) ? 1.0
+                                                                                        : FIRST_STEP / largest_move(d, self->atoms);
         double slope = dot(g, d, size);
         if (slope >= 0.0) { /* not a descent direction: forget the history and go downhill */
             stored = 0;
@@ -309,38 +352,12 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
         double move = largest_move(d, self->atoms) * step;
         if (move > MAX_STEP) step *= MAX_STEP / move;
 
-        /* Backtracking line search (sufficient decrease). */
         double trial_energy = energy;
-        int accepted = 0;
-        for (int b = 0; b < BACKTRACKS; b++) {
-            for (Py_ssize_t k = 0; k < size; k++) trial[k] = x[k] + step * d[k];
-            if (ensure_list(self, trial, box) < 0) goto fail;
-            trial_energy = evaluate(self, trial, trial_g, stagger);
-            if (trial_energy <= energy + ARMIJO * step * slope) {
-                accepted = 1;
-                break;
-            }
-            step *= 0.5;
-        }
+        int accepted = line_search(self, x, d, box, stagger, energy, slope, step, trial, trial_g, &trial_energy);
+        if (accepted < 0) goto fail;
         if (!accepted) break; /* no lower energy along this direction: as good as it gets */
 
-        /* History: s = x_new - x, y = g_new - g. */
-        int next = (newest + 1) % HISTORY;
-        double *sn = s + next * size, *yn = y + next * size, sy = 0.0, y2 = 0.0;
-        for (Py_ssize_t k = 0; k < size; k++) {
-            sn[k] = trial[k] - x[k];
-            yn[k] = trial_g[k] - g[k];
-            sy += sn[k] * yn[k];
-            y2 += yn[k] * yn[k];
-        }
-        if (sy > 1e-12) {
-            rho[next] = 1.0 / sy;
-            yy[next] = y2;
-            newest = next;
-            if (stored < HISTORY) stored++;
-        } else if (stored == HISTORY) {
-            stored--; /* the pair just overwritten in `next` was the oldest kept: it is gone */
-        }
+        remember_pair(s, y, rho, yy, x, trial, g, trial_g, &stored, &newest, size);
         double *swap = x;
         x = trial, trial = swap;
         swap = g, g = trial_g, trial_g = swap;
