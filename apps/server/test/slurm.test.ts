@@ -272,8 +272,9 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
         return row.status === "waiting_for_resources" && row.schedulerReason ? row : undefined;
       });
       expect(requeued.schedulerReason).toBe("BeginTime");
-      // Slurm holds a requeued job back two minutes; let it start now.
-      await execFileAsync("scontrol", ["update", `JobId=${slurmId}`, "StartTime=now"]);
+      // Slurm holds a requeued job back two minutes; let it start in two seconds: a batch job started
+      // again within the second of its requeue is killed ("Job credential revoked", slurmctld.log).
+      await execFileAsync("scontrol", ["update", `JobId=${slurmId}`, "StartTime=now+2"]);
       // Slurm starts it at its next scheduling pass; a short run may already be over when we look.
       await waitForStatus(db, job.executionId, ["processing", "running", "completed"], 180_000);
       const done = await waitForStatus(db, job.executionId, ["completed", "error", "cancelled"], 240_000);
