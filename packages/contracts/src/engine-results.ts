@@ -25,6 +25,11 @@ const numberOrNull = z.number().nullable().catch(null);
 const textOr = (fallback: string) => z.string().catch(fallback);
 const nonEmptyTextOrNull = z.string().min(1).nullable().catch(null);
 
+/** `schema`, or what it makes of an empty object when the value does not fit. */
+function orDefaults<T extends z.ZodType>(schema: T) {
+  return schema.catch(() => schema.parse({}));
+}
+
 /** An array's entries that match `item`; anything else (or no array) reads as none. */
 function validEntries<T>(item: z.ZodType<T>) {
   return z
@@ -89,15 +94,16 @@ const potentialKindPayload = z.object({
     .transform((types) => types.map(String)),
 });
 
+/** A kind entry that is not an object reads as a kind with every field unknown. */
+const anyPotentialKind = orDefaults(potentialKindPayload);
+
 const chargesPayload = z.object({
   total_charge: z.number().catch(0),
   method: textOr(""),
   molecules: z
     .array(z.unknown())
     .catch([])
-    .transform((kinds): PotentialMoleculeKind[] =>
-      kinds.map((kind) => potentialKindPayload.catch(() => potentialKindPayload.parse({})).parse(kind)),
-    ),
+    .transform((kinds): PotentialMoleculeKind[] => kinds.map((kind) => anyPotentialKind.parse(kind))),
 });
 
 const energiesPayload = z.object({
@@ -111,14 +117,14 @@ const summaryPayload = z.object({
   force_field: textOr(""),
   atoms: integerOr(0),
   molecules: integerOr(0),
-  charges: chargesPayload.catch(() => chargesPayload.parse({})),
-  energies: energiesPayload.catch(() => energiesPayload.parse({})),
+  charges: orDefaults(chargesPayload),
+  energies: orDefaults(energiesPayload),
 });
 
 /** build-system's and generate-potential's payload (the files are read by storeResultFiles). */
 export const bundleResultPayload = z.object({
   seed: integerOrNull,
-  summary: summaryPayload.catch(() => summaryPayload.parse({})),
+  summary: orDefaults(summaryPayload),
 });
 export type BundleResultPayload = z.infer<typeof bundleResultPayload>;
 

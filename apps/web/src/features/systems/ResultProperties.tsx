@@ -1,7 +1,8 @@
-import { Card, Loader, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Loader, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { type ChainProperties, type MeasuredProperties, parseMeasuredProperties } from "./properties";
+import { ReportCard } from "./ReportCard";
 
 // uPlot is heavy: the C(m) plot shares the lazily loaded plotting module with the energy plots.
 const Plot = lazy(() => import("./EnergyPlots").then((module) => ({ default: module.Plot })));
@@ -29,15 +30,9 @@ export function ResultProperties({ report }: { report: { data?: string; isError:
     }
   }
   return (
-    <Card withBorder radius="md">
-      <Title order={5} mb={4}>
-        {t("detail.properties")}
-      </Title>
-      <Text size="xs" c="dimmed" mb="sm">
-        {t("detail.propertiesNote")}
-      </Text>
+    <ReportCard title={t("detail.properties")} note={t("detail.propertiesNote")}>
       {body}
-    </Card>
+    </ReportCard>
   );
 }
 
@@ -75,7 +70,7 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
                     })}
               </Table.Td>
               <Table.Td>
-                {reference ? t("detail.referenceRange", reference.density_g_cm3) + ` (${reference.polymer})` : "—"}
+                {reference ? `${t("detail.referenceRange", reference.density_g_cm3)} (${reference.polymer})` : "—"}
               </Table.Td>
             </Table.Tr>
           ) : null}

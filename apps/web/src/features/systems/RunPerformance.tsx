@@ -1,5 +1,6 @@
-import { Card, Table, Text, Title } from "@mantine/core";
+import { Table } from "@mantine/core";
 import { useTranslation } from "react-i18next";
+import { ReportCard } from "./ReportCard";
 import { parseRunPerformance, RUN_STAGES, stageTime } from "./runPerformance";
 
 const STAGE_LABELS = {
@@ -28,13 +29,7 @@ export function RunPerformance({ report }: { report: { data?: string } }) {
     </Table.Tr>
   );
   return (
-    <Card withBorder radius="md">
-      <Title order={5} mb={4}>
-        {t("detail.run")}
-      </Title>
-      <Text size="xs" c="dimmed" mb="sm">
-        {t("detail.runNote")}
-      </Text>
+    <ReportCard title={t("detail.run")} note={t("detail.runNote")}>
       <Table withTableBorder verticalSpacing={4} data-testid="run-performance">
         <Table.Tbody>
           {stages.map((stage) => row(t(STAGE_LABELS[stage]), stageTime(performance[stage] as number)))}
@@ -47,6 +42,6 @@ export function RunPerformance({ report }: { report: { data?: string } }) {
             : null}
         </Table.Tbody>
       </Table>
-    </Card>
+    </ReportCard>
   );
 }
