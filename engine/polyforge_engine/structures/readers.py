@@ -322,7 +322,7 @@ class _PdbSerials:
             )
         indices = np.where(right > left, order[np.minimum(left, len(order) - 1)], order[np.minimum(left2, len(order) - 1)])
         if (candidates > 1).any():  # repeated serials, or fields read two ways
-            indices = _nearest_in_order(order, indices, candidates > 1, (left, right), (left2, right2), hex_from)
+            indices = _nearest_in_order(_CandidateLookup(order, (left, right), (left2, right2), hex_from), indices, candidates > 1)
         bonds = indices.reshape(-1, 2)
         bonds = bonds[bonds[:, 0] != bonds[:, 1]]
         mentioned = np.zeros(count, dtype=bool)
@@ -394,14 +394,20 @@ def _hexadecimal_from(fields: np.ndarray, hybrid36: bool) -> int | None:
     return int(plain[0]) if len(plain) else None
 
 
-def _nearest_in_order(
-    order: np.ndarray,
-    indices: np.ndarray,
-    ambiguous: np.ndarray,
-    first: tuple[np.ndarray, np.ndarray],
-    second: tuple[np.ndarray, np.ndarray],
-    hex_from: int | None,
-) -> np.ndarray:
+@dataclass(frozen=True)
+class _CandidateLookup:
+    """Where the candidate atoms of each CONECT field are. order: atom indices sorted by serial
+    (stable: ascending within a serial); first and second: each field's [low, high) range in `order`
+    as read and read the other way; hex_from: the first atom whose digits-only serials are
+    hexadecimal (None: no such atoms)."""
+
+    order: np.ndarray
+    first: tuple[np.ndarray, np.ndarray]
+    second: tuple[np.ndarray, np.ndarray]
+    hex_from: int | None
+
+
+def _nearest_in_order(lookup: _CandidateLookup, indices: np.ndarray, ambiguous: np.ndarray) -> np.ndarray:
     """Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
     or a digits-only field that reads as decimal and as hexadecimal), resolved as the records go:
     a record's first atom is the candidate nearest the previous record's first atom, each partner
@@ -413,33 +419,31 @@ def _nearest_in_order(
     each record. The recurrence has one solution, so a fixed point is the record-by-record answer;
     should one not be reached in a few rounds, the record-by-record loop decides.
 
-    Parameters: order, atom indices sorted by serial (stable: ascending within a serial); indices,
-    each field's first candidate; ambiguous, fields with more than one; first and second, each
-    field's [low, high) range in `order` as read and read the other way; hex_from, the first atom
-    whose digits-only serials are hexadecimal. Returns the atom index of every field.
+    Parameters: lookup, where each field's candidate atoms are; indices, each field's first
+    candidate; ambiguous, fields with more than one. Returns the atom index of every field.
     """
     chosen = indices.copy()
     firsts, partners = slice(0, None, 2), slice(1, None, 2)
     ambiguous_firsts = ambiguous[firsts]
     picks = chosen[firsts]
     if ambiguous_firsts.any():
-        reference = _first_atom_estimate(picks, ambiguous_firsts, len(order))
+        reference = _first_atom_estimate(picks, ambiguous_firsts, len(lookup.order))
         where = np.flatnonzero(ambiguous_firsts) * 2
         for _ in range(_FIXED_POINT_ROUNDS):
             fresh = picks.copy()
-            fresh[ambiguous_firsts] = _nearest(order, where, reference[ambiguous_firsts], first, second, hex_from)
+            fresh[ambiguous_firsts] = _nearest(lookup, where, reference[ambiguous_firsts])
             settled = np.array_equal(fresh, picks) and np.array_equal(reference, np.concatenate(([0], fresh[:-1])))
             picks = fresh
             if settled:
                 break
             reference = np.concatenate(([0], picks[:-1]))
         else:
-            return _nearest_in_order_loop(order, indices, ambiguous, first, second, hex_from)
+            return _nearest_in_order_loop(lookup, indices, ambiguous)
         chosen[firsts] = picks
     ambiguous_partners = ambiguous[partners]
     if ambiguous_partners.any():
         where = np.flatnonzero(ambiguous_partners) * 2 + 1
-        chosen[where] = _nearest(order, where, chosen[where - 1], first, second, hex_from)
+        chosen[where] = _nearest(lookup, where, chosen[where - 1])
     return chosen
 
 
@@ -468,16 +472,10 @@ def _first_atom_estimate(picks: np.ndarray, ambiguous: np.ndarray, count: int) -
     return reference
 
 
-def _nearest(
-    order: np.ndarray,
-    where: np.ndarray,
-    reference: np.ndarray,
-    first: tuple[np.ndarray, np.ndarray],
-    second: tuple[np.ndarray, np.ndarray],
-    hex_from: int | None,
-) -> np.ndarray:
+def _nearest(lookup: _CandidateLookup, where: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """For the fields at `where`, the candidate nearest `reference` (on a tie the later atom), from
     the preferred reading (hexadecimal from hex_from on, else as read), else the other."""
+    order, first, second, hex_from = lookup.order, lookup.first, lookup.second, lookup.hex_from
     in_hexadecimal_part = np.full(len(where), hex_from is not None) & (reference >= (hex_from or 0) - 1)
     low, high = first[0][where], first[1][where]
     low2, high2 = second[0][where], second[1][where]
@@ -514,14 +512,7 @@ def _nearest_in_ranges(order: np.ndarray, low: np.ndarray, high: np.ndarray, ref
     return np.where(take_after, after, below)
 
 
-def _nearest_in_order_loop(
-    order: np.ndarray,
-    indices: np.ndarray,
-    ambiguous: np.ndarray,
-    first: tuple[np.ndarray, np.ndarray],
-    second: tuple[np.ndarray, np.ndarray],
-    hex_from: int | None,
-) -> np.ndarray:
+def _nearest_in_order_loop(lookup: _CandidateLookup, indices: np.ndarray, ambiguous: np.ndarray) -> np.ndarray:
     """The record-by-record form of _nearest_in_order (its reference, and its fallback).
 
     Fields with several candidate atoms (serials that repeat: GROMACS wraps them at 100,000;
@@ -530,6 +521,7 @@ def _nearest_in_order_loop(
     partner the candidate nearest its record's first atom. A digits-only field is decimal until the
     records reach the atoms whose serials are hexadecimal, hexadecimal from there (`   11` is 17
     there, not the atom `    B`)."""
+    order, first, second, hex_from = lookup.order, lookup.first, lookup.second, lookup.hex_from
     chosen = indices.copy()
     reference = 0
     step = 1 << 20  # positions converted to Python lists a block at a time: memory stays flat
