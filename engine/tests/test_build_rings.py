@@ -14,7 +14,7 @@ from conftest import ETHYLENE, homopolymer_job
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import Tolerances
-from polyforge_engine.build.rings import pierced_rings
+from polyforge_engine.build.rings import piercings
 from polyforge_engine.build.structure import build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
@@ -40,7 +40,7 @@ HEXAGON = np.array([[1.39 * np.cos(a), 1.39 * np.sin(a), 0.0] for a in np.arange
 def pierced(bond: np.ndarray, centre: np.ndarray = MIDDLE, box: float = 20.0, walls: bool = False) -> int:
     """Bonds through rings for a benzene ring (its carbons) at `centre` and an ethane C-C bond at `bond` (2, 3)."""
     positions = np.concatenate([HEXAGON + centre, bond])
-    return pierced_rings(positions, [BENZENE, ETHANE], [0, 1], np.array([0, 6]), np.full(3, box), walls)
+    return len(piercings(positions, [BENZENE, ETHANE], [0, 1], np.array([0, 6]), np.full(3, box), walls))
 
 
 @pytest.mark.parametrize("walls", [False, True])

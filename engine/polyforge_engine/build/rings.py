@@ -22,18 +22,6 @@ def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:
     return [np.array(ring, dtype=np.int64) for ring in kind.mol.GetRingInfo().AtomRings()]
 
 
-def pierced_rings(
-    positions: np.ndarray,
-    kinds: list[AssembledPolymer],
-    molecule_kinds: list[int],
-    molecule_offsets: np.ndarray,
-    box: np.ndarray,
-    walls: bool,
-) -> int:
-    """How many (ring, bond) pairs have the bond passing through the ring."""
-    return len(piercings(positions, kinds, molecule_kinds, molecule_offsets, box, walls))
-
-
 def piercings(
     positions: np.ndarray,
     kinds: list[AssembledPolymer],

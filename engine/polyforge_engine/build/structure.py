@@ -32,7 +32,7 @@ from polyforge_engine.build.assembly import AssembledPolymer, assemble
 from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import SystemGrower, Tolerances
 from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, measure_contacts
-from polyforge_engine.build.rings import pierced_rings
+from polyforge_engine.build.rings import piercings
 from polyforge_engine.build.sequence import plan_polymers
 from polyforge_engine.build.templates import UnitTemplate, build_template
 from polyforge_engine.build.writers import write_gro, write_pdb
@@ -166,7 +166,7 @@ def _relax(
         rigid_molecules=all(kinds[k].plan.is_linear for k in set(order)),
     )
     grower.move_to(positions, box)
-    pierced = pierced_rings(positions, kinds, order, offsets, box, walls) if any(kinds[k].mol.GetRingInfo().NumRings() for k in set(order)) else 0
+    pierced = len(piercings(positions, kinds, order, offsets, box, walls)) if any(kinds[k].mol.GetRingInfo().NumRings() for k in set(order)) else 0
     return contacts, pierced
 
 
