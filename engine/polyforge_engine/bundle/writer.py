@@ -344,36 +344,33 @@ def _protocol_text(protocol: Protocol, periodic: bool, performance: dict[str, ob
     )
 
 
+def _stage_loop(present: set[str], extension: str, start: str, commands: str, output: str) -> str | None:
+    """A shell loop over the bundle's equilibration stages (`equilibration_<stage><extension>`, in
+    name order), each run by `commands` from the previous stage's `equilibration_$stage<output>`
+    (the first from `start`); None when the bundle has no stages."""
+    stages = [name[len("equilibration_") : -len(extension)] for name in sorted(present) if name.startswith("equilibration_") and name.endswith(extension)]
+    if not stages:
+        return None
+    return f"```\nprevious={start}\nfor stage in {' '.join(stages)}; do\n{commands}  previous=equilibration_$stage{output}\ndone\n```\n"
+
+
 def _gromacs_commands(present: set[str], start_gro: str) -> str:
-    stages = [name for name in sorted(present) if name.startswith("equilibration_") and name.endswith(".mdp")]
-    if stages:
-        return (
-            "```\n"
-            f"previous={start_gro}\n"
-            f"for stage in {' '.join(name[len('equilibration_') : -len('.mdp')] for name in stages)}; do\n"
-            "  gmx grompp -f equilibration_$stage.mdp -c $previous -p system.top -o equilibration_$stage.tpr\n"
-            "  gmx mdrun -deffnm equilibration_$stage\n"
-            "  previous=equilibration_$stage.gro\n"
-            "done\n"
-            "```\n"
-        )
+    commands = "  gmx grompp -f equilibration_$stage.mdp -c $previous -p system.top -o equilibration_$stage.tpr\n  gmx mdrun -deffnm equilibration_$stage\n"
+    loop = _stage_loop(present, ".mdp", start_gro, commands, ".gro")
+    if loop:
+        return loop
     mdp = next((name for name in ("md.mdp", "minimization.mdp") if name in present), "your_run.mdp")
     return f"```\ngmx grompp -f {mdp} -c {start_gro} -p system.top -o run.tpr\ngmx mdrun -deffnm run\n```\n"
 
 
 def _amber_commands(present: set[str], start_rst7: str) -> str:
-    stages = [name for name in sorted(present) if name.startswith("equilibration_") and name.endswith(".in")]
-    if stages:
-        return (
-            "```\n"
-            f"previous={start_rst7}\n"
-            f"for stage in {' '.join(name[len('equilibration_') : -len('.in')] for name in stages)}; do\n"
-            "  sander -O -i equilibration_$stage.in -p system.prmtop -c $previous -o equilibration_$stage.out "
-            "-r equilibration_$stage.rst7 -x equilibration_$stage.nc\n"
-            "  previous=equilibration_$stage.rst7\n"
-            "done\n"
-            "```\n(`pmemd` takes the same arguments.)\n\n"
-        )
+    commands = (
+        "  sander -O -i equilibration_$stage.in -p system.prmtop -c $previous -o equilibration_$stage.out "
+        "-r equilibration_$stage.rst7 -x equilibration_$stage.nc\n"
+    )
+    loop = _stage_loop(present, ".in", start_rst7, commands, ".rst7")
+    if loop:
+        return loop + "(`pmemd` takes the same arguments.)\n\n"
     if "md.in" in present:
         return f"```\nsander -O -i md.in -p system.prmtop -c {start_rst7} -o md.out -r md.rst7 -x md.nc\n```\n(`pmemd` takes the same arguments.)\n\n"
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
