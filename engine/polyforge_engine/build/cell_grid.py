@@ -26,6 +26,8 @@ class CellGrid:
         self.periodic = np.array([True, True, periodic_z])
         self.shape = np.maximum(1, np.floor(self.box / cell_side).astype(np.int64))
         self.side = self.box / self.shape
+        # shape, box and whether z is periodic, as the compiled loops (_growth.c) take them
+        self.frame: tuple[tuple[int, ...], tuple[float, ...], bool] = (tuple(self.shape.tolist()), tuple(self.box.tolist()), bool(self.periodic[2]))
         cell_count = int(np.prod(self.shape))
         self.empty_cell = cell_count  # an always-empty row that stands for "beyond a wall"
         self.slots = 8

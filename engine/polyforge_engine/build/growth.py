@@ -407,9 +407,7 @@ class SystemGrower:
             grid.table,
             grid.positions,
             grid.molecule,
-            tuple(grid.shape.tolist()),
-            tuple(grid.box.tolist()),
-            bool(grid.periodic[2]),
+            *grid.frame,
         )
         return acceptable, crowding
 
@@ -557,9 +555,7 @@ class SystemGrower:
             grid.positions,
             grid.molecule,
             grid.cell_of,
-            tuple(grid.shape.tolist()),
-            tuple(grid.box.tolist()),
-            bool(grid.periodic[2]),
+            *grid.frame,
             self.inter,
         )
         return clashing
