@@ -1,11 +1,38 @@
 import { Group, Pagination, Table, Text, TextInput } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
 import { IconSearch } from "@tabler/icons-react";
 import type { UseQueryResult } from "@tanstack/react-query";
-import { type ReactNode, useEffect } from "react";
+import { type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 
 /** Rows per page in the catalogues (SPEC §9: page 1, size 10). */
 export const CATALOGUE_PAGE_SIZE = 10;
+
+/** How long the name search waits after the last keystroke. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+/** A catalogue's page and name search: the name as typed, and as the list asks for it (trimmed,
+ * SEARCH_DEBOUNCE_MS after the last keystroke; undefined when empty). Typing starts again on page 1;
+ * `reset` (another filter) clears the name too. */
+export function useCatalogueSearch() {
+  const [nameSearch, setNameSearch] = useState("");
+  const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
+  const [page, setPage] = useState(1);
+  return {
+    page,
+    setPage,
+    nameSearch,
+    name: debouncedName || undefined,
+    changeName(value: string) {
+      setNameSearch(value);
+      setPage(1);
+    },
+    reset() {
+      setPage(1);
+      setNameSearch("");
+    },
+  };
+}
 
 function pageCountFor(total: number): number {
   return Math.max(1, Math.ceil(total / CATALOGUE_PAGE_SIZE));

@@ -1,12 +1,10 @@
 import { useFeatureIsOn } from "@growthbook/growthbook-react";
 import { ActionIcon, Button, Group, Menu, SegmentedControl, Stack, Table, Title, Tooltip } from "@mantine/core";
-import { useDebouncedValue } from "@mantine/hooks";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { type BlockType, CREATABLE_BLOCK_TYPES } from "@polyforge/contracts/enums";
 import { FLAGS } from "@polyforge/contracts/flags";
 import { IconArchive, IconChevronDown, IconRestore } from "@tabler/icons-react";
 import { Link } from "@tanstack/react-router";
-import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import {
@@ -14,6 +12,7 @@ import {
   CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
+  useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
@@ -22,9 +21,6 @@ import { type BlockListParams, useBlocks } from "./api/getBlocks";
 import { useRecoverBlock } from "./api/recoverBlock";
 import { BlockDetailLink } from "./BlockDetailLink";
 import { BlockTypeBadge } from "./BlockTypeBadge";
-
-/** How long the name search waits after the last keystroke. */
-export const SEARCH_DEBOUNCE_MS = 300;
 
 export type CatalogueFilter = "active" | "archived" | "aminoacids";
 
@@ -64,15 +60,13 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
   const { t } = useTranslation("buildingBlocks");
   const aminoacidsAllowed = useFeatureIsOn(FLAGS.PEPTIDE_BUILDER);
   const filter = selectedFilter(search, aminoacidsAllowed);
-  const [nameSearch, setNameSearch] = useState("");
-  const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
-  const [page, setPage] = useState(1);
+  const { page, setPage, nameSearch, name, changeName, reset } = useCatalogueSearch();
 
   const params: BlockListParams = {
     page_num: page,
     page_size: CATALOGUE_PAGE_SIZE,
     type: listedTypes(filter, search),
-    name: debouncedName || undefined,
+    name,
     show_archived: filter === "archived",
   };
   const blocks = useBlocks(params);
@@ -80,8 +74,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
   useKeepPageInRange(blocks, page, setPage);
 
   function changeFilter(next: CatalogueFilter) {
-    setPage(1);
-    setNameSearch("");
+    reset();
     onSearchChange(FILTER_SEARCH[next]);
   }
 
@@ -101,14 +94,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
           onChange={(value) => changeFilter(value as CatalogueFilter)}
           aria-label={t("filters.label")}
         />
-        <CatalogueNameSearch
-          label={t("catalogue.searchPlaceholder")}
-          value={nameSearch}
-          onChange={(value) => {
-            setNameSearch(value);
-            setPage(1);
-          }}
-        />
+        <CatalogueNameSearch label={t("catalogue.searchPlaceholder")} value={nameSearch} onChange={changeName} />
       </Group>
       <BlocksTable
         filter={filter}

@@ -1,5 +1,4 @@
 import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, Title } from "@mantine/core";
-import { useDebouncedValue } from "@mantine/hooks";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
@@ -11,6 +10,7 @@ import {
   CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
+  useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
 import { formatDate } from "../../lib/formatting/date";
@@ -19,9 +19,6 @@ import { ExecutionStatusTag } from "./ExecutionStatusTag";
 import { SystemActions } from "./SystemActions";
 import { SystemTypeBadge } from "./SystemTypeBadge";
 import { systemStatus, systemStatusError } from "./systemStatus";
-
-/** How long the name search waits after the last keystroke. */
-export const SEARCH_DEBOUNCE_MS = 300;
 
 export interface SystemsCatalogueProps {
   type: SystemType;
@@ -35,15 +32,13 @@ export interface SystemsCatalogueProps {
 /** /systems (SPEC §2): type filter, name search, table with live statuses, and pagination. */
 export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter, rowActions }: SystemsCatalogueProps) {
   const { t } = useTranslation("systems");
-  const [nameSearch, setNameSearch] = useState("");
-  const [debouncedName] = useDebouncedValue(nameSearch.trim(), SEARCH_DEBOUNCE_MS);
-  const [page, setPage] = useState(1);
+  const { page, setPage, nameSearch, name, changeName, reset } = useCatalogueSearch();
 
   const params: SystemListParams = {
     page_num: page,
     page_size: CATALOGUE_PAGE_SIZE,
     type,
-    name: debouncedName || undefined,
+    name,
     project_id: projectId,
   };
   const systems = useSystems(params);
@@ -54,8 +49,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
   useEffect(() => setPage(1), [projectId]);
 
   function changeType(next: SystemType) {
-    setPage(1);
-    setNameSearch("");
+    reset();
     onTypeChange(next);
   }
 
@@ -71,14 +65,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
         />
         <Group gap="sm">
           {projectFilter}
-          <CatalogueNameSearch
-            label={t("catalogue.searchPlaceholder")}
-            value={nameSearch}
-            onChange={(value) => {
-              setNameSearch(value);
-              setPage(1);
-            }}
-          />
+          <CatalogueNameSearch label={t("catalogue.searchPlaceholder")} value={nameSearch} onChange={changeName} />
         </Group>
       </Group>
       <SystemsTable

@@ -5,9 +5,8 @@ import { IconSearch } from "@tabler/icons-react";
 import { keepPreviousData, type QueryKey, useQuery } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { SEARCH_DEBOUNCE_MS } from "../../../components/CatalogueTable";
 import { PAGE_SIZES } from "../api/builderKeys";
-
-const SEARCH_DEBOUNCE_MS = 300;
 
 interface SearchableListProps<T> {
   label: string;
