@@ -1,9 +1,10 @@
 import type { MolecularSystemData, MolecularSystemOrigin } from "@polyforge/contracts/molecular-systems";
 import type { NotificationType } from "@polyforge/contracts/notifications";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
+import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
 import type { SystemRow } from "../systems/queries";
 import { type StructureJobKind, type StructureJobRow, structureJobs } from "./schema";
 
@@ -75,7 +76,7 @@ function ours(id: string, runnerId: string) {
 export async function renewStructureJob(db: Db, id: string, runnerId: string, leaseMs: number): Promise<boolean> {
   const rows = await db
     .update(structureJobs)
-    .set({ leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`, heartbeatAt: sql`now()` })
+    .set(renewedLease(leaseMs))
     .where(ours(id, runnerId))
     .returning({ id: structureJobs.id });
   return rows.length > 0;
@@ -85,7 +86,7 @@ export async function renewStructureJob(db: Db, id: string, runnerId: string, le
 export async function finishStructureJob(db: Db, id: string, runnerId: string): Promise<boolean> {
   const rows = await db
     .update(structureJobs)
-    .set({ status: "done", leaseOwner: null, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+    .set({ status: "done", ...endedJob() })
     .where(ours(id, runnerId))
     .returning({ id: structureJobs.id });
   return rows.length > 0;
@@ -103,13 +104,7 @@ export async function releaseStructureJob(db: Db, id: string, runnerId: string):
 export async function giveUpStructureJobs(db: Db, maxAttempts: number): Promise<StructureJobRow[]> {
   return db
     .update(structureJobs)
-    .set({ status: "done", leaseOwner: null, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(
-      and(
-        inArray(structureJobs.status, ["running"]),
-        sql`${structureJobs.leaseExpiresAt} < now()`,
-        sql`${structureJobs.attempts} >= ${maxAttempts}`,
-      ),
-    )
+    .set({ status: "done", ...endedJob() })
+    .where(interruptedTooOften(structureJobs, ["running"], maxAttempts))
     .returning();
 }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { users } from "../../platform/identity/schema";
+import { index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { jobColumns } from "../../platform/jobs/table";
 import { systems } from "../systems/schema";
 
 /** The engine commands a structure job runs (ARCHITECTURE §7b). */
@@ -18,25 +18,14 @@ export const STRUCTURE_JOB_STATUSES = ["queued", "running", "done"] as const;
 export const structureJobs = pgTable(
   "structure_jobs",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    ...jobColumns(),
     systemId: uuid("system_id")
       .notNull()
       .references(() => systems.id, { onDelete: "cascade" }),
-    ownerId: uuid("owner_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: STRUCTURE_JOB_KINDS }).notNull(),
     status: text("status", { enum: STRUCTURE_JOB_STATUSES }).notNull().default("queued"),
     /** What the job works on: the stored file (key, name) or the SMILES, frozen when it was queued. */
     input: jsonb("input").$type<Record<string, unknown>>().notNull().default({}),
-    leaseOwner: text("lease_owner"),
-    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
-    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
-    attempts: integer("attempts").notNull().default(0),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    startedAt: timestamp("started_at", { withTimezone: true }),
-    finishedAt: timestamp("finished_at", { withTimezone: true }),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("structure_jobs_claim_idx").on(t.status, t.createdAt),

@@ -13,6 +13,7 @@ import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
+import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
 import { type PotentialRow, potentials } from "./schema";
 
 export type PotentialUpdate = PgUpdateSetSource<typeof potentials>;
@@ -172,7 +173,7 @@ export async function deletePotential(db: Db, id: string): Promise<PotentialRow 
 export async function renewLease(db: Db, id: string, runnerId: string, leaseMs: number): Promise<boolean> {
   const rows = await db
     .update(potentials)
-    .set({ leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`, heartbeatAt: sql`now()` })
+    .set(renewedLease(leaseMs))
     .where(and(eq(potentials.id, id), eq(potentials.leaseOwner, runnerId), inArray(potentials.status, HELD_STATUSES)))
     .returning({ id: potentials.id });
   return rows.length > 0;
@@ -188,17 +189,8 @@ export async function giveUpInterrupted(db: Db, maxAttempts: number): Promise<Po
       errorCode: "INTERRUPTED",
       errorMessage: message,
       problem: sql`CASE WHEN ${potentials.origin} = 'upload' THEN ${JSON.stringify({ code: "INTERRUPTED", message, line: null })}::jsonb ELSE ${potentials.problem} END`,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      finishedAt: sql`now()`,
-      updatedAt: sql`now()`,
+      ...endedJob(),
     })
-    .where(
-      and(
-        inArray(potentials.status, [...ACTIVE_STATUSES]),
-        sql`${potentials.leaseExpiresAt} < now()`,
-        sql`${potentials.attempts} >= ${maxAttempts}`,
-      ),
-    )
+    .where(interruptedTooOften(potentials, ACTIVE_STATUSES, maxAttempts))
     .returning();
 }

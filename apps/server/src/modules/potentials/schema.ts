@@ -3,8 +3,8 @@ import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
 import { POTENTIAL_ORIGINS } from "@polyforge/contracts/potentials";
 import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { users } from "../../platform/identity/schema";
+import { bigint, index, jsonb, pgTable, real, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { jobColumns } from "../../platform/jobs/table";
 import { systems } from "../systems/schema";
 
 /**
@@ -17,13 +17,10 @@ import { systems } from "../systems/schema";
 export const potentials = pgTable(
   "potentials",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    ...jobColumns(),
     systemId: uuid("system_id")
       .notNull()
       .references(() => systems.id, { onDelete: "cascade" }),
-    ownerId: uuid("owner_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     sanitizedName: text("sanitized_name").notNull(),
     description: text("description").notNull().default(""),
@@ -49,14 +46,6 @@ export const potentials = pgTable(
     result: jsonb("result").$type<Record<string, unknown>>(),
     resultFiles: jsonb("result_files").$type<ResultFile[]>().notNull().default([]),
     schedulerReason: text("scheduler_reason"),
-    leaseOwner: text("lease_owner"),
-    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
-    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
-    attempts: integer("attempts").notNull().default(0),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    startedAt: timestamp("started_at", { withTimezone: true }),
-    finishedAt: timestamp("finished_at", { withTimezone: true }),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("potentials_system_idx").on(t.systemId, t.createdAt),

@@ -13,6 +13,7 @@ import type { ProgressDetail } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
 import type { FileStore } from "../../platform/storage/file-store";
 import { engineJobOfSystem } from "../systems/queries";
 import { ACTIVE_STATUSES } from "./repository";
@@ -125,10 +126,7 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
   async renew(job: SystemExecutionRow, runnerId: string, leaseMs: number): Promise<boolean> {
     const rows = await this.options.db
       .update(systemExecutions)
-      .set({
-        leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`,
-        heartbeatAt: sql`now()`,
-      })
+      .set(renewedLease(leaseMs))
       .where(this.ours(job.id, runnerId))
       .returning({ id: systemExecutions.id });
     return rows.length > 0;
@@ -364,16 +362,11 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
         status: "error",
         errorCode: INTERRUPTED_CODE,
         errorMessage: `Processing was interrupted ${MAX_ATTEMPTS} times (the server or worker running it stopped). Start it again.`,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        finishedAt: sql`now()`,
-        updatedAt: sql`now()`,
+        ...endedJob(),
       })
       .where(
         and(
-          inArray(systemExecutions.status, ["processing", "running"]),
-          sql`${systemExecutions.leaseExpiresAt} < now()`,
-          sql`${systemExecutions.attempts} >= ${MAX_ATTEMPTS}`,
+          interruptedTooOften(systemExecutions, ["processing", "running"], MAX_ATTEMPTS),
           // A scheduler's job outlives its runners; a job the scheduler lost ends on its own.
           isNull(systemExecutions.schedulerJobId),
         ),

@@ -1,8 +1,8 @@
 import { EXECUTION_STATUSES } from "@polyforge/contracts/enums";
 import type { ResultFile } from "@polyforge/contracts/system-executions";
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { users } from "../../platform/identity/schema";
+import { index, integer, jsonb, pgTable, real, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { jobColumns } from "../../platform/jobs/table";
 import { systems } from "../systems/schema";
 
 /**
@@ -13,22 +13,13 @@ import { systems } from "../systems/schema";
 export const systemExecutions = pgTable(
   "system_executions",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
+    ...jobColumns(),
     systemId: uuid("system_id")
       .notNull()
       .references(() => systems.id, { onDelete: "cascade" }),
-    ownerId: uuid("owner_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
     status: text("status", { enum: EXECUTION_STATUSES }).notNull().default("waiting_for_resources"),
     progress: real("progress").notNull().default(0),
     stage: text("stage"),
-    /** Which runner holds the job, until when; a lapsed lease is taken back by the next claim. */
-    leaseOwner: text("lease_owner"),
-    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
-    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
-    /** How many times a runner has claimed the job (a taken-back job is claimed again). */
-    attempts: integer("attempts").notNull().default(0),
     seed: integer("seed"),
     versions: jsonb("versions").$type<Record<string, string | null>>().notNull().default({}),
     errorCode: text("error_code"),
@@ -44,10 +35,6 @@ export const systemExecutions = pgTable(
     remainingSeconds: real("remaining_seconds"),
     /** What happened to the run that the owner should know (taken back after a restart…). */
     notice: text("notice"),
-    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    startedAt: timestamp("started_at", { withTimezone: true }),
-    finishedAt: timestamp("finished_at", { withTimezone: true }),
-    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("system_executions_system_idx").on(t.systemId, t.createdAt),
