@@ -64,29 +64,24 @@ function unitsOf(job: Record<string, unknown>): number {
 /** Defaults by kind and size: building and simulating scale with atoms × steps (about 5 M atom-steps
  * a minute on one core, with a quarter of an hour's margin); checks and conversions are small. */
 export function defaultResources(kind: string, size: JobSize): Omit<JobResources, "partition" | "account" | "qos"> {
-  const memoryFor = (base: number, perThousandAtoms: number) =>
-    `${Math.min(64 * 1024, base + Math.ceil(size.atoms / 1000) * perThousandAtoms)}M`;
+  /** `minutes` (at most MAX_MINUTES) on `cpus` cores, no GPU; memory `base` MB and `perThousandAtoms` MB more per 1000 atoms (at most 64 GB). */
+  const cpuJob = (minutes: number, cpus: number, base: number, perThousandAtoms: number) => ({
+    time: String(Math.min(MAX_MINUTES, minutes)),
+    cpus,
+    memory: `${Math.min(64 * 1024, base + Math.ceil(size.atoms / 1000) * perThousandAtoms)}M`,
+    gpus: 0,
+  });
   switch (kind) {
     case "build-system": {
       const minutes = 15 + Math.ceil((size.atoms * Math.max(size.steps, 1)) / 5_000_000 + size.atoms / 2_000);
-      return { time: String(Math.min(MAX_MINUTES, minutes)), cpus: 2, memory: memoryFor(2048, 64), gpus: 0 };
+      return cpuJob(minutes, 2, 2048, 64);
     }
     case "build-structure":
-      return {
-        time: String(Math.min(MAX_MINUTES, 15 + Math.ceil(size.atoms / 2_000))),
-        cpus: 2,
-        memory: memoryFor(2048, 64),
-        gpus: 0,
-      };
+      return cpuJob(15 + Math.ceil(size.atoms / 2_000), 2, 2048, 64);
     case "generate-potential":
-      return {
-        time: String(Math.min(MAX_MINUTES, 30 + Math.ceil(size.atoms / 500))),
-        cpus: 1,
-        memory: memoryFor(2048, 32),
-        gpus: 0,
-      };
+      return cpuJob(30 + Math.ceil(size.atoms / 500), 1, 2048, 32);
     default:
-      return { time: "15", cpus: 1, memory: memoryFor(1024, 16), gpus: 0 };
+      return cpuJob(15, 1, 1024, 16);
   }
 }
 
