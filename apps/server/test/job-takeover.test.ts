@@ -9,7 +9,12 @@ import { MAX_ATTEMPTS, STALE_ENGINE_NOTICE } from "../src/modules/system-executi
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import type { Db } from "../src/platform/db/database";
-import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../src/platform/jobs/executor";
+import {
+  type EngineExecutor,
+  type ExecutorOutcome,
+  type ExecutorRunOptions,
+  LocalExecutor,
+} from "../src/platform/jobs/executor";
 import { newRunnerId } from "../src/platform/jobs/liveness";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -26,18 +31,10 @@ import { userClaims } from "./support/tokens";
  */
 
 /** An executor whose jobs run until stopped, or until the test finishes them. */
-class EndlessExecutor implements EngineExecutor {
-  readonly kind = "local";
+class EndlessExecutor extends LocalExecutor {
   readonly running = new Set<string>();
   private readonly finishers = new Map<string, () => void>();
-  constructor(readonly maxJobs: number) {}
-  workdirFor(workRoot: string, jobId: string, attempt: number): string {
-    return join(workRoot, `${jobId}-${attempt}`);
-  }
-  keepsWorkdir(): boolean {
-    return false;
-  }
-  run(options: ExecutorRunOptions): Promise<ExecutorOutcome> {
+  override run(options: ExecutorRunOptions): Promise<ExecutorOutcome> {
     const id = options.jobName.replace(/^polyforge-/, "");
     this.running.add(id);
     return new Promise((resolve) => {
@@ -54,7 +51,6 @@ class EndlessExecutor implements EngineExecutor {
   finish(executionId: string): void {
     this.finishers.get(executionId)?.();
   }
-  async close(): Promise<void> {}
 }
 
 describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
