@@ -4,18 +4,20 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "./auth/authenticate";
 import type { AuthenticatedUser } from "./auth/user";
+import type { Db } from "./db/database";
 import { checkPathIdsOnRefusal } from "./errors";
 
 /** The app as a zod-typed route plugin sees it (for functions that register a group of routes). */
 export type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
-/** What one owner-scoped resource offers (each call already knows the caller). */
+/** What one owner-scoped resource's service offers: its functions as the module writes them (the
+ * database, then the caller, then what the request names). */
 export interface OwnedResourceService<Item, Create, Patch, Query> {
-  list: (user: AuthenticatedUser, query: Query) => Promise<ListResponse<Item>>;
-  get: (user: AuthenticatedUser, id: string) => Promise<Item>;
-  create: (user: AuthenticatedUser, body: Create) => Promise<Item>;
-  update: (user: AuthenticatedUser, id: string, body: Patch) => Promise<Item>;
-  remove: (user: AuthenticatedUser, id: string) => Promise<void>;
+  list: (db: Db, user: AuthenticatedUser, query: Query) => Promise<ListResponse<Item>>;
+  get: (db: Db, user: AuthenticatedUser, id: string) => Promise<Item>;
+  create: (db: Db, user: AuthenticatedUser, body: Create) => Promise<Item>;
+  update: (db: Db, user: AuthenticatedUser, id: string, body: Patch) => Promise<Item>;
+  remove: (db: Db, user: AuthenticatedUser, id: string) => Promise<void>;
 }
 
 export interface OwnedResource<Item, Create, Patch, Query> {
@@ -31,6 +33,8 @@ export interface OwnedResource<Item, Create, Patch, Query> {
   /** OpenAPI summaries of the five routes. */
   summaries: { list: string; get: string; create: string; update: string; remove: string };
   service: OwnedResourceService<Item, Create, Patch, Query>;
+  /** The database the service's functions are called with. */
+  db: Db;
 }
 
 const idParams = z.object({ id: z.string() });
@@ -43,9 +47,9 @@ export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
   app: ZodApp,
   resource: OwnedResource<Item, Create, Patch, Query>,
 ): void {
-  const { path, schemas, summaries, service } = resource;
+  const { path, schemas, summaries, service, db } = resource;
   const tags = [resource.tag];
-  checkPathIdsOnRefusal(app, { id: (request, id) => service.get(requireUser(request), id) });
+  checkPathIdsOnRefusal(app, { id: (request, id) => service.get(db, requireUser(request), id) });
   // The zod compilers installed on the app validate and serialise; only the static types are plain
   // here, because TypeScript cannot resolve the type provider's inference over generic schemas.
   const routes = app as unknown as FastifyInstance;
@@ -59,18 +63,18 @@ export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
         response: { 200: listResponse(schemas.item) },
       },
     },
-    async (request) => service.list(requireUser(request), request.query as Query),
+    async (request) => service.list(db, requireUser(request), request.query as Query),
   );
   routes.get(
     `${path}/:id`,
     { schema: { tags, summary: summaries.get, params: idParams, response: { 200: schemas.item } } },
-    async (request) => service.get(requireUser(request), idOf(request)),
+    async (request) => service.get(db, requireUser(request), idOf(request)),
   );
   routes.post(
     path,
     { schema: { tags, summary: summaries.create, body: schemas.create, response: { 201: schemas.item } } },
     async (request, reply) =>
-      reply.status(201).send(await service.create(requireUser(request), request.body as Create)),
+      reply.status(201).send(await service.create(db, requireUser(request), request.body as Create)),
   );
   routes.patch(
     `${path}/:id`,
@@ -83,13 +87,13 @@ export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
         response: { 200: schemas.item },
       },
     },
-    async (request) => service.update(requireUser(request), idOf(request), request.body as Patch),
+    async (request) => service.update(db, requireUser(request), idOf(request), request.body as Patch),
   );
   routes.delete(
     `${path}/:id`,
     { schema: { tags, summary: summaries.remove, params: idParams, response: { 204: z.null() } } },
     async (request, reply) => {
-      await service.remove(requireUser(request), idOf(request));
+      await service.remove(db, requireUser(request), idOf(request));
       return reply.status(204).send(null);
     },
   );

@@ -27,12 +27,13 @@ export function polymersRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
         remove: "Delete a polymer of the draft",
       },
       service: {
-        list: (user, query) => listOwnPolymers(db, user, query, false),
-        get: (user, id) => getPolymer(db, user, id),
-        create: (user, body) => createPolymer(db, user, body),
-        update: (user, id, body) => updatePolymer(db, user, id, body),
-        remove: (user, id) => deletePolymer(db, user, id),
+        list: (db, user, query) => listOwnPolymers(db, user, query, false),
+        get: getPolymer,
+        create: createPolymer,
+        update: updatePolymer,
+        remove: deletePolymer,
       },
+      db,
     });
     app.get(
       "/polymers/draft",

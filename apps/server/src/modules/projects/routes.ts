@@ -37,12 +37,13 @@ export function projectsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
         remove: "Delete a project (its systems stay)",
       },
       service: {
-        list: (user, query) => listProjects(db, user, query),
-        get: (user, id) => getProject(db, user, id),
-        create: (user, body) => createProject(db, user, body),
-        update: (user, id, body) => updateProject(db, user, id, body),
-        remove: (user, id) => deleteProject(db, user, id),
+        list: listProjects,
+        get: getProject,
+        create: createProject,
+        update: updateProject,
+        remove: deleteProject,
       },
+      db,
     });
     app.put(
       "/projects/:id/systems/:systemId",

@@ -27,12 +27,13 @@ export function segmentsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
         remove: "Delete a segment of the draft",
       },
       service: {
-        list: (user, query) => listOwnSegments(db, user, query, false),
-        get: (user, id) => getSegment(db, user, id),
-        create: (user, body) => createSegment(db, user, body),
-        update: (user, id, body) => updateSegment(db, user, id, body),
-        remove: (user, id) => deleteSegment(db, user, id),
+        list: (db, user, query) => listOwnSegments(db, user, query, false),
+        get: getSegment,
+        create: createSegment,
+        update: updateSegment,
+        remove: deleteSegment,
       },
+      db,
     });
     app.get(
       "/segments/draft",
