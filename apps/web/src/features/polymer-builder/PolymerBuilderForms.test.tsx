@@ -5,7 +5,7 @@ import { linearBlock } from "../../test/fixtures";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { signedInWithFetch } from "../../test/signedInFetch";
 import { BuildingBlocksStep } from "./steps/BuildingBlocksStep";
-import { LinearPeptideSegmentForm, LinearRandomSegmentForm } from "./steps/SegmentForms";
+import { LinearBlockSegmentForm, LinearPeptideSegmentForm, LinearRandomSegmentForm } from "./steps/SegmentForms";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
@@ -70,6 +70,33 @@ describe("polymer builder forms", () => {
     });
     expect(screen.getByLabelText("Segment name")).toHaveValue("copolymer");
     expect(screen.getByLabelText("Ratio Styrene")).toHaveValue("3");
+  });
+
+  it("sends a linear block segment's blocks in order with their occurrences, then empties the form", async () => {
+    routes({
+      "GET /api/v2/building_blocks/draft": () => json(list([block("a", "Ethylene"), block("b", "Styrene")])),
+      "POST /api/v2/segments": () => json({ id: "s-1", name: "diblock" }, 201),
+    });
+    const user = userEvent.setup();
+    renderWithProviders(<LinearBlockSegmentForm />);
+    await user.type(screen.getByLabelText("Segment name"), "diblock");
+    await user.click(await screen.findByRole("button", { name: "Add Ethylene" }));
+    await user.click(screen.getByRole("button", { name: "Add Styrene" }));
+    await user.clear(screen.getByLabelText("Occurrence Styrene"));
+    await user.type(screen.getByLabelText("Occurrence Styrene"), "4");
+
+    await user.click(screen.getByRole("button", { name: "Add segment" }));
+    await waitFor(() => expect(screen.getByLabelText("Segment name")).toHaveValue(""));
+    const post = fetchMock.mock.calls.find(([, init]) => init?.method === "POST");
+    expect(JSON.parse(String(post?.[1]?.body))).toEqual({
+      name: "diblock",
+      type: "linear_block",
+      data: { total_building_blocks: 5 },
+      blocks: [
+        { building_block_id: "a", order: 1, occurrence: 1 },
+        { building_block_id: "b", order: 2, occurrence: 4 },
+      ],
+    });
   });
 
   it("refuses a typed zero and reports an empty ratio as required", async () => {

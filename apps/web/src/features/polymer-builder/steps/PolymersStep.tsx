@@ -199,15 +199,7 @@ function PolymerSegments({ available, loadFailed, list }: PolymerSegmentsProps) 
         </Group>
       ))}
       <Text fw={600}>{t("polymers.selectedSegments")}</Text>
-      <OrderedItems
-        items={list.items}
-        valueLabel={t("common.occurrence")}
-        errors={list.errors}
-        emptyText={t("polymers.noSelected")}
-        onValueChange={list.onValueChange}
-        onMove={list.onMove}
-        onRemove={list.onRemove}
-      />
+      <OrderedItems {...list} valueLabel={t("common.occurrence")} emptyText={t("polymers.noSelected")} />
     </>
   );
 }

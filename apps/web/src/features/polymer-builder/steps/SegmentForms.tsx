@@ -15,6 +15,8 @@ import {
   type PeptideNaming,
   parseWholeNumber,
   ratioPercentages,
+  type SegmentBlockInput,
+  type SegmentCreateBody,
 } from "@polyforge/contracts/segments";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
@@ -75,33 +77,56 @@ type RandomSegmentValues = {
   blocks: Array<{ key: string; name: string; building_block_id: string; ratio: string }>;
 };
 
-/** Linear block segment: blocks in order, each repeated `occurrence` times. */
-export function LinearBlockSegmentForm() {
-  const { t } = useTranslation("polymerBuilder");
-  const form = useForm<BlockSegmentValues>({
+type BlockListValues = BlockSegmentValues | RandomSegmentValues;
+
+/**
+ * A segment form of blocks in order (linear block, linear random): the form, checked by `schema` (a
+ * field's first message, empty: 'Required field', cleared as soon as the field is valid); the
+ * request, which empties the form once the segment exists; and `submit`, which sends `body(values)`
+ * when there is a block.
+ */
+function useBlockListForm<V extends BlockListValues>(
+  schema: Parameters<typeof zod4Resolver>[0],
+  initialValues: V,
+  body: (values: V) => SegmentCreateBody,
+) {
+  const form = useForm<V>({
     mode: "controlled",
-    initialValues: { name: "", blocks: [] },
-    // The first message of a field (empty: 'Required field'), cleared as soon as the field is valid.
-    validate: zod4Resolver(linearBlockSegmentForm, { errorPriority: "first" }),
+    initialValues,
+    validate: zod4Resolver(schema, { errorPriority: "first" }),
     validateInputOnChange: true,
   });
   const create = useCreateSegment(() => form.reset());
-  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "occurrence");
-  const occurrences = form.values.blocks.map((b) => b.occurrence);
-
   const submit = form.onSubmit((values) => {
-    if (values.blocks.length === 0) return;
-    create.mutate({
+    if (values.blocks.length > 0) create.mutate(body(values));
+  });
+  return { form, create, submit };
+}
+
+/** The blocks as the request takes them: in the order shown, each typed number a whole number. */
+function blockInputs(blocks: BlockListValues["blocks"]): SegmentBlockInput[] {
+  return blocks.map((b, index) => ({
+    building_block_id: b.building_block_id,
+    order: index + 1,
+    ...("ratio" in b ? { ratio: parseWholeNumber(b.ratio) } : { occurrence: parseWholeNumber(b.occurrence) }),
+  }));
+}
+
+/** Linear block segment: blocks in order, each repeated `occurrence` times. */
+export function LinearBlockSegmentForm() {
+  const { t } = useTranslation("polymerBuilder");
+  const { form, create, submit } = useBlockListForm<BlockSegmentValues>(
+    linearBlockSegmentForm,
+    { name: "", blocks: [] },
+    (values) => ({
       name: values.name.trim(),
       type: "linear_block",
-      data: { total_building_blocks: linearBlockTotal(occurrences) },
-      blocks: values.blocks.map((b, index) => ({
-        building_block_id: b.building_block_id,
-        order: index + 1,
-        occurrence: parseWholeNumber(b.occurrence),
-      })),
-    });
-  });
+      data: { total_building_blocks: linearBlockTotal(values.blocks.map((b) => b.occurrence)) },
+      blocks: blockInputs(values.blocks),
+    }),
+  );
+  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "occurrence");
+  const occurrences = form.values.blocks.map((b) => b.occurrence);
 
   return (
     <form noValidate onSubmit={submit}>
@@ -109,15 +134,7 @@ export function LinearBlockSegmentForm() {
         <TextInput label={t("segments.segmentName")} {...form.getInputProps("name")} />
         <BlockPicker onPick={(b) => list.add(b.id, b.name, String(DEFAULT_OCCURRENCE))} />
         <Text fw={600}>{t("segments.selectedBlocks")}</Text>
-        <OrderedItems
-          items={list.items}
-          valueLabel={t("common.occurrence")}
-          errors={list.errors}
-          emptyText={t("segments.noSelected")}
-          onValueChange={list.onValueChange}
-          onMove={list.onMove}
-          onRemove={list.onRemove}
-        />
+        <OrderedItems {...list} valueLabel={t("common.occurrence")} emptyText={t("segments.noSelected")} />
         <Text>{t("segments.total", { total: linearBlockTotal(occurrences) })}</Text>
         <Button type="submit" loading={create.isPending} disabled={list.items.length === 0} w="fit-content">
           {t("segments.create")}
@@ -130,33 +147,25 @@ export function LinearBlockSegmentForm() {
 /** Linear random segment: each block ratio × multiplier times, shuffled; live percentages and total. */
 export function LinearRandomSegmentForm() {
   const { t } = useTranslation("polymerBuilder");
-  const form = useForm<RandomSegmentValues>({
-    mode: "controlled",
-    initialValues: { name: "", multiplier: String(DEFAULT_MULTIPLIER), blocks: [] },
-    validate: zod4Resolver(linearRandomSegmentForm, { errorPriority: "first" }),
-    validateInputOnChange: true,
-  });
-  const create = useCreateSegment(() => form.reset());
-  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "ratio");
-  const ratios = form.values.blocks.map((b) => b.ratio);
-  const percentages = ratioPercentages(ratios);
-
-  const submit = form.onSubmit((values) => {
-    if (values.blocks.length === 0) return;
-    create.mutate({
+  const { form, create, submit } = useBlockListForm<RandomSegmentValues>(
+    linearRandomSegmentForm,
+    { name: "", multiplier: String(DEFAULT_MULTIPLIER), blocks: [] },
+    (values) => ({
       name: values.name.trim(),
       type: "linear_random",
       data: {
-        total_building_blocks: linearRandomTotal(ratios, values.multiplier),
+        total_building_blocks: linearRandomTotal(
+          values.blocks.map((b) => b.ratio),
+          values.multiplier,
+        ),
         multiplier: parseWholeNumber(values.multiplier),
       },
-      blocks: values.blocks.map((b, index) => ({
-        building_block_id: b.building_block_id,
-        order: index + 1,
-        ratio: parseWholeNumber(b.ratio),
-      })),
-    });
-  });
+      blocks: blockInputs(values.blocks),
+    }),
+  );
+  const list = formListItems(form, form.values.blocks, "blocks", "building_block_id", "ratio");
+  const ratios = form.values.blocks.map((b) => b.ratio);
+  const percentages = ratioPercentages(ratios);
 
   return (
     <form noValidate onSubmit={submit}>

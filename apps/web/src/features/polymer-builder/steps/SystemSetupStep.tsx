@@ -249,13 +249,9 @@ function SetupPolymers({ list, compositions }: { list: PolymerList; compositions
       />
       <Text fw={600}>{t("setup.addedPolymers")}</Text>
       <OrderedItems
-        items={items}
+        {...list}
         valueLabel={t("common.occurrence")}
-        errors={list.errors}
         emptyText={t("setup.noPolymers")}
-        onValueChange={list.onValueChange}
-        onMove={list.onMove}
-        onRemove={list.onRemove}
         extra={(index) => {
           const composition = compositions.get(items[index]?.id ?? "");
           return composition ? (
