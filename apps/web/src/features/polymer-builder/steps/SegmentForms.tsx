@@ -1,4 +1,4 @@
-import { Button, SegmentedControl, Stack, Text, Textarea, TextInput } from "@mantine/core";
+import { Button, Stack, Text, Textarea, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { INPUT_PATTERNS } from "@polyforge/contracts/polymer-builder";
@@ -25,6 +25,7 @@ import { queryKeys } from "../api/builderKeys";
 import { useCreateSegment as useCreateSegmentRequest } from "../api/createSegment";
 import { useAminoacids } from "../api/getAminoacids";
 import { fetchDraftBlocksPage } from "../api/getDraftBlocks";
+import { LabelledChoice } from "../components/LabelledChoice";
 import { formListItems, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 
@@ -248,20 +249,15 @@ export function LinearPeptideSegmentForm() {
     <form noValidate onSubmit={submit}>
       <Stack>
         <TextInput label={t("segments.segmentName")} {...form.getInputProps("name")} />
-        <Stack gap={4}>
-          <Text size="sm" fw={500}>
-            {t("segments.sequenceType")}
-          </Text>
-          <SegmentedControl
-            w="fit-content"
-            value={form.values.sequence_naming}
-            onChange={(value) => form.setFieldValue("sequence_naming", value as PeptideNaming)}
-            data={[
-              { value: "threeLetter", label: t("segments.threeLetter") },
-              { value: "oneLetter", label: t("segments.oneLetter") },
-            ]}
-          />
-        </Stack>
+        <LabelledChoice<PeptideNaming>
+          label={t("segments.sequenceType")}
+          value={form.values.sequence_naming}
+          onChange={(value) => form.setFieldValue("sequence_naming", value)}
+          options={[
+            { value: "threeLetter", label: t("segments.threeLetter") },
+            { value: "oneLetter", label: t("segments.oneLetter") },
+          ]}
+        />
         <Textarea label={t("segments.sequence")} autosize minRows={2} {...form.getInputProps("sequence")} />
         <Button type="submit" loading={create.isPending} w="fit-content">
           {t("segments.create")}

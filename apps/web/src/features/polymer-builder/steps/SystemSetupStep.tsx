@@ -1,4 +1,4 @@
-import { Button, Group, Radio, SegmentedControl, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, Radio, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
 import { type UseFormReturnType, useForm } from "@mantine/form";
 import {
   densityFromText,
@@ -18,6 +18,7 @@ import { PAGE_SIZES, queryKeys } from "../api/builderKeys";
 import { fetchDraftPolymers, useDraftPolymers } from "../api/getDraftPolymers";
 import { useSetup } from "../api/getSetup";
 import { useSaveSetup } from "../api/saveSetup";
+import { LabelledChoice } from "../components/LabelledChoice";
 import { formListItems, type OrderedItem, OrderedItems } from "../components/OrderedItems";
 import { SearchableList } from "../components/SearchableList";
 import { StepLayout } from "../components/StepLayout";
@@ -189,20 +190,15 @@ function CellFields({ form }: { form: SetupForm }) {
   const selector = form.values.cell_dimension_selector;
   return (
     <>
-      <Stack gap={4}>
-        <Text size="sm" fw={500}>
-          {t("setup.cellDimensions")}
-        </Text>
-        <SegmentedControl
-          w="fit-content"
-          value={selector}
-          onChange={(v) => form.setFieldValue("cell_dimension_selector", v as CellDimensionSelector)}
-          data={[
-            { value: "density", label: t("setup.density") },
-            { value: "cell_sides", label: t("setup.cellSides") },
-          ]}
-        />
-      </Stack>
+      <LabelledChoice<CellDimensionSelector>
+        label={t("setup.cellDimensions")}
+        value={selector}
+        onChange={(value) => form.setFieldValue("cell_dimension_selector", value)}
+        options={[
+          { value: "density", label: t("setup.density") },
+          { value: "cell_sides", label: t("setup.cellSides") },
+        ]}
+      />
       {selector === "density" ? (
         <TextInput w={200} label={t("setup.densityLabel")} {...decimalField("density")} />
       ) : (
