@@ -55,7 +55,7 @@ export function projectsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
           response: { 200: projectResponse },
         },
       },
-      async (request) => addSystemToProject(db, requireUser(request), request.params.id, request.params.systemId),
+      async (request) => addSystemToProject(db, requireUser(request), request.params),
     );
     app.delete(
       "/projects/:id/systems/:systemId",
@@ -67,7 +67,7 @@ export function projectsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
           response: { 200: projectResponse },
         },
       },
-      async (request) => removeSystemFromProject(db, requireUser(request), request.params.id, request.params.systemId),
+      async (request) => removeSystemFromProject(db, requireUser(request), request.params),
     );
   };
 }

@@ -1,6 +1,12 @@
 import { type ErrorCode, ProjectErrors } from "@polyforge/contracts/errors";
 import type { ListResponse } from "@polyforge/contracts/pagination";
-import type { Project, projectBody, projectListQuery, projectPatchBody } from "@polyforge/contracts/projects";
+import type {
+  Project,
+  projectBody,
+  projectListQuery,
+  projectPatchBody,
+  projectSystemParams,
+} from "@polyforge/contracts/projects";
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
@@ -25,6 +31,8 @@ import type { ProjectRow } from "./schema";
 type ListQuery = z.output<typeof projectListQuery>;
 type CreateBody = z.output<typeof projectBody>;
 type PatchBody = z.output<typeof projectPatchBody>;
+/** A project and one of the caller's systems (the path of the filing routes). */
+type Filing = z.output<typeof projectSystemParams>;
 
 /** The projects with the ids of their systems still in the catalogue (archived ones are left out). */
 async function projectResponses(db: Db, user: AuthenticatedUser, rows: ProjectRow[]): Promise<Project[]> {
@@ -111,28 +119,18 @@ export async function deleteProject(db: Db, user: AuthenticatedUser, id: string)
 
 /** PUT /projects/{id}/systems/{systemId}: files one of the caller's systems under the project
  * (moving it from another project). Another user's system answers SYSTEM.GET.NOT_FOUND. */
-export async function addSystemToProject(
-  db: Db,
-  user: AuthenticatedUser,
-  id: string,
-  systemId: string,
-): Promise<Project> {
-  const project = await ownProject(db, user, id, ProjectErrors.UPDATE_NOT_FOUND);
-  await getSystem(db, user, systemId);
-  await fileSystem(db, project.id, systemId);
+export async function addSystemToProject(db: Db, user: AuthenticatedUser, filing: Filing): Promise<Project> {
+  const project = await ownProject(db, user, filing.id, ProjectErrors.UPDATE_NOT_FOUND);
+  await getSystem(db, user, filing.systemId);
+  await fileSystem(db, project.id, filing.systemId);
   await touchProject(db, project.id);
-  return getProject(db, user, id);
+  return getProject(db, user, filing.id);
 }
 
 /** DELETE /projects/{id}/systems/{systemId}: takes the system out of the project (it stays). */
-export async function removeSystemFromProject(
-  db: Db,
-  user: AuthenticatedUser,
-  id: string,
-  systemId: string,
-): Promise<Project> {
-  const project = await ownProject(db, user, id, ProjectErrors.UPDATE_NOT_FOUND);
-  requireUuid(systemId, ProjectErrors.VALIDATE_INVALID_ID);
-  if (await unfileSystem(db, project.id, systemId)) await touchProject(db, project.id);
-  return getProject(db, user, id);
+export async function removeSystemFromProject(db: Db, user: AuthenticatedUser, filing: Filing): Promise<Project> {
+  const project = await ownProject(db, user, filing.id, ProjectErrors.UPDATE_NOT_FOUND);
+  requireUuid(filing.systemId, ProjectErrors.VALIDATE_INVALID_ID);
+  if (await unfileSystem(db, project.id, filing.systemId)) await touchProject(db, project.id);
+  return getProject(db, user, filing.id);
 }
