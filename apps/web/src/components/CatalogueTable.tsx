@@ -52,34 +52,38 @@ export function useKeepPageInRange(
   }, [list.data, list.isPlaceholderData, page, pageCount, setPage]);
 }
 
-/** The table every catalogue shows: a wide first column, a message row while loading, on failure or
- * when empty, otherwise the caller's rows. */
-export function CatalogueTable({
+/** A catalogue's list query as its table reads it: loading, failed, or a page of items. */
+export interface CatalogueList<Item> {
+  isPending: boolean;
+  isError: boolean;
+  data?: { data: Item[] };
+}
+
+/** The table every catalogue shows: a wide first column, a message row while the list loads, when
+ * it failed or when it is empty, otherwise a row (`row`) for each of its items. */
+export function CatalogueTable<Item>({
   columns,
   otherColumnWidth,
-  loading,
-  failed,
-  empty,
+  list,
   emptyText,
   failedText,
   striped = false,
-  children,
+  row,
 }: {
   columns: string[];
   otherColumnWidth: string;
-  loading: boolean;
-  failed: boolean;
-  empty: boolean;
+  list: CatalogueList<Item>;
   emptyText: string;
   failedText: string;
   striped?: boolean;
-  children: ReactNode;
+  row: (item: Item) => ReactNode;
 }) {
   const { t } = useTranslation();
+  const items = list.data?.data ?? [];
   let message: string | null = null;
-  if (failed) message = failedText;
-  else if (loading) message = t("loading");
-  else if (empty) message = emptyText;
+  if (list.isError) message = failedText;
+  else if (list.isPending) message = t("loading");
+  else if (items.length === 0) message = emptyText;
 
   return (
     <Table striped={striped} highlightOnHover verticalSpacing="sm">
@@ -96,13 +100,13 @@ export function CatalogueTable({
         {message ? (
           <Table.Tr>
             <Table.Td colSpan={columns.length}>
-              <Text c={failed ? "red" : "dimmed"} ta="center">
+              <Text c={list.isError ? "red" : "dimmed"} ta="center">
                 {message}
               </Text>
             </Table.Td>
           </Table.Tr>
         ) : (
-          children
+          items.map(row)
         )}
       </Table.Tbody>
     </Table>

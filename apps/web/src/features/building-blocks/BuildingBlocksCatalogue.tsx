@@ -9,6 +9,7 @@ import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
 import {
   CATALOGUE_PAGE_SIZE,
+  type CatalogueList,
   CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
@@ -96,12 +97,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
         />
         <CatalogueNameSearch label={t("catalogue.searchPlaceholder")} value={nameSearch} onChange={changeName} />
       </Group>
-      <BlocksTable
-        filter={filter}
-        blocks={blocks.data?.data ?? []}
-        loading={blocks.isPending}
-        failed={blocks.isError}
-      />
+      <BlocksTable filter={filter} blocks={blocks} />
       <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
   );
@@ -131,17 +127,7 @@ function CatalogueHeader() {
   );
 }
 
-function BlocksTable({
-  filter,
-  blocks,
-  loading,
-  failed,
-}: {
-  filter: CatalogueFilter;
-  blocks: BuildingBlock[];
-  loading: boolean;
-  failed: boolean;
-}) {
+function BlocksTable({ filter, blocks }: { filter: CatalogueFilter; blocks: CatalogueList<BuildingBlock> }) {
   const { t } = useTranslation("buildingBlocks");
   const aminoacids = filter === "aminoacids";
   const columns = aminoacids
@@ -152,14 +138,11 @@ function BlocksTable({
     <CatalogueTable
       columns={columns}
       otherColumnWidth="20%"
-      loading={loading}
-      failed={failed}
-      empty={blocks.length === 0}
+      list={blocks}
       emptyText={t("catalogue.empty")}
       failedText={t("catalogue.loadFailed")}
       striped
-    >
-      {blocks.map((block) => (
+      row={(block) => (
         <Table.Tr key={block.id}>
           <Table.Td>
             <BlockDetailLink block={block} />
@@ -181,8 +164,8 @@ function BlocksTable({
             </>
           )}
         </Table.Tr>
-      ))}
-    </CatalogueTable>
+      )}
+    />
   );
 }
 

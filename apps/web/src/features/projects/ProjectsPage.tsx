@@ -24,7 +24,6 @@ export function ProjectsPage({ renderSystems }: ProjectsPageProps) {
   const projects = useProjects();
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<Project | null>(null);
-  const list = projects.data?.data ?? [];
 
   return (
     <Stack gap="lg">
@@ -47,13 +46,10 @@ export function ProjectsPage({ renderSystems }: ProjectsPageProps) {
           t("columns.actions"),
         ]}
         otherColumnWidth="15%"
-        loading={projects.isPending}
-        failed={projects.isError}
-        empty={list.length === 0}
+        list={projects}
         emptyText={t("empty")}
         failedText={t("loadFailed")}
-      >
-        {list.map((project) => (
+        row={(project) => (
           <ProjectRow
             key={project.id}
             project={project}
@@ -61,8 +57,8 @@ export function ProjectsPage({ renderSystems }: ProjectsPageProps) {
             onEdit={() => setEditing({ kind: "update", project })}
             onDelete={() => setDeleting(project)}
           />
-        ))}
-      </CatalogueTable>
+        )}
+      />
       <ProjectFormModal
         opened={editing !== null}
         project={editing?.kind === "update" ? editing.project : undefined}

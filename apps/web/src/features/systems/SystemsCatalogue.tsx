@@ -7,6 +7,7 @@ import { Fragment, type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import {
   CATALOGUE_PAGE_SIZE,
+  type CatalogueList,
   CatalogueNameSearch,
   CataloguePagination,
   CatalogueTable,
@@ -68,12 +69,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
           <CatalogueNameSearch label={t("catalogue.searchPlaceholder")} value={nameSearch} onChange={changeName} />
         </Group>
       </Group>
-      <SystemsTable
-        systems={systems.data?.data ?? []}
-        loading={systems.isPending}
-        failed={systems.isError}
-        rowActions={rowActions}
-      />
+      <SystemsTable systems={systems} rowActions={rowActions} />
       <CataloguePagination page={page} total={total} onPageChange={setPage} />
     </Stack>
   );
@@ -81,13 +77,9 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
 
 function SystemsTable({
   systems,
-  loading,
-  failed,
   rowActions,
 }: {
-  systems: SystemWithExecutions[];
-  loading: boolean;
-  failed: boolean;
+  systems: CatalogueList<SystemWithExecutions>;
   rowActions?: (system: SystemWithExecutions) => ReactNode;
 }) {
   const { t } = useTranslation("systems");
@@ -102,16 +94,11 @@ function SystemsTable({
     <CatalogueTable
       columns={columns}
       otherColumnWidth="15%"
-      loading={loading}
-      failed={failed}
-      empty={systems.length === 0}
+      list={systems}
       emptyText={t("catalogue.empty")}
       failedText={t("catalogue.loadFailed")}
-    >
-      {systems.map((system) => (
-        <SystemRow key={system.id} system={system} extraActions={rowActions?.(system)} />
-      ))}
-    </CatalogueTable>
+      row={(system) => <SystemRow key={system.id} system={system} extraActions={rowActions?.(system)} />}
+    />
   );
 }
 
