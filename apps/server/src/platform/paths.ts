@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
+import { fileExtension } from "@polyforge/contracts/uploads";
 
 /** The repository's root directory (this file is apps/server/src/platform/paths.ts). */
 export const REPO_ROOT = resolve(import.meta.dirname, "../../../..");
@@ -16,3 +17,11 @@ export function enginePython(setting: string | undefined): string {
 
 /** The GrowthBook-format feature file served at /api/features/{clientKey}. */
 export const FEATURES_FILE = resolve(REPO_ROOT, "deploy/growthbook/features.json");
+
+/** A user's file name as a name in a work directory: its last part only, each run of characters other
+ * than letters, digits, `_`, `.` and `-` as `_`; `stem` before a name that would be hidden (`.x`)
+ * and, with the name's extension, in place of an empty one. */
+export function safeFileName(name: string, stem: string): string {
+  const cleaned = basename(name).replace(/[^\w.-]+/g, "_");
+  return cleaned.startsWith(".") ? `${stem}${cleaned}` : cleaned || `${stem}${fileExtension(name)}`;
+}

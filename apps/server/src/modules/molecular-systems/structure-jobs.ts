@@ -11,6 +11,7 @@ import type { EngineOutcome } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
 import { resultPaths } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import { findSystemById, updateMolecularData } from "../systems/queries";
 import {
@@ -130,7 +131,7 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     const key = String(job.input.key);
     const fileName = String(job.input.file);
     // The local copy keeps the user's file name (sanitised), so the engine's messages name it.
-    const local = join(workdir, safeFileName(fileName));
+    const local = join(workdir, safeFileName(fileName, "file"));
     await this.options.store.download(key, local);
     const viewerPath = join(workdir, "viewer.pdb");
     const outcome = await this.engine("validate-structure", { file: local, viewer_file: viewerPath }, workdir, signal);
@@ -262,12 +263,6 @@ export function scrubPaths(message: string, workdir: string): string {
     .join("")
     .split(resolve(workdir))
     .join("");
-}
-
-/** The user's file name without anything a path could make of it. */
-function safeFileName(name: string): string {
-  const cleaned = basename(name).replace(/[^\w.-]+/g, "_");
-  return cleaned.startsWith(".") ? `file${cleaned}` : cleaned || `file${fileExtension(name)}`;
 }
 
 /** The engine's summary read defensively: fields an older engine does not report get their

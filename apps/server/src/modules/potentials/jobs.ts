@@ -1,5 +1,5 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { bundleResultPayload, generatedPotentialOf, topologyResultPayload } from "@polyforge/contracts/engine-results";
 import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
 import { fileExtension } from "@polyforge/contracts/uploads";
@@ -11,6 +11,7 @@ import { withoutPaths } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
   ACTIVE_STATUSES,
@@ -307,7 +308,6 @@ function problemOf(code: string, message: string): StructureProblem {
 
 /** The user's .top name without anything a path could make of it. */
 function safeTopologyName(name: string): string {
-  const cleaned = basename(name).replace(/[^\w.-]+/g, "_");
-  const stem = cleaned.startsWith(".") ? `topology${cleaned}` : cleaned || "topology.top";
+  const stem = safeFileName(name, "topology");
   return fileExtension(stem) === ".top" ? stem : `${stem}.top`;
 }
