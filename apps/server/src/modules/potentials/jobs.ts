@@ -9,6 +9,7 @@ import type { Db } from "../../platform/db/database";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import { withoutPaths } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
+import { ProgressWriter } from "../../platform/jobs/progress";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import { safeFileName } from "../../platform/paths";
@@ -32,8 +33,6 @@ export type PotentialJob = PotentialRow;
 
 /** A job taken back this many times (its runner kept dying) ends in error. */
 export const MAX_POTENTIAL_ATTEMPTS = 3;
-/** Progress is written (and pushed) at most this often; status changes go out at once. */
-const PROGRESS_INTERVAL_MS = 2_000;
 
 /** Engine codes that say the run itself broke (error, restartable), not the user's input (failed). */
 const RUNNER_FAILURES = new Set([
@@ -151,15 +150,21 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
       minimization_steps: parameters.minimization_steps,
       system: { name: job.name, sanitized_name: job.sanitizedName || "potential" },
     };
-    const progress = new ProgressWriter((values) => this.update(job, runnerId, values));
+    // Progress at most every interval whatever the queue state; queue states at once.
+    const progress = new ProgressWriter("processing");
     const outcome = await this.engine("generate-potential", input, workdir, signal, job, {
-      onProgress: (stage, percent) => progress.report(percent, stage),
+      onProgress: (stage, percent) =>
+        progress.progress("processing", () =>
+          this.update(job, runnerId, { status: "processing", progress: Math.max(0, Math.min(100, percent)), stage }),
+        ),
       onQueueState: ({ waiting, reason }) =>
-        progress.now({
-          status: waiting ? "waiting_for_resources" : "processing",
-          schedulerReason: reason,
-          ...(waiting ? { progress: 0, stage: null } : {}),
-        }),
+        progress.now(() =>
+          this.update(job, runnerId, {
+            status: waiting ? "waiting_for_resources" : "processing",
+            schedulerReason: reason,
+            ...(waiting ? { progress: 0, stage: null } : {}),
+          }),
+        ),
     });
     await progress.flushed();
     if (outcome.kind === "cancelled") return { status: "cancelled", errorMessage: outcome.message };
@@ -273,30 +278,6 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
       leaseOwner: null,
       leaseExpiresAt: null,
     });
-  }
-}
-
-/** Coalesces the engine's progress lines: at most one write every PROGRESS_INTERVAL_MS; queue
- * states are written at once, in order with the progress. */
-class ProgressWriter {
-  private lastWrite = 0;
-  private pending: Promise<unknown> = Promise.resolve();
-
-  constructor(private readonly write: (values: PotentialUpdate) => Promise<unknown>) {}
-
-  report(percent: number, stage: string): void {
-    const now = Date.now();
-    if (now - this.lastWrite < PROGRESS_INTERVAL_MS) return;
-    this.lastWrite = now;
-    this.now({ status: "processing", progress: Math.max(0, Math.min(100, percent)), stage });
-  }
-
-  now(values: PotentialUpdate): void {
-    this.pending = this.pending.then(() => this.write(values)).catch(() => undefined);
-  }
-
-  flushed(): Promise<unknown> {
-    return this.pending;
   }
 }
 

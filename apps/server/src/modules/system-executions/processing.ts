@@ -11,6 +11,7 @@ import { publishNotification } from "../../platform/events/notifications";
 import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import type { ProgressDetail } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
+import { ProgressWriter } from "../../platform/jobs/progress";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
@@ -21,8 +22,6 @@ import { type SystemExecutionRow, systemExecutions } from "./schema";
 
 /** A job taken back this many times (its runner kept dying) is given up with an error. */
 export const MAX_ATTEMPTS = 3;
-/** Progress is written (and pushed) at most this often; status changes go out at once. */
-const PROGRESS_INTERVAL_MS = 2_000;
 
 export const INTERRUPTED_CODE = "INTERRUPTED";
 
@@ -197,29 +196,31 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
     { engineJob, inputPath }: EngineInput,
     submitted: { schedulerJobId: string | null },
   ): Promise<ExecutorOutcome> {
-    const progress = new ProgressWriter((status, percent, stage, detail) =>
-      this.update(job, runnerId, {
-        status,
-        progress: percent,
-        stage,
-        simulatedNs: detail?.simulatedNs ?? null,
-        totalNs: detail?.totalNs ?? null,
-        remainingSeconds: detail?.remainingSeconds ?? null,
-      }),
-    );
+    const progress = new ProgressWriter<ExecutionStatus>("processing");
+    const report = (status: ExecutionStatus, percent: number, stage: string, detail?: ProgressDetail) =>
+      progress.progress(status, () =>
+        this.update(job, runnerId, {
+          status,
+          progress: percent,
+          stage,
+          simulatedNs: detail?.simulatedNs ?? null,
+          totalNs: detail?.totalNs ?? null,
+          remainingSeconds: detail?.remainingSeconds ?? null,
+        }),
+      );
     const outcome = await this.executor.run({
       command: this.options.engineCommand ?? "build-system",
       inputPath,
       workdir,
       signal,
-      onProgress: (stage, percent, detail) => progress.report(executionStatusForStage(stage), percent, stage, detail),
+      onProgress: (stage, percent, detail) => report(executionStatusForStage(stage), percent, stage, detail),
       jobName: `polyforge-${job.id}`,
       onStaleEngineKilled: (pid) => {
         this.options.logger.warn(
           { executionId: job.id, pid },
           "killed a stale engine of the job before starting it again",
         );
-        progress.queueState("processing", () => this.addStaleEngineNotice(job, runnerId));
+        progress.now(() => this.addStaleEngineNotice(job, runnerId), "processing");
       },
       input: engineJob,
       externalId: submitted.schedulerJobId,
@@ -228,12 +229,14 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
         await this.update(job, runnerId, { schedulerJobId: id });
       },
       onQueueState: ({ waiting, reason }) =>
-        progress.queueState(waiting ? "waiting_for_resources" : "processing", () =>
-          this.update(job, runnerId, {
-            status: waiting ? "waiting_for_resources" : "processing",
-            schedulerReason: reason,
-            ...(waiting ? { progress: 0, stage: null } : {}),
-          }),
+        progress.now(
+          () =>
+            this.update(job, runnerId, {
+              status: waiting ? "waiting_for_resources" : "processing",
+              schedulerReason: reason,
+              ...(waiting ? { progress: 0, stage: null } : {}),
+            }),
+          waiting ? "waiting_for_resources" : "processing",
         ),
       wasCancelled: async () => (await this.statusOf(job.id)) === "cancelled",
     });
@@ -386,43 +389,6 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
   private engineVersions(): Promise<Record<string, string | null>> {
     this.versions ??= probeEngine().then((status) => (status.found ? status.tools : {}));
     return this.versions;
-  }
-}
-
-/** Coalesces the engine's progress lines: a status change is written at once, progress within a
- * status at most every PROGRESS_INTERVAL_MS. */
-class ProgressWriter {
-  private status: ExecutionStatus = "processing";
-  private lastWrite = 0;
-  private pending: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly write: (
-      status: ExecutionStatus,
-      percent: number,
-      stage: string,
-      detail: ProgressDetail | undefined,
-    ) => Promise<void>,
-  ) {}
-
-  report(status: ExecutionStatus, percent: number, stage: string, detail?: ProgressDetail): void {
-    const now = Date.now();
-    if (status === this.status && now - this.lastWrite < PROGRESS_INTERVAL_MS) return;
-    this.status = status;
-    this.lastWrite = now;
-    this.pending = this.pending.then(() => this.write(status, percent, stage, detail)).catch(() => undefined);
-  }
-
-  /** A scheduler's queue state (waiting with its reason, or started) or another change of the
-   * status's circumstances, written at once and in order with the progress. */
-  queueState(status: ExecutionStatus, write: () => Promise<void>): void {
-    this.status = status;
-    this.lastWrite = Date.now();
-    this.pending = this.pending.then(write).catch(() => undefined);
-  }
-
-  flushed(): Promise<void> {
-    return this.pending;
   }
 }
 
