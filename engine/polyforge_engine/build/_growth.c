@@ -101,23 +101,216 @@ static int64_t local_cell(const double *relative, double reach, double width, in
     return (index[0] * local + index[1]) * local + index[2];
 }
 
+/* What every candidate of one acceptable() call is checked against: the cell list (cell_grid.py), the
+ * cell and the distance limits. */
+typedef struct {
+    const int32_t *cell_atoms, *owner; /* table (cells + 1, slots): each cell's atoms; molecule of each atom */
+    const double *stored;              /* positions (atoms, 3) */
+    const int64_t *first_atom, *keys;  /* molecule_base; close_pairs, sorted */
+    Py_ssize_t slots, key_count, atom_count, ahead_from;
+    long long shape[3];
+    double box[3], side[3]; /* side: a cell's width along each axis */
+    int periodic[3], small_cell;
+    int64_t span[3], *along[3]; /* cells within reach each way; room for the cells along one axis */
+    double reach, reach2, inter, intra, ahead_room, widest;
+} Check;
+
+/* The atoms within reach of one group's centre (x, y, z relative to it; local atom or -1), kept
+ * between groups and grown as needed. */
+typedef struct {
+    double *entries; /* (found, 4) */
+    size_t found, capacity;
+} Nearby;
+
+/* Adds the atoms of one cell row (ended by -1) that lie within reach of the centre, as seen from it
+ * (nearest image), each with its index in `molecule` or -1.0 for an atom of another molecule. */
+static inline int gather_from_cell(const Check *check, Nearby *nearby, const int32_t *row, const double *centre, int64_t molecule) {
+    for (Py_ssize_t s = 0; s < check->slots && row[s] >= 0; s++) {
+        int32_t atom = row[s];
+        double d[3], d2 = 0.0;
+        for (int a = 0; a < 3; a++) {
+            d[a] = check->stored[3 * atom + a] - centre[a];
+            if (check->periodic[a]) d[a] -= check->box[a] * nearbyint(d[a] / check->box[a]);
+            d2 += d[a] * d[a];
+        }
+        if (d2 > check->reach2) continue;
+        if (nearby->found == nearby->capacity) {
+            double *grown = realloc(nearby->entries, nearby->capacity * 2 * 4 * sizeof(double));
+            if (!grown) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            nearby->entries = grown;
+            nearby->capacity *= 2;
+        }
+        double *entry = nearby->entries + 4 * nearby->found++;
+        entry[0] = d[0], entry[1] = d[1], entry[2] = d[2];
+        entry[3] = check->owner[atom] == molecule ? (double)(atom - check->first_atom[molecule]) : -1.0;
+    }
+    return 0;
+}
+
+/* Gathers the atoms within reach of `centre` from the block of cells around the centre's cell. */
+static int gather_nearby(const Check *check, Nearby *nearby, const double *centre, int64_t molecule) {
+    int64_t counts[3];
+    for (int a = 0; a < 3; a++) {
+        double u = check->periodic[a] ? centre[a] - check->box[a] * floor(centre[a] / check->box[a]) : centre[a];
+        int64_t k = (int64_t)floor(u / check->side[a]);
+        int64_t home = k < 0 ? 0 : (k >= check->shape[a] ? check->shape[a] - 1 : k);
+        counts[a] = cells_along(home, check->span[a], check->shape[a], check->periodic[a], check->along[a]);
+    }
+    nearby->found = 0;
+    const long long *shape = check->shape;
+    for (int64_t p = 0; p < counts[0]; p++)
+        for (int64_t q = 0; q < counts[1]; q++)
+            for (int64_t r = 0; r < counts[2]; r++) {
+                int64_t cell = (check->along[0][p] * shape[1] + check->along[1][q]) * shape[2] + check->along[2][r];
+                if (gather_from_cell(check, nearby, check->cell_atoms + cell * check->slots, centre, molecule) < 0) return -1;
+            }
+    return 0;
+}
+
+/* Sorts the `found` nearby atoms into the local grid by cell (a counting sort: scratch->start holds
+ * each cell's first atom) and copies their coordinates apart in single precision for clashes_in. */
+static void sort_into_local_grid(Scratch *scratch, const double *near, size_t found, double reach, double width, int64_t local) {
+    size_t local_cells = (size_t)(local * local * local);
+    memset(scratch->start, 0, (local_cells + 1) * sizeof(int64_t));
+    for (size_t n = 0; n < found; n++) {
+        scratch->cell_of[n] = local_cell(near + 4 * n, reach, width, local);
+        scratch->start[scratch->cell_of[n] + 1]++;
+    }
+    for (size_t c = 0; c < local_cells; c++) scratch->start[c + 1] += scratch->start[c];
+    memcpy(scratch->fill, scratch->start, local_cells * sizeof(int64_t));
+    for (size_t n = 0; n < found; n++) memcpy(scratch->sorted + 4 * scratch->fill[scratch->cell_of[n]]++, near + 4 * n, 4 * sizeof(double));
+    const double *atoms_near = scratch->sorted;
+    for (size_t n = 0; n < found; n++)
+        scratch->x[n] = (float)atoms_near[4 * n], scratch->y[n] = (float)atoms_near[4 * n + 1], scratch->z[n] = (float)atoms_near[4 * n + 2];
+}
+
+/* Squared limit of every (point, nearby atom) into scratch->limits: inter for another molecule's atom,
+ * intra for one of the same molecule or 0 where the two are within three bonds; look-ahead points
+ * (from ahead_from on) ahead_room more. point_atom: the atom each point stands for. */
+static void fill_limits(const Check *check, Scratch *scratch, size_t found, const int64_t *point_atom, Py_ssize_t points) {
+    const double *atoms_near = scratch->sorted;
+    for (Py_ssize_t p = 0; p < points; p++) {
+        double extra = p >= check->ahead_from ? check->ahead_room : 0.0;
+        int64_t own = point_atom[p];
+        for (size_t n = 0; n < found; n++) {
+            double limit;
+            if (atoms_near[4 * n + 3] < 0) {
+                limit = check->inter + extra;
+            } else {
+                int64_t other = (int64_t)atoms_near[4 * n + 3];
+                int64_t key = own < other ? own * check->atom_count + other : other * check->atom_count + own;
+                limit = sorted_contains(check->keys, check->key_count, key) ? 0.0 : check->intra + extra;
+            }
+            scratch->limits[p * found + n] = (float)(limit * limit);
+        }
+    }
+}
+
+/* Whether a point (relative to the centre) clashes with a nearby atom pair by pair through the
+ * minimum image: in a cell narrower than twice the reach the image nearest the centre need not be
+ * the one nearest the point. */
+static inline int clashes_through_images(const Check *check, const double *atoms_near, const float *limit, const double point[3],
+                                         size_t found) {
+    for (size_t n = 0; n < found; n++) {
+        double d[3] = {point[0] - atoms_near[4 * n], point[1] - atoms_near[4 * n + 1], point[2] - atoms_near[4 * n + 2]};
+        for (int a = 0; a < 3; a++)
+            if (check->periodic[a]) d[a] -= check->box[a] * nearbyint(d[a] / check->box[a]);
+        if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n]) return 1;
+    }
+    return 0;
+}
+
+/* Whether a point (relative to the centre) clashes with an atom of the 27 local cells around its own:
+ * nine runs of up to three cells adjacent in z. */
+static inline int clashes_in_cells_around(const Scratch *scratch, const float *limit, const double point[3], double reach, double width,
+                                          int64_t local) {
+    float single[3] = {(float)point[0], (float)point[1], (float)point[2]};
+    int64_t at = local_cell(point, reach, width, local), ci[3] = {at / (local * local), (at / local) % local, at % local};
+    int64_t low = ci[2] > 0 ? ci[2] - 1 : 0, high = ci[2] + 1 < local ? ci[2] + 1 : local - 1;
+    for (int64_t x = ci[0] - 1; x <= ci[0] + 1; x++)
+        for (int64_t y = ci[1] - 1; y <= ci[1] + 1; y++) {
+            if (x < 0 || y < 0 || x >= local || y >= local) continue;
+            int64_t row = (x * local + y) * local;
+            if (clashes_in(scratch, limit, single, scratch->start[row + low], scratch->start[row + high + 1])) return 1;
+        }
+    return 0;
+}
+
+/* Whether any point of one candidate (points, 3) comes closer than its limit to a nearby atom; the
+ * points in order, given up at the first clash. */
+static inline int candidate_clashes(const Check *check, const Scratch *scratch, const double *candidate, const double *centre,
+                                    Py_ssize_t points, size_t found, double width, int64_t local) {
+    for (Py_ssize_t p = 0; p < points; p++) {
+        double point[3] = {candidate[3 * p] - centre[0], candidate[3 * p + 1] - centre[1], candidate[3 * p + 2] - centre[2]};
+        const float *limit = scratch->limits + p * found;
+        if (check->small_cell ? clashes_through_images(check, scratch->sorted, limit, point, found)
+                              : clashes_in_cells_around(scratch, limit, point, check->reach, width, local))
+            return 1;
+    }
+    return 0;
+}
+
+/* One group: clears keep[m] (of `options`) for each candidate m (options, points, 3) still kept that
+ * clashes. The nearby atoms are gathered once and sorted into a local grid around the centre, cells
+ * as wide as the largest limit, so that each point is compared only with the atoms of the 27 cells
+ * around it (in a cell too small for that, with every atom). Returns -1 with an exception. */
+static int check_group(const Check *check, Scratch *scratch, Nearby *nearby, char *keep, const double *candidates, const double *centre,
+                       int64_t molecule, const int64_t *point_atom, Py_ssize_t options, Py_ssize_t points) {
+    int any = 0;
+    for (Py_ssize_t m = 0; m < options; m++) any |= keep[m];
+    if (!any) return 0;
+    if (gather_nearby(check, nearby, centre, molecule) < 0) return -1;
+    size_t found = nearby->found;
+    if (found == 0) return 0;
+    int64_t local = check->small_cell ? 1 : (int64_t)floor(2.0 * check->reach / check->widest);
+    if (local < 1) local = 1;
+    double width = 2.0 * check->reach / (double)local;
+    if (ensure_scratch(scratch, found, (size_t)(local * local * local), (size_t)points * found) < 0) return -1;
+    sort_into_local_grid(scratch, nearby->entries, found, check->reach, width, local);
+    fill_limits(check, scratch, found, point_atom, points);
+    for (Py_ssize_t m = 0; m < options; m++)
+        if (keep[m] && candidate_clashes(check, scratch, candidates + m * points * 3, centre, points, found, width, local)) keep[m] = 0;
+    return 0;
+}
+
+/* The derived figures of a Check and its room for the cells along each axis (freed by the caller). */
+static int prepare_check(Check *check, int periodic_z) {
+    check->periodic[0] = 1, check->periodic[1] = 1, check->periodic[2] = periodic_z;
+    double reach = check->reach, *box = check->box;
+    check->small_cell = box[0] < 2 * reach || box[1] < 2 * reach || (periodic_z && box[2] < 2 * reach);
+    check->widest = (check->inter > check->intra ? check->inter : check->intra) + check->ahead_room; /* the largest limit of any point */
+    check->reach2 = reach * reach;
+    for (int a = 0; a < 3; a++) {
+        check->side[a] = box[a] / (double)check->shape[a];
+        check->span[a] = (int64_t)ceil(reach / check->side[a]);
+        check->along[a] = malloc((size_t)(2 * check->span[a] + 1 + check->shape[a]) * sizeof(int64_t));
+        if (!check->along[a]) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"out", "candidates", "centres", "reach", "molecules", "checked", "ahead_from", "ahead_room",
                                "molecule_base", "close_pairs", "atom_count", "inter", "intra", "table", "positions",
                                "molecule_of", "shape", "box", "periodic_z", NULL};
     PyObject *out_o, *candidates_o, *centres_o, *molecules_o, *checked_o, *base_o, *close_o, *table_o, *positions_o, *molecule_of_o;
-    double reach, ahead_room, inter, intra, box[3];
-    Py_ssize_t ahead_from, atom_count;
-    long long shape[3];
+    Check check = {0};
+    long long *shape = check.shape;
     int periodic_z;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOdOOndOOnddOOO(LLL)(ddd)p", keywords, &out_o, &candidates_o, &centres_o,
-                                     &reach, &molecules_o, &checked_o, &ahead_from, &ahead_room, &base_o, &close_o, &atom_count,
-                                     &inter, &intra, &table_o, &positions_o, &molecule_of_o, &shape[0], &shape[1], &shape[2],
-                                     &box[0], &box[1], &box[2], &periodic_z))
+                                     &check.reach, &molecules_o, &checked_o, &check.ahead_from, &check.ahead_room, &base_o, &close_o,
+                                     &check.atom_count, &check.inter, &check.intra, &table_o, &positions_o, &molecule_of_o, &shape[0],
+                                     &shape[1], &shape[2], &check.box[0], &check.box[1], &check.box[2], &periodic_z))
         return NULL;
     Buffer out = {0}, candidates = {0}, centres = {0}, molecules = {0}, checked = {0}, base = {0}, close = {0}, table = {0},
            positions = {0}, molecule_of = {0};
-    double *near = NULL;
+    Nearby nearby = {NULL, 0, 256};
     Scratch scratch = {0};
     PyObject *result = NULL;
     if (open_buffer(out_o, "out", "?", 1, 2, 1, &out) < 0 || open_buffer(candidates_o, "candidates", "d", 8, 4, 0, &candidates) < 0 ||
@@ -130,153 +323,33 @@ static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObjec
         open_buffer(molecule_of_o, "molecule_of", "i", 4, 1, 0, &molecule_of) < 0)
         goto done;
     Py_ssize_t groups = candidates.view.shape[0], options = candidates.view.shape[1], points = candidates.view.shape[2];
-    Py_ssize_t slots = table.view.shape[1], cells = shape[0] * shape[1] * shape[2];
     if (candidates.view.shape[3] != 3 || out.view.shape[0] != groups || out.view.shape[1] != options ||
         centres.view.shape[0] != groups || centres.view.shape[1] != 3 || molecules.view.shape[0] != groups ||
         checked.view.shape[0] != groups || checked.view.shape[1] != points || positions.view.shape[1] != 3 ||
-        molecule_of.view.shape[0] != positions.view.shape[0] || table.view.shape[0] != cells + 1) {
+        molecule_of.view.shape[0] != positions.view.shape[0] || table.view.shape[0] != shape[0] * shape[1] * shape[2] + 1) {
         PyErr_SetString(PyExc_ValueError, "acceptable: array shapes do not agree");
         goto done;
     }
-    char *keep = out.view.buf;
-    const double *xyz = candidates.view.buf, *centre_of = centres.view.buf, *stored = positions.view.buf;
-    const int64_t *molecule = molecules.view.buf, *point_atom = checked.view.buf, *first_atom = base.view.buf,
-                  *keys = close.view.buf;
-    const int32_t *cell_atoms = table.view.buf, *owner = molecule_of.view.buf;
-    Py_ssize_t key_count = close.view.shape[0];
-    int periodic[3] = {1, 1, periodic_z};
-    int small_cell = box[0] < 2 * reach || box[1] < 2 * reach || (periodic_z && box[2] < 2 * reach);
-    double widest = (inter > intra ? inter : intra) + ahead_room; /* the largest limit of any point */
-    double side[3], reach2 = reach * reach;
-    int64_t span[3], *along[3] = {NULL, NULL, NULL};
-    for (int a = 0; a < 3; a++) {
-        side[a] = box[a] / (double)shape[a];
-        span[a] = (int64_t)ceil(reach / side[a]);
-        along[a] = malloc((size_t)(2 * span[a] + 1 + shape[a]) * sizeof(int64_t));
-        if (!along[a]) {
-            PyErr_NoMemory();
-            goto free_along;
-        }
-    }
-    size_t capacity = 256;
-    near = malloc(capacity * 4 * sizeof(double)); /* x, y, z relative to the centre; local atom or -1 (other molecule) */
-    if (!near) {
+    check.cell_atoms = table.view.buf, check.owner = molecule_of.view.buf, check.stored = positions.view.buf;
+    check.first_atom = base.view.buf, check.keys = close.view.buf;
+    check.slots = table.view.shape[1], check.key_count = close.view.shape[0];
+    if (prepare_check(&check, periodic_z) < 0) goto done;
+    nearby.entries = malloc(nearby.capacity * 4 * sizeof(double));
+    if (!nearby.entries) {
         PyErr_NoMemory();
-        goto free_along;
+        goto done;
     }
-    for (Py_ssize_t g = 0; g < groups; g++) {
-        const double *centre = centre_of + 3 * g;
-        int any = 0;
-        for (Py_ssize_t m = 0; m < options; m++) any |= keep[g * options + m];
-        if (!any) continue;
-        /* Atoms within `reach` of the centre, as seen from it (nearest image). */
-        int64_t home[3], counts[3];
-        for (int a = 0; a < 3; a++) {
-            double u = periodic[a] ? centre[a] - box[a] * floor(centre[a] / box[a]) : centre[a];
-            int64_t k = (int64_t)floor(u / side[a]);
-            home[a] = k < 0 ? 0 : (k >= shape[a] ? shape[a] - 1 : k);
-            counts[a] = cells_along(home[a], span[a], shape[a], periodic[a], along[a]);
-        }
-        size_t found = 0;
-        for (int64_t p = 0; p < counts[0]; p++)
-            for (int64_t q = 0; q < counts[1]; q++)
-                for (int64_t r = 0; r < counts[2]; r++) {
-                    const int32_t *row = cell_atoms + ((along[0][p] * shape[1] + along[1][q]) * shape[2] + along[2][r]) * slots;
-                    for (Py_ssize_t s = 0; s < slots && row[s] >= 0; s++) {
-                        int32_t atom = row[s];
-                        double d[3], d2 = 0.0;
-                        for (int a = 0; a < 3; a++) {
-                            d[a] = stored[3 * atom + a] - centre[a];
-                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
-                            d2 += d[a] * d[a];
-                        }
-                        if (d2 > reach2) continue;
-                        if (found == capacity) {
-                            capacity *= 2;
-                            double *grown = realloc(near, capacity * 4 * sizeof(double));
-                            if (!grown) {
-                                PyErr_NoMemory();
-                                goto free_along;
-                            }
-                            near = grown;
-                        }
-                        double *entry = near + 4 * found++;
-                        entry[0] = d[0], entry[1] = d[1], entry[2] = d[2];
-                        entry[3] = owner[atom] == molecule[g] ? (double)(atom - first_atom[molecule[g]]) : -1.0;
-                    }
-                }
-        if (found == 0) continue;
-        /* The nearby atoms sorted into a local grid around the centre, cells as wide as the largest
-         * limit, so that each point is compared only with the atoms of the 27 cells around it (in a
-         * cell too small for that, every point with every atom, pair by pair through the minimum image). */
-        int64_t local = small_cell ? 1 : (int64_t)floor(2.0 * reach / widest);
-        if (local < 1) local = 1;
-        double width = 2.0 * reach / (double)local;
-        size_t local_cells = (size_t)(local * local * local);
-        if (ensure_scratch(&scratch, found, local_cells, (size_t)points * found) < 0) goto free_along;
-        memset(scratch.start, 0, (local_cells + 1) * sizeof(int64_t));
-        for (size_t n = 0; n < found; n++) {
-            scratch.cell_of[n] = local_cell(near + 4 * n, reach, width, local);
-            scratch.start[scratch.cell_of[n] + 1]++;
-        }
-        for (size_t c = 0; c < local_cells; c++) scratch.start[c + 1] += scratch.start[c];
-        memcpy(scratch.fill, scratch.start, local_cells * sizeof(int64_t));
-        for (size_t n = 0; n < found; n++) memcpy(scratch.sorted + 4 * scratch.fill[scratch.cell_of[n]]++, near + 4 * n, 4 * sizeof(double));
-        const double *atoms_near = scratch.sorted;
-        for (size_t n = 0; n < found; n++)
-            scratch.x[n] = (float)atoms_near[4 * n], scratch.y[n] = (float)atoms_near[4 * n + 1], scratch.z[n] = (float)atoms_near[4 * n + 2];
-        /* Squared limit of every (point, nearby atom); 0 where they are within three bonds. */
-        float *limits = scratch.limits;
-        for (Py_ssize_t p = 0; p < points; p++) {
-            double extra = p >= ahead_from ? ahead_room : 0.0;
-            int64_t own = point_atom[g * points + p];
-            for (size_t n = 0; n < found; n++) {
-                double limit;
-                if (atoms_near[4 * n + 3] < 0) {
-                    limit = inter + extra;
-                } else {
-                    int64_t other = (int64_t)atoms_near[4 * n + 3];
-                    int64_t key = own < other ? own * atom_count + other : other * atom_count + own;
-                    limit = sorted_contains(keys, key_count, key) ? 0.0 : intra + extra;
-                }
-                limits[p * found + n] = (float)(limit * limit);
-            }
-        }
-        for (Py_ssize_t m = 0; m < options; m++) {
-            if (!keep[g * options + m]) continue;
-            const double *candidate = xyz + ((g * options + m) * points) * 3;
-            int clash = 0;
-            for (Py_ssize_t p = 0; p < points && !clash; p++) {
-                double point[3] = {candidate[3 * p] - centre[0], candidate[3 * p + 1] - centre[1], candidate[3 * p + 2] - centre[2]};
-                const float *limit = limits + p * found;
-                if (small_cell) { /* the image nearest the centre need not be the one nearest the point */
-                    for (size_t n = 0; n < found && !clash; n++) {
-                        double d[3] = {point[0] - atoms_near[4 * n], point[1] - atoms_near[4 * n + 1], point[2] - atoms_near[4 * n + 2]};
-                        for (int a = 0; a < 3; a++)
-                            if (periodic[a]) d[a] -= box[a] * nearbyint(d[a] / box[a]);
-                        clash = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < limit[n];
-                    }
-                    continue;
-                }
-                /* The 27 cells around the point's: nine runs of up to three cells adjacent in z. */
-                float single[3] = {(float)point[0], (float)point[1], (float)point[2]};
-                int64_t at = local_cell(point, reach, width, local), ci[3] = {at / (local * local), (at / local) % local, at % local};
-                int64_t low = ci[2] > 0 ? ci[2] - 1 : 0, high = ci[2] + 1 < local ? ci[2] + 1 : local - 1;
-                for (int64_t x = ci[0] - 1; x <= ci[0] + 1 && !clash; x++)
-                    for (int64_t y = ci[1] - 1; y <= ci[1] + 1 && !clash; y++) {
-                        if (x < 0 || y < 0 || x >= local || y >= local) continue;
-                        int64_t row = (x * local + y) * local;
-                        clash = clashes_in(&scratch, limit, single, scratch.start[row + low], scratch.start[row + high + 1]);
-                    }
-            }
-            if (clash) keep[g * options + m] = 0;
-        }
-    }
+    char *keep = out.view.buf;
+    const double *xyz = candidates.view.buf, *centre_of = centres.view.buf;
+    const int64_t *molecule = molecules.view.buf, *point_atom = checked.view.buf;
+    for (Py_ssize_t g = 0; g < groups; g++)
+        if (check_group(&check, &scratch, &nearby, keep + g * options, xyz + g * options * points * 3, centre_of + 3 * g, molecule[g],
+                        point_atom + g * points, options, points) < 0)
+            goto done;
     result = Py_NewRef(Py_None);
-free_along:
-    for (int a = 0; a < 3; a++) free(along[a]);
 done:
-    free(near);
+    for (int a = 0; a < 3; a++) free(check.along[a]);
+    free(nearby.entries);
     free_scratch(&scratch);
     Buffer *all[] = {&out, &candidates, &centres, &molecules, &checked, &base, &close, &table, &positions, &molecule_of};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) close_buffer(all[k]);

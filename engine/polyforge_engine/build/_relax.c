@@ -124,11 +124,11 @@ static int ensure_list(Relaxer *self, const double *x, const double *box) {
 
 /* ---------------------------------------------------------------- energy and gradient */
 
-static double evaluate(Relaxer *self, const double *x, double *g, double stagger) {
-    Py_ssize_t n = self->atoms;
-    double energy = 0.0;
-    memset(g, 0, (size_t)n * 3 * sizeof(double));
+/* Each term below adds its energy to `energy` (returned) and its gradient to g, in the order evaluate()
+ * calls them: the sum is then taken in one sequence, as when they were one function. */
 
+/* Held pairs: k/2 (r - r0)^2 for each (i, j) with its length r0. */
+static inline double add_held_pairs(const Relaxer *self, const double *x, double *g, double energy) {
     for (Py_ssize_t p = 0; p < self->pair_count; p++) {
         int64_t a = self->pairs[2 * p], b = self->pairs[2 * p + 1];
         double d[3] = {x[3 * b] - x[3 * a], x[3 * b + 1] - x[3 * a + 1], x[3 * b + 2] - x[3 * a + 2]};
@@ -141,47 +141,55 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
             g[3 * a + c] -= f * d[c];
         }
     }
+    return energy;
+}
 
-    if (stagger != 0.0) {
-        for (Py_ssize_t t = 0; t < self->torsion_count; t++) {
-            const int64_t *q = self->torsions + 4 * t;
-            const double *xi = x + 3 * q[0], *xj = x + 3 * q[1], *xk = x + 3 * q[2], *xl = x + 3 * q[3];
-            double rij[3], rkj[3], rkl[3];
-            for (int c = 0; c < 3; c++) {
-                rij[c] = xi[c] - xj[c];
-                rkj[c] = xk[c] - xj[c];
-                rkl[c] = xk[c] - xl[c];
-            }
-            double m[3] = {rij[1] * rkj[2] - rij[2] * rkj[1], rij[2] * rkj[0] - rij[0] * rkj[2], rij[0] * rkj[1] - rij[1] * rkj[0]};
-            double nn[3] = {rkj[1] * rkl[2] - rkj[2] * rkl[1], rkj[2] * rkl[0] - rkj[0] * rkl[2], rkj[0] * rkl[1] - rkj[1] * rkl[0]};
-            double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2], n2 = nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2];
-            double rkj2 = rkj[0] * rkj[0] + rkj[1] * rkj[1] + rkj[2] * rkj[2];
-            if (m2 < 1e-12 || n2 < 1e-12 || rkj2 < 1e-12) continue; /* collinear: no defined torsion */
-            double rkj_len = sqrt(rkj2), inv = 1.0 / sqrt(m2 * n2);
-            double cos_phi = (m[0] * nn[0] + m[1] * nn[1] + m[2] * nn[2]) * inv;
-            /* sin phi with the sign of rij . n (IUPAC convention) */
-            double sin_phi = (rij[0] * nn[0] + rij[1] * nn[1] + rij[2] * nn[2]) * rkj_len * inv;
-            double k = stagger * self->torsion_k[t];
-            double cos3 = cos_phi * (4.0 * cos_phi * cos_phi - 3.0);
-            double sin3 = sin_phi * (3.0 - 4.0 * sin_phi * sin_phi);
-            energy += k * (1.0 + cos3);
-            double dphi = -3.0 * k * sin3; /* dE/dphi */
-            /* Gradient of phi (Bekker; Blondel and Karplus 1996). */
-            double fi = -dphi * rkj_len / m2, fl = dphi * rkj_len / n2;
-            double p = (rij[0] * rkj[0] + rij[1] * rkj[1] + rij[2] * rkj[2]) / rkj2;
-            double s = (rkl[0] * rkj[0] + rkl[1] * rkj[1] + rkl[2] * rkj[2]) / rkj2;
-            for (int c = 0; c < 3; c++) {
-                double force_i = fi * m[c], force_l = fl * nn[c];
-                double shift = p * force_i - s * force_l;
-                /* forces: i gets force_i, l force_l, j -(force_i - shift), k -(force_l + shift) */
-                g[3 * q[0] + c] -= force_i;
-                g[3 * q[1] + c] += force_i - shift;
-                g[3 * q[2] + c] += force_l + shift;
-                g[3 * q[3] + c] -= force_l;
-            }
+/* Staggering: k (1 + cos 3 phi) about each torsion (i, j, k, l) given, k = stagger * its torsion_k;
+ * a torsion with collinear atoms has no angle and adds nothing. */
+static inline double add_staggering(const Relaxer *self, const double *x, double *g, double stagger, double energy) {
+    for (Py_ssize_t t = 0; t < self->torsion_count; t++) {
+        const int64_t *q = self->torsions + 4 * t;
+        const double *xi = x + 3 * q[0], *xj = x + 3 * q[1], *xk = x + 3 * q[2], *xl = x + 3 * q[3];
+        double rij[3], rkj[3], rkl[3];
+        for (int c = 0; c < 3; c++) {
+            rij[c] = xi[c] - xj[c];
+            rkj[c] = xk[c] - xj[c];
+            rkl[c] = xk[c] - xl[c];
+        }
+        double m[3] = {rij[1] * rkj[2] - rij[2] * rkj[1], rij[2] * rkj[0] - rij[0] * rkj[2], rij[0] * rkj[1] - rij[1] * rkj[0]};
+        double nn[3] = {rkj[1] * rkl[2] - rkj[2] * rkl[1], rkj[2] * rkl[0] - rkj[0] * rkl[2], rkj[0] * rkl[1] - rkj[1] * rkl[0]};
+        double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2], n2 = nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2];
+        double rkj2 = rkj[0] * rkj[0] + rkj[1] * rkj[1] + rkj[2] * rkj[2];
+        if (m2 < 1e-12 || n2 < 1e-12 || rkj2 < 1e-12) continue; /* collinear: no defined torsion */
+        double rkj_len = sqrt(rkj2), inv = 1.0 / sqrt(m2 * n2);
+        double cos_phi = (m[0] * nn[0] + m[1] * nn[1] + m[2] * nn[2]) * inv;
+        /* sin phi with the sign of rij . n (IUPAC convention) */
+        double sin_phi = (rij[0] * nn[0] + rij[1] * nn[1] + rij[2] * nn[2]) * rkj_len * inv;
+        double k = stagger * self->torsion_k[t];
+        double cos3 = cos_phi * (4.0 * cos_phi * cos_phi - 3.0);
+        double sin3 = sin_phi * (3.0 - 4.0 * sin_phi * sin_phi);
+        energy += k * (1.0 + cos3);
+        double dphi = -3.0 * k * sin3; /* dE/dphi */
+        /* Gradient of phi (Bekker; Blondel and Karplus 1996). */
+        double fi = -dphi * rkj_len / m2, fl = dphi * rkj_len / n2;
+        double p = (rij[0] * rkj[0] + rij[1] * rkj[1] + rij[2] * rkj[2]) / rkj2;
+        double s = (rkl[0] * rkj[0] + rkl[1] * rkj[1] + rkl[2] * rkj[2]) / rkj2;
+        for (int c = 0; c < 3; c++) {
+            double force_i = fi * m[c], force_l = fl * nn[c];
+            double shift = p * force_i - s * force_l;
+            /* forces: i gets force_i, l force_l, j -(force_i - shift), k -(force_l + shift) */
+            g[3 * q[0] + c] -= force_i;
+            g[3 * q[1] + c] += force_i - shift;
+            g[3 * q[2] + c] += force_l + shift;
+            g[3 * q[3] + c] -= force_l;
         }
     }
+    return energy;
+}
 
+/* Repulsion: push (limit - r)^2 for each pair of the Verlet list closer than its limit (intra within a
+ * molecule, inter between two), at its minimum image. */
+static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy) {
     double inter2 = self->inter * self->inter, intra2 = self->intra * self->intra;
     for (size_t p = 0; p < self->near_count; p++) {
         int32_t i = self->near[2 * p], j = self->near[2 * p + 1];
@@ -198,19 +206,31 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
         g[3 * j] += f * dx, g[3 * j + 1] += f * dy, g[3 * j + 2] += f * dz;
         g[3 * i] -= f * dx, g[3 * i + 1] -= f * dy, g[3 * i + 2] -= f * dz;
     }
+    return energy;
+}
 
-    if (self->wall_k > 0.0) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            double z = x[3 * i + 2];
-            if (z < self->wall_low) {
-                energy += self->wall_k * (self->wall_low - z) * (self->wall_low - z);
-                g[3 * i + 2] -= 2.0 * self->wall_k * (self->wall_low - z);
-            } else if (z > self->wall_high) {
-                energy += self->wall_k * (z - self->wall_high) * (z - self->wall_high);
-                g[3 * i + 2] += 2.0 * self->wall_k * (z - self->wall_high);
-            }
+/* Walls: wall_k (low - z)^2 for each atom below wall_low, wall_k (z - high)^2 above wall_high. */
+static inline double add_walls(const Relaxer *self, const double *x, double *g, double energy) {
+    for (Py_ssize_t i = 0; i < self->atoms; i++) {
+        double z = x[3 * i + 2];
+        if (z < self->wall_low) {
+            energy += self->wall_k * (self->wall_low - z) * (self->wall_low - z);
+            g[3 * i + 2] -= 2.0 * self->wall_k * (self->wall_low - z);
+        } else if (z > self->wall_high) {
+            energy += self->wall_k * (z - self->wall_high) * (z - self->wall_high);
+            g[3 * i + 2] += 2.0 * self->wall_k * (z - self->wall_high);
         }
     }
+    return energy;
+}
+
+/* The relaxation energy at x (the Verlet list current for it) and its gradient dE/dx, written to g. */
+static double evaluate(Relaxer *self, const double *x, double *g, double stagger) {
+    memset(g, 0, (size_t)self->atoms * 3 * sizeof(double));
+    double energy = add_held_pairs(self, x, g, 0.0);
+    if (stagger != 0.0) energy = add_staggering(self, x, g, stagger, energy);
+    energy = add_repulsion(self, x, g, energy);
+    if (self->wall_k > 0.0) energy = add_walls(self, x, g, energy);
     return energy;
 }
 

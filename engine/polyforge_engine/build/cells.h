@@ -21,13 +21,25 @@
  * A non-zero return stops the search and is returned by for_each_close_pair. */
 typedef int (*PairVisitor)(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]);
 
-/* Visits every pair of the n atoms at x (n, 3) closer than `cutoff`; returns 0, the visitor's
- * non-zero answer, or -1 when memory ran out. */
-static inline int for_each_close_pair(const double *x, int64_t n, const double box[3], int periodic_z, double cutoff,
-                               PairVisitor visit, void *context) {
-    double cutoff2 = cutoff * cutoff;
-    double low[3] = {0.0, 0.0, 0.0}, span[3] = {box[0], box[1], box[2]};
-    int periodic[3] = {1, 1, periodic_z};
+/* The cell list for_each_close_pair works through: the cells, then the atoms in cell order with their
+ * coordinates wrapped into the box and the lattice shifts taken off apart. */
+typedef struct {
+    double low[3], span[3];                 /* the region divided: the box; along a non-periodic z the atoms' extent */
+    int periodic[3], reach[3], single_cell; /* reach: neighbouring cells compared on each side */
+    int64_t cells[3];
+    double *wrapped;  /* (atoms, 3) in cell order, inside the box */
+    double *lattice;  /* (atoms, 3) in cell order: x - wrapped */
+    int32_t *atom_at; /* atom in each slot of the cell order */
+    int64_t *cell_of, *cell_start, *fill;
+} PairCells;
+
+/* The cells: at least the cutoff wide and, in dilute systems, about one atom per cell (a cell per
+ * cutoff-wide cube of a large, sparse cell would cost more memory and visits than the atoms); one
+ * cell along a periodic axis too short for three. */
+static inline void pair_cells_frame(PairCells *list, const double *x, int64_t n, const double box[3], int periodic_z, double cutoff) {
+    double *low = list->low, *span = list->span;
+    for (int a = 0; a < 3; a++) low[a] = 0.0, span[a] = box[a];
+    list->periodic[0] = 1, list->periodic[1] = 1, list->periodic[2] = periodic_z;
     if (!periodic_z) {
         double zmin = INFINITY, zmax = -INFINITY;
         for (int64_t i = 0; i < n; i++) {
@@ -37,57 +49,122 @@ static inline int for_each_close_pair(const double *x, int64_t n, const double b
         low[2] = n > 0 ? zmin : 0.0;
         span[2] = n > 0 ? zmax - zmin + 1e-9 : 1.0;
     }
-    /* Cells at least the cutoff wide, and in dilute systems about one atom per cell: a cell per
-     * cutoff-wide cube of a large, sparse cell would cost more memory and visits than the atoms. */
     double width = cbrt(span[0] * span[1] * span[2] / (double)(n > 0 ? n : 1));
     if (width < cutoff) width = cutoff;
-    int64_t cells[3];
-    int reach[3]; /* neighbouring cells compared on each side */
     for (int a = 0; a < 3; a++) {
         int64_t whole = (int64_t)floor(span[a] / width);
         if (whole > 1024) whole = 1024;
-        if (!periodic[a] || whole >= 3) {
-            cells[a] = whole < 1 ? 1 : whole, reach[a] = 1;
+        if (!list->periodic[a] || whole >= 3) {
+            list->cells[a] = whole < 1 ? 1 : whole, list->reach[a] = 1;
         } else {
-            cells[a] = 1, reach[a] = 0;
+            list->cells[a] = 1, list->reach[a] = 0;
         }
     }
-    int single_cell = reach[0] == 0 || reach[1] == 0 || reach[2] == 0;
+    list->single_cell = list->reach[0] == 0 || list->reach[1] == 0 || list->reach[2] == 0;
+}
+
+/* Sorts the n atoms into the cells (a counting sort: cell_start holds each cell's first slot), each
+ * with its wrapped coordinates and lattice shift. Returns -1 when memory ran out. */
+static inline int pair_cells_sort(PairCells *list, const double *x, int64_t n) {
+    const int64_t *cells = list->cells;
+    const double *low = list->low, *span = list->span;
     int64_t cell_total = cells[0] * cells[1] * cells[2];
     size_t atoms = (size_t)(n > 0 ? n : 1);
-    double *wrapped = malloc(atoms * 3 * sizeof(double)); /* in cell order, inside the box */
-    double *lattice = malloc(atoms * 3 * sizeof(double)); /* in cell order: x - wrapped */
-    int32_t *atom_at = malloc(atoms * sizeof(int32_t));   /* atom in each slot of the cell order */
-    int64_t *cell_of = malloc(atoms * sizeof(int64_t));
-    int64_t *cell_start = calloc((size_t)cell_total + 1, sizeof(int64_t));
-    int64_t *fill = malloc((size_t)cell_total * sizeof(int64_t));
-    int status = -1;
-    if (!wrapped || !lattice || !atom_at || !cell_of || !cell_start || !fill) goto done;
+    list->wrapped = malloc(atoms * 3 * sizeof(double));
+    list->lattice = malloc(atoms * 3 * sizeof(double));
+    list->atom_at = malloc(atoms * sizeof(int32_t));
+    list->cell_of = malloc(atoms * sizeof(int64_t));
+    list->cell_start = calloc((size_t)cell_total + 1, sizeof(int64_t));
+    list->fill = malloc((size_t)cell_total * sizeof(int64_t));
+    if (!list->wrapped || !list->lattice || !list->atom_at || !list->cell_of || !list->cell_start || !list->fill) return -1;
     for (int64_t i = 0; i < n; i++) {
         int64_t c[3];
         for (int a = 0; a < 3; a++) {
             double u = x[3 * i + a] - low[a];
-            if (periodic[a]) u -= span[a] * floor(u / span[a]);
+            if (list->periodic[a]) u -= span[a] * floor(u / span[a]);
             int64_t k = (int64_t)floor(u / span[a] * (double)cells[a]);
             c[a] = k < 0 ? 0 : (k >= cells[a] ? cells[a] - 1 : k);
         }
-        cell_of[i] = (c[0] * cells[1] + c[1]) * cells[2] + c[2];
-        cell_start[cell_of[i] + 1]++;
+        list->cell_of[i] = (c[0] * cells[1] + c[1]) * cells[2] + c[2];
+        list->cell_start[list->cell_of[i] + 1]++;
     }
-    for (int64_t c = 0; c < cell_total; c++) cell_start[c + 1] += cell_start[c];
-    memcpy(fill, cell_start, (size_t)cell_total * sizeof(int64_t));
+    for (int64_t c = 0; c < cell_total; c++) list->cell_start[c + 1] += list->cell_start[c];
+    memcpy(list->fill, list->cell_start, (size_t)cell_total * sizeof(int64_t));
     for (int64_t i = 0; i < n; i++) {
-        int64_t slot = fill[cell_of[i]]++;
-        atom_at[slot] = (int32_t)i;
+        int64_t slot = list->fill[list->cell_of[i]]++;
+        list->atom_at[slot] = (int32_t)i;
         for (int a = 0; a < 3; a++) {
             double u = x[3 * i + a] - low[a];
-            double turns = periodic[a] ? floor(u / span[a]) : 0.0;
-            wrapped[3 * slot + a] = u - turns * span[a];
-            lattice[3 * slot + a] = turns * span[a];
+            double turns = list->periodic[a] ? floor(u / span[a]) : 0.0;
+            list->wrapped[3 * slot + a] = u - turns * span[a];
+            list->lattice[3 * slot + a] = turns * span[a];
         }
     }
+    return 0;
+}
 
-    status = 0;
+static inline void pair_cells_free(PairCells *list) {
+    free(list->wrapped), free(list->lattice), free(list->atom_at), free(list->cell_of), free(list->cell_start), free(list->fill);
+}
+
+/* The neighbour of cell `here` at `offset`, across a periodic side if need be, with the image (added
+ * to its wrapped coordinates) that makes it adjacent; -1 beyond a non-periodic side. */
+static inline int64_t pair_cells_neighbour(const PairCells *list, const int64_t here[3], const int offset[3], double image[3]) {
+    int64_t there[3];
+    int outside = 0;
+    for (int a = 0; a < 3; a++) {
+        int64_t k = here[a] + offset[a];
+        image[a] = 0.0;
+        if (k < 0 || k >= list->cells[a]) {
+            if (!list->periodic[a]) outside = 1;
+            image[a] = k < 0 ? -list->span[a] : list->span[a];
+            k = k < 0 ? k + list->cells[a] : k - list->cells[a];
+        }
+        there[a] = k;
+    }
+    return outside ? -1 : (there[0] * list->cells[1] + there[1]) * list->cells[2] + there[2];
+}
+
+/* Visits the pairs closer than the cutoff between the atoms of cell `home` and those of cell `other`
+ * moved by `image` (each pair once where the two are one cell); returns the visitor's first non-zero
+ * answer, or 0. */
+static inline int pair_cells_visit(const PairCells *list, int64_t home, int64_t other, const double image[3], double cutoff2,
+                                   PairVisitor visit, void *context) {
+    const double *wrapped = list->wrapped, *lattice = list->lattice, *span = list->span;
+    int same_cell = other == home, status = 0;
+    for (int64_t p = list->cell_start[home]; p < list->cell_start[home + 1] && !status; p++) {
+        /* the atom at p, moved by the image so that neighbours are compared directly */
+        double px = wrapped[3 * p] - image[0], py = wrapped[3 * p + 1] - image[1], pz = wrapped[3 * p + 2] - image[2];
+        for (int64_t q = same_cell ? p + 1 : list->cell_start[other]; q < list->cell_start[other + 1]; q++) {
+            double d[3] = {wrapped[3 * q] - px, wrapped[3 * q + 1] - py, wrapped[3 * q + 2] - pz};
+            double img[3] = {image[0], image[1], image[2]};
+            if (list->single_cell) /* one cell along a periodic axis: the minimum image pair by pair */
+                for (int a = 0; a < 3; a++) {
+                    if (list->reach[a] != 0) continue;
+                    if (d[a] > 0.5 * span[a]) d[a] -= span[a], img[a] -= span[a];
+                    else if (d[a] < -0.5 * span[a]) d[a] += span[a], img[a] += span[a];
+                }
+            double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if (d2 >= cutoff2) continue;
+            double shift[3];
+            for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - img[a];
+            if ((status = visit(context, list->atom_at[p], list->atom_at[q], d, d2, shift))) break;
+        }
+    }
+    return status;
+}
+
+/* Visits every pair of the n atoms at x (n, 3) closer than `cutoff`; returns 0, the visitor's
+ * non-zero answer, or -1 when memory ran out. Each cell is compared with itself and the half of its
+ * neighbours ahead of it: offsets after (0, 0, 0) in lexicographic order. */
+static inline int for_each_close_pair(const double *x, int64_t n, const double box[3], int periodic_z, double cutoff,
+                                      PairVisitor visit, void *context) {
+    double cutoff2 = cutoff * cutoff;
+    PairCells list = {0};
+    pair_cells_frame(&list, x, n, box, periodic_z, cutoff);
+    int status = pair_cells_sort(&list, x, n);
+    const int64_t *cells = list.cells;
+    const int *reach = list.reach;
     for (int64_t cx = 0; cx < cells[0] && !status; cx++)
         for (int64_t cy = 0; cy < cells[1] && !status; cy++)
             for (int64_t cz = 0; cz < cells[2] && !status; cz++) {
@@ -95,50 +172,14 @@ static inline int for_each_close_pair(const double *x, int64_t n, const double b
                 for (int dx = -reach[0]; dx <= reach[0] && !status; dx++)
                     for (int dy = -reach[1]; dy <= reach[1] && !status; dy++)
                         for (int dz = -reach[2]; dz <= reach[2] && !status; dz++) {
-                            /* the half ahead: offsets after (0, 0, 0) in lexicographic order, and the cell itself */
-                            if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue;
+                            if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue; /* the half behind */
                             int offset[3] = {dx, dy, dz};
-                            int64_t there[3];
-                            double image[3]; /* added to the neighbour's wrapped coordinates */
-                            int outside = 0;
-                            for (int a = 0; a < 3; a++) {
-                                int64_t k = here[a] + offset[a];
-                                image[a] = 0.0;
-                                if (k < 0 || k >= cells[a]) {
-                                    if (!periodic[a]) outside = 1;
-                                    image[a] = k < 0 ? -span[a] : span[a];
-                                    k = k < 0 ? k + cells[a] : k - cells[a];
-                                }
-                                there[a] = k;
-                            }
-                            if (outside) continue;
-                            int64_t other = (there[0] * cells[1] + there[1]) * cells[2] + there[2];
-                            int same_cell = other == home;
-                            for (int64_t p = cell_start[home]; p < cell_start[home + 1] && !status; p++) {
-                                /* the atom at p, moved by the image so that neighbours are compared directly */
-                                double px = wrapped[3 * p] - image[0], py = wrapped[3 * p + 1] - image[1],
-                                       pz = wrapped[3 * p + 2] - image[2];
-                                for (int64_t q = same_cell ? p + 1 : cell_start[other]; q < cell_start[other + 1]; q++) {
-                                    double d[3] = {wrapped[3 * q] - px, wrapped[3 * q + 1] - py, wrapped[3 * q + 2] - pz};
-                                    double img[3] = {image[0], image[1], image[2]};
-                                    if (single_cell) /* one cell along a periodic axis: the minimum image pair by pair */
-                                        for (int a = 0; a < 3; a++) {
-                                            if (reach[a] != 0) continue;
-                                            if (d[a] > 0.5 * span[a]) d[a] -= span[a], img[a] -= span[a];
-                                            else if (d[a] < -0.5 * span[a]) d[a] += span[a], img[a] += span[a];
-                                        }
-                                    double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                                    if (d2 >= cutoff2) continue;
-                                    double shift[3];
-                                    for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - img[a];
-                                    if ((status = visit(context, atom_at[p], atom_at[q], d, d2, shift))) break;
-                                }
-                            }
+                            double image[3];
+                            int64_t other = pair_cells_neighbour(&list, here, offset, image);
+                            if (other >= 0) status = pair_cells_visit(&list, home, other, image, cutoff2, visit, context);
                         }
             }
-done:
-    if (!wrapped || !lattice || !atom_at || !cell_of || !cell_start || !fill) status = -1;
-    free(wrapped), free(lattice), free(atom_at), free(cell_of), free(cell_start), free(fill);
+    pair_cells_free(&list);
     return status;
 }
 
