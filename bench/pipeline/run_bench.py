@@ -7,14 +7,17 @@ bundle: what a job runs after Start) on PE-100 x 17 at 0.85 g/cm³ (10,234 atoms
   place: `git archive 77ec35a engine | tar -x -C /tmp/x && cd /tmp/x/engine && python setup.py
   build_ext --inplace`), given with --base; PYTHONPATH points at it, as bench/chains/run.py does;
 - `openmm`: today's engine with POLYFORGE_MD_ENGINE=openmm;
-- `gromacs`: today's engine with POLYFORGE_MD_ENGINE=auto (gmx mdrun on CPUs).
+- `gromacs`: today's engine with POLYFORGE_MD_ENGINE=auto (gmx mdrun on CPUs);
+- `gromacs-em`: the same with POLYFORGE_MINIMISE_ENGINE=gromacs (the minimisation on mdrun too).
 Each repeat runs every variant once, the order rotated between repeats, so that all meet the same
 spells of a shared machine. Every variant gets the same POLYFORGE_ENGINE_THREADS.
 
 Stage times come from the progress lines: stdout is read line by line and each line stamped on
 arrival; a stage lasts from its first line to the first line of the next stage (the last one to the
 process's exit): the stages as the user's progress bar shows them (on GROMACS the dynamics' first line
-comes when mdrun starts, so grompp falls under minimisation there). Startup is process start to the first line. report.json's `performance` fields
+comes when mdrun starts, so grompp falls under minimisation there). Startup is process start to the first line.
+`cpu_s` is the CPU time of the run (the engine and the gmx processes it waited for), which a shared
+machine's load moves far less than wall time. report.json's `performance` fields
 (the engine's own minimisation_s, dynamics_s, ns_per_day, ...) are kept beside them, and the
 1-minute load average before and after each run.
 
@@ -25,7 +28,9 @@ scaled along, so it overstates a 10,000-step run slightly, for every variant ali
 
 Run from the repository root (gmx from Debian: `make gromacs`):
     .venv/bin/python bench/pipeline/run_bench.py --base /tmp/stages-base/engine [--steps 10000] [--repeats 2] [--threads 1]
-Results: bench/pipeline/out/results.json (not committed); a markdown table on stdout.
+Results: bench/pipeline/out/results.json (not committed; --out elsewhere); a markdown table on stdout.
+--today runs the openmm and gromacs variants from another engine directory (e.g. an export of the
+working tree, so that a shared tree changing under a long run does not change what is measured).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -59,7 +65,9 @@ def job(steps: int, chains: int, density: float) -> dict[str, Any]:
     return spec
 
 
-def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[str, Any], threads: int, workdir: Path) -> dict[str, Any]:
+def run_variant(
+    name: str, engine_dir: Path, md_engine: str | None, spec: dict[str, Any], threads: int, workdir: Path, minimise_engine: str | None = None
+) -> dict[str, Any]:
     """One `build-system` run; each stdout line stamped as it arrives."""
     if workdir.exists():
         shutil.rmtree(workdir)
@@ -67,9 +75,13 @@ def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[s
     (workdir / "job.json").write_text(json.dumps(spec))
     env = dict(os.environ, PYTHONPATH=str(engine_dir), POLYFORGE_ENGINE_THREADS=str(threads))
     env.pop("POLYFORGE_MD_ENGINE", None)
+    env.pop("POLYFORGE_MINIMISE_ENGINE", None)
     if md_engine is not None:
         env["POLYFORGE_MD_ENGINE"] = md_engine
+    if minimise_engine is not None:
+        env["POLYFORGE_MINIMISE_ENGINE"] = minimise_engine
     load_before = os.getloadavg()[0]
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "polyforge_engine", "build-system", "--input", "job.json", "--workdir", "."],
@@ -85,6 +97,7 @@ def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[s
         lines.append((time.perf_counter() - start, json.loads(line)))
     code = process.wait()
     total = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the engine and the gmx it waited for
     if code != 0:
         raise SystemExit(f"{name}: build-system exited {code}: {lines[-1][1] if lines else 'no output'}")
     first: dict[str, float] = {}
@@ -103,7 +116,11 @@ def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[s
         "startup_s": round(min(first.values()), 2),
         "stages_s": stages,
         "start_to_completed_s": round(total, 2),
+        "cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime - cpu_before.ru_utime - cpu_before.ru_stime, 1),
         "performance": report.get("performance"),
+        "energies": report.get("energies"),
+        "minimization": report.get("minimization"),
+        "gromacs_minimised_energy": _gromacs_minimised_energy(workdir),
         "load_1min": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
     steps = record["steps"]
@@ -113,6 +130,15 @@ def run_variant(name: str, engine_dir: Path, md_engine: str | None, spec: dict[s
     else:
         record["start_to_completed_10k_s"] = round(total, 1)
     return record
+
+
+def _gromacs_minimised_energy(workdir: Path) -> float | None:
+    """GROMACS's own potential energy of the structure it minimised (simulation.log), if it did."""
+    for log in workdir.glob("**/simulation.log"):
+        for line in log.read_text().splitlines():
+            if line.startswith("GROMACS's potential energy of the minimised structure"):
+                return float(line.rsplit(":", 1)[1].split()[0])
+    return None
 
 
 def table(records: list[dict[str, Any]], variants: list[str]) -> str:
@@ -165,21 +191,28 @@ def main() -> None:
     parser.add_argument("--chains", type=int, default=17)
     parser.add_argument("--density", type=float, default=0.85)
     parser.add_argument("--variants", nargs="*", default=["base", "openmm", "gromacs"])
+    parser.add_argument("--today", type=Path, default=REPO / "engine", help="engine directory of the openmm and gromacs variants")
+    parser.add_argument("--out", type=Path, default=OUT, help="directory of results.json")
     args = parser.parse_args()
     variants = [v for v in args.variants if v != "base" or args.base is not None]
-    engines = {"base": (args.base, None), "openmm": (REPO / "engine", "openmm"), "gromacs": (REPO / "engine", "auto")}
+    engines = {
+        "base": (args.base, None, None),
+        "openmm": (args.today, "openmm", None),
+        "gromacs": (args.today, "auto", None),
+        "gromacs-em": (args.today, "auto", "gromacs"),
+    }
     spec = job(args.steps, args.chains, args.density)
-    OUT.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
     records: list[dict[str, Any]] = []
     for repeat in range(args.repeats):
         order = variants[repeat % len(variants) :] + variants[: repeat % len(variants)]
         for name in order:
-            engine_dir, md_engine = engines[name]
-            record = run_variant(name, engine_dir, md_engine, spec, args.threads, scratch / name) | {"repeat": repeat + 1}
+            engine_dir, md_engine, minimise_engine = engines[name]
+            record = run_variant(name, engine_dir, md_engine, spec, args.threads, scratch / name, minimise_engine) | {"repeat": repeat + 1}
             records.append(record)
             print(json.dumps(record), flush=True)
-            (OUT / "results.json").write_text(json.dumps({"steps": args.steps, "threads": args.threads, "runs": records}, indent=1))
+            (args.out / "results.json").write_text(json.dumps({"steps": args.steps, "threads": args.threads, "runs": records}, indent=1))
     shutil.rmtree(scratch, ignore_errors=True)
     print(table(records, variants))
 

@@ -11,18 +11,13 @@ from pathlib import Path
 import numpy as np
 import openmm
 import pytest
-from conftest import STYRENE, homopolymer_job
+from dense_cells import dense_cells
 from openmm import app, unit
-from polyforge_engine.build.structure import build_structure
-from polyforge_engine.job import parse_build_job
-from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
+from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
 from polyforge_engine.runtime.openmm_cpu import cpu_properties
 from polyforge_engine.simulate.md import Protocol, create_system, run_protocol
 from polyforge_engine.simulate.minimise import SWITCH_FORCE_KJ_MOL_NM, minimise
 from polymer_samples import PE_UNIT, melt
-
-METHYL_METHACRYLATE = "[*:1]CC([*:2])(C)C(=O)OC"
-SEEDS = (1, 2, 3, 4, 5)
 
 
 def _no_progress(*_: object, **__: object) -> None:
@@ -107,33 +102,9 @@ def test_overlapping_atoms_cannot_blow_the_minimisation_up(pe_melt: Parametrised
         assert np.linalg.norm(delta) > 0.2  # nm: pushed apart to a van der Waals contact
 
 
-@pytest.fixture(scope="module")
-def dense_cells(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, int, Path, np.ndarray, np.ndarray]]:
-    """PS-10 and PMMA-10, 6 chains at 0.8 g/cm³ (the densest the builder is asked for in practice,
-    about 1,000 atoms), built with several seeds. Each polymer is parametrised once: the seeds
-    change the coordinates (and the tacticity), not the topology the minimisation needs."""
-    root = tmp_path_factory.mktemp("dense")
-    cells = []
-    for name, unit_smiles in (("PS", STYRENE), ("PMMA", METHYL_METHACRYLATE)):
-        prmtop = None
-        for seed in SEEDS:
-            job = homopolymer_job(unit_smiles, 10, 6, density=0.8, seed=seed)
-            built = build_structure(parse_build_job(job), root / f"{name}_{seed}", _no_progress)
-            molecules = [built.molecule(index) for index in range(len(built.molecule_kinds))]
-            grouped = group_copies(molecules)
-            if prmtop is None:
-                system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))
-                prmtop = parametrise_system(system, "gaff2", root / f"{name}_topology", _no_progress).files.amber_prmtop
-            positions = np.concatenate([copy.coordinates for copy in grouped.copies]) / 10
-            cells.append((name, seed, prmtop, positions, np.asarray(built.box, dtype=float) / 10))
-    return cells
-
-
-def test_dense_polystyrene_and_pmma_cells_minimise_and_start_dynamics_for_every_seed(
-    dense_cells: list[tuple[str, int, Path, np.ndarray, np.ndarray]],
-) -> None:
-    for name, seed, prmtop, positions, box in dense_cells:
-        system, result = _minimise(prmtop, positions, box, 100)
+def test_dense_polystyrene_and_pmma_cells_minimise_and_start_dynamics_for_every_seed() -> None:
+    for name, seed, files, positions, box in dense_cells():
+        system, result = _minimise(files.amber_prmtop, positions, box, 100)
         # Far from converged in 100 steps: every step asked is run, and no more.
         assert (result.steps_run, result.converged) == (100, False), (name, seed)
         assert not result.lbfgs_failed, (name, seed)

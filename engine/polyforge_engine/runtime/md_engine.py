@@ -4,7 +4,10 @@ POLYFORGE_MD_ENGINE (the runner's setting, read from the engine's environment as
 POLYFORGE_ENGINE_THREADS is; a Slurm job inherits the submitting environment) says `auto` (the
 default), `openmm` or `gromacs`. `auto` takes GROMACS on the CPU when `gmx` is on the PATH and
 OpenMM has no usable GPU platform (CUDA, OpenCL), since there mdrun is about five times faster
-(bench/README.md); OpenMM otherwise. Minimisation always runs on OpenMM (simulate/minimise.py).
+(bench/README.md); OpenMM otherwise. Minimisation runs on OpenMM (simulate/minimise.py) unless
+POLYFORGE_MINIMISE_ENGINE=gromacs asks for mdrun where the dynamics run there
+(simulate/gromacs_minimise.py): faster for the steps asked, but it ends far higher in energy after
+them (bench/README.md), so it is not the default.
 Protocols GROMACS cannot run as OpenMM does stay on OpenMM whatever the setting, with the reason:
 isolated molecules (mdrun's Verlet scheme needs a periodic cell), the harmonic z walls (GROMACS has
 10-4 walls only) and the 21-stage melt equilibration (kept on OpenMM: its stages change the
@@ -21,6 +24,7 @@ from typing import Literal
 from polyforge_engine.runtime.openmm_platform import GPU_PLATFORMS, probe_platform
 
 MD_ENGINE_ENV = "POLYFORGE_MD_ENGINE"
+MINIMISE_ENGINE_ENV = "POLYFORGE_MINIMISE_ENGINE"  # openmm (default) | gromacs
 GMX_ENV = "POLYFORGE_GMX"  # the gmx binary (default: `gmx` on the PATH)
 MdEngine = Literal["openmm", "gromacs"]
 CHOICES = ("auto", "openmm", "gromacs")
@@ -77,3 +81,9 @@ def choose_md_engine(
     if binary is None or refusal is not None or gpu():
         return MdEngineChoice("openmm", None, raw, None)
     return MdEngineChoice("gromacs", binary, raw, None)
+
+
+def minimises_on_gromacs(requested: str | None = None) -> bool:
+    """Whether a job whose dynamics run on GROMACS minimises on mdrun too (POLYFORGE_MINIMISE_ENGINE=gromacs)."""
+    raw = requested if requested is not None else os.environ.get(MINIMISE_ENGINE_ENV, "")
+    return raw.strip().lower() == "gromacs"

@@ -84,7 +84,7 @@ def run_gromacs_dynamics(
     (scratch / "md.mdp").write_text(run_mdp(protocol, stage, interval))
     write_g96(inputs.gro, start_nm, box_nm, scratch / "start.g96")
     version = gmx_version(inputs.gmx)
-    log.write(f"dynamics on {version}, {inputs.threads} thread(s), -reprod; minimisation was OpenMM's\n")
+    log.write(f"dynamics on {version}, {inputs.threads} thread(s), -reprod\n")
     _grompp(inputs, scratch)
     _mdrun(inputs, scratch, stage.steps, interval, progress)
     npt = stage.ensemble == "NPT"
@@ -178,10 +178,11 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 class _StderrWatch:
-    """Reads mdrun's stderr in a thread: the last step its `-v` lines name, and the text."""
+    """Reads mdrun's stderr in a thread: the last step its `-v` lines name (`pattern`'s group), and the text."""
 
-    def __init__(self, stream: IO[bytes]):
+    def __init__(self, stream: IO[bytes], pattern: bytes = rb"step (\d+)"):
         self.step = 0
+        self._pattern = re.compile(pattern)
         self._chunks: list[bytes] = []
         self._stream = stream
         self._thread = threading.Thread(target=self._read, name="mdrun-stderr", daemon=True)
@@ -190,7 +191,7 @@ class _StderrWatch:
     def _read(self) -> None:
         while chunk := os.read(self._stream.fileno(), 4096):
             self._chunks.append(chunk)
-            steps = re.findall(rb"step (\d+)", chunk)
+            steps = self._pattern.findall(chunk)
             if steps:
                 self.step = int(steps[-1])
 

@@ -16,13 +16,15 @@ _TRR_MAGIC = 1993
 _TRR_SIZES = ("ir", "e", "box", "vir", "pres", "top", "sym", "x", "v", "f")
 
 
-def write_g96(template_gro: Path, positions_nm: np.ndarray, box_nm: tuple[float, float, float], path: Path) -> None:
+def write_g96(
+    template_gro: Path, positions_nm: np.ndarray, box_nm: tuple[float, float, float], path: Path, title: str = "PolyForge: minimised structure"
+) -> None:
     """A .g96 with the residue and atom names of `template_gro` (same atoms, same order)."""
     lines = template_gro.read_text().splitlines()
     atoms = int(lines[1])
     if atoms != len(positions_nm):
         raise ValueError(f"{template_gro.name} has {atoms} atoms, the positions {len(positions_nm)}")
-    out = ["TITLE", "PolyForge: minimised by OpenMM", "END", "POSITION"]
+    out = ["TITLE", title, "END", "POSITION"]
     for number, (line, (x, y, z)) in enumerate(zip(lines[2 : 2 + atoms], positions_nm, strict=True), start=1):
         residue, residue_name, atom_name = int(line[0:5]), line[5:10].strip(), line[10:15].strip()
         out.append(f"{residue % 100000:5d} {residue_name:<5s} {atom_name:<5s}{number:7d}{x:15.9f}{y:15.9f}{z:15.9f}")

@@ -11,6 +11,7 @@ seconds."""
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from openmm import app, unit
 
 from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
-from polyforge_engine.runtime.md_engine import MdEngineChoice, choose_md_engine, gromacs_refusal
+from polyforge_engine.runtime.md_engine import MdEngineChoice, choose_md_engine, gromacs_refusal, minimises_on_gromacs
 from polyforge_engine.runtime.openmm_cpu import engine_threads
 from polyforge_engine.runtime.openmm_platform import choose_platform
 from polyforge_engine.simulate.equilibration import Equilibration, Stage, dynamics_stages
@@ -114,7 +115,7 @@ def run_protocol(
 ) -> tuple[SimulationReport, SimulationFiles]:
     """Minimise then run dynamics as the protocol says; write outputs in `workdir`. The dynamics run on
     OpenMM or, with `gromacs_top` (system.top, system.gro beside it), on GROMACS where
-    runtime/md_engine.py chooses it."""
+    runtime/md_engine.py chooses it; the minimisation then too where POLYFORGE_MINIMISE_ENGINE=gromacs."""
     files = _files_in(workdir)
     topology_file = app.AmberPrmtopFile(str(prmtop))
     coordinates = app.AmberInpcrdFile(str(inpcrd))
@@ -125,13 +126,27 @@ def run_protocol(
     engine = _md_engine(protocol, stages, box_nm, gromacs_top)
     choice = choose_platform()
     platform = choice.platform()
-    started = time.monotonic()
-    minimisation = _minimise_first(system, coordinates, box_nm, protocol, platform, choice.properties, progress)
-    minimisation_s = time.monotonic() - started
-    simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, minimisation)
+    gromacs = _gromacs_inputs(engine, box_nm, gromacs_top)
+    minimisation_note: str | None = None
+    minimisation: MinimisationResult | None
+    if gromacs is not None and box_nm is not None and protocol.minimization_steps > 0 and minimises_on_gromacs():
+        # Minimisation on mdrun too, where the setting asks (gromacs_minimise.py): OpenMM's context
+        # gives the energy before and, once the minimised positions are in it, applies the constraints.
+        simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, None)
+        started = time.monotonic()
+        minimisation, minimisation_note = _minimise_on_gromacs(simulation, gromacs, protocol, (box_nm, workdir), (platform, choice.properties), progress)
+        minimisation_s = time.monotonic() - started
+        _start_from(simulation, minimisation)
+    else:
+        started = time.monotonic()
+        minimisation = _minimise_first(system, coordinates, box_nm, protocol, platform, choice.properties, progress)
+        minimisation_s = time.monotonic() - started
+        simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, minimisation)
     written: list[Path] = []
     with files.log.open("w") as log:
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
+        if minimisation_note is not None:
+            log.write(f"{minimisation_note}\n")
         if choice.note:
             log.write(f"platform: {choice.note}\n")
         log.write(f"nonbonded: {'PME, cutoff 1.0 nm' if box_nm is not None else 'no cutoff (isolated molecule)'}; constraints: HBonds\n")
@@ -145,9 +160,9 @@ def run_protocol(
         if engine.note:
             log.write(f"dynamics engine: {engine.note}\n")
         started = time.monotonic()
-        temperatures, ran = _run_dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs_top, (files, log), written, progress)
+        temperatures, ran = _run_dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs, (files, log), written, progress)
         dynamics_s = time.monotonic() - started
-        performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, ran, engine)
+        performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, ran, engine, minimisation)
         log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
         log.write(f", {performance['ns_per_day']} ns/day\n" if performance["ns_per_day"] is not None else "\n")
         _write_pdb(simulation, files.final_pdb)
@@ -237,9 +252,80 @@ def _simulation(
     if minimisation is None:
         simulation.context.setPositions(coordinates.positions)
     else:
-        simulation.context.setPositions(minimisation.positions_nm)
-        simulation.context.applyConstraints(integrator.getConstraintTolerance())
+        _start_from(simulation, minimisation)
     return simulation
+
+
+def _start_from(simulation: app.Simulation, minimisation: MinimisationResult) -> None:
+    """The minimised positions in the context, the constraints applied."""
+    simulation.context.setPositions(minimisation.positions_nm)
+    simulation.context.applyConstraints(simulation.integrator.getConstraintTolerance())
+
+
+def _gromacs_inputs(engine: MdEngineChoice, box_nm: tuple[float, float, float] | None, gromacs_top: Path | None) -> GromacsInputs | None:
+    """mdrun's inputs when the dynamics run on GROMACS (a periodic cell and its topology), else None."""
+    if engine.engine != "gromacs" or box_nm is None or gromacs_top is None:
+        return None
+    from polyforge_engine.simulate.gromacs import GromacsInputs  # it imports this module
+
+    return GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
+
+
+def _minimise_on_gromacs(
+    simulation: app.Simulation,
+    inputs: GromacsInputs,
+    protocol: Protocol,
+    where: tuple[tuple[float, float, float], Path],
+    openmm_platform: tuple[openmm.Platform, dict[str, str]],
+    progress: ProgressCallback,
+) -> tuple[MinimisationResult, str]:
+    """The minimisation on mdrun from the input positions in the context (gromacs_minimise.py); the
+    energy before is OpenMM's, as on the OpenMM path. Where mdrun cannot minimise the structure,
+    OpenMM does (minimise.py). Also a line for the log: GROMACS's own energy of the result, or why
+    OpenMM minimised."""
+    from polyforge_engine.simulate.gromacs import gmx_version
+    from polyforge_engine.simulate.gromacs_minimise import GromacsRefused, minimise_on_gromacs
+
+    box_nm, workdir = where
+    progress("minimisation", 0)
+    state = simulation.context.getState(getEnergy=True, getPositions=True)
+    before = state.getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+    _check_finite(before, "before minimisation")
+    start_nm = np.asarray(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer))
+
+    def percent_done(percent: float) -> None:
+        progress("minimisation", min(99.0, percent))
+
+    try:
+        result, energy = minimise_on_gromacs(inputs, protocol, start_nm, box_nm, before, workdir / "gromacs", percent_done, gmx_version(inputs.gmx))
+    except GromacsRefused as refused:
+        result = _minimise_without_barostat(simulation.system, start_nm, box_nm, protocol, openmm_platform, percent_done)
+        return result, f"minimisation on OpenMM: mdrun could not ({refused})"
+    energy_text = f"{energy:.3f} kJ/mol" if energy is not None else "not given"
+    return result, f"GROMACS's potential energy of the minimised structure (bonds to H as bonds, not constrained): {energy_text}"
+
+
+def _minimise_without_barostat(
+    system: openmm.System,
+    start_nm: np.ndarray,
+    box_nm: tuple[float, float, float],
+    protocol: Protocol,
+    openmm_platform: tuple[openmm.Platform, dict[str, str]],
+    progress: Callable[[float], None],
+) -> MinimisationResult:
+    """OpenMM's minimisation of `system` as _minimise_first does it, the NPT barostat (already added
+    for the dynamics) taken out meanwhile: it would move the cell."""
+    barostats = [index for index, force in enumerate(system.getForces()) if isinstance(force, openmm.MonteCarloBarostat)]
+    removed = [copy.deepcopy(system.getForce(index)) for index in barostats]
+    for index in reversed(barostats):
+        system.removeForce(index)
+    try:
+        platform, properties = openmm_platform
+        vectors = system.getDefaultPeriodicBoxVectors()
+        return minimise(system, start_nm, vectors, protocol.minimization_steps, platform, properties, progress)
+    finally:
+        for force in removed:
+            system.addForce(force)
 
 
 def _record_minimised(
@@ -276,7 +362,7 @@ def _run_dynamics(
     stages: list[Stage],
     box_nm: tuple[float, float, float] | None,
     engine: MdEngineChoice,
-    gromacs_top: Path | None,
+    gromacs: GromacsInputs | None,
     where: tuple[SimulationFiles, TextIO],
     written: list[Path],
     progress: ProgressCallback,
@@ -291,11 +377,8 @@ def _run_dynamics(
     if protocol.dynamics_steps <= 0:
         return [], None
     ran: GromacsDynamics | None = None
-    if engine.engine == "gromacs" and box_nm is not None and gromacs_top is not None:
-        from polyforge_engine.simulate.gromacs import GromacsInputs  # it imports this module
-
-        inputs = GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
-        ran = _gromacs(simulation, system, protocol, stages[0], box_nm, inputs, (files, log), progress)
+    if gromacs is not None and box_nm is not None:
+        ran = _gromacs(simulation, system, protocol, stages[0], box_nm, gromacs, (files, log), progress)
         temperatures = ran.temperatures
     else:
         temperatures = _dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
@@ -311,14 +394,17 @@ def _run_performance(
     threads: str | None,
     ran: GromacsDynamics | None,
     engine: MdEngineChoice,
+    minimisation: MinimisationResult | None,
 ) -> dict[str, object]:
     """The run's performance record: OpenMM's, or mdrun's when GROMACS ran the dynamics (`ran`),
-    with the MD engine setting and its note."""
+    with the MD engine setting and its note, and the minimisation's engine."""
     if ran is None:
         performance = _performance(minimisation_s, dynamics_s, steps, f"OpenMM {openmm.version.version}", platform, threads)
     else:
         performance = _performance(minimisation_s, dynamics_s, steps, ran.version, "CPU", str(engine_threads()))
-        performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day, "minimisation_engine": f"OpenMM {openmm.version.version}"}
+        performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day}
+    if minimisation is not None:
+        performance |= {"minimisation_engine": minimisation.engine}
     performance |= {"md_engine_setting": engine.requested} | ({"md_engine_note": engine.note} if engine.note else {})
     return performance
 

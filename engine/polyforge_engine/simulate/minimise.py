@@ -12,6 +12,8 @@ Two stages share the budget of steps (issue 27):
 2. L-BFGS (OpenMM's LocalEnergyMinimizer) for the steps left, stopping early when the forces are
    below the tolerance.
 
+Where a job's dynamics run on GROMACS, gromacs_minimise.py runs the same two stages on mdrun.
+
 Both run on a copy of the system without constraints: the bonds dynamics constrains are held by
 stiff springs at their constrained lengths instead, so L-BFGS runs once, for as many iterations as
 are left (OpenMM's minimiser on a constrained system restarts its iteration count every time it
@@ -58,18 +60,29 @@ class MinimisationResult:
     energy_before_kj_mol: float
     largest_force_before_kj_mol_nm: float
     positions_nm: np.ndarray  # unconstrained; apply the constraints before dynamics
+    # Who minimised: OpenMM here; GROMACS's steep then cg on the GROMACS path (gromacs_minimise.py),
+    # whose stage-1 and stage-2 steps fill capped_descent_steps and lbfgs_steps.
+    engine: str = "OpenMM"
+    note: str | None = None  # GROMACS's words when it stopped before the steps asked
 
     @property
     def steps_run(self) -> int:
         return self.capped_descent_steps + self.lbfgs_steps
 
+    @property
+    def on_gromacs(self) -> bool:
+        return self.engine.startswith("GROMACS")
+
     def describe(self) -> str:
         """One line for the simulation log."""
-        text = (
-            f"minimisation: {self.steps_run} of {self.steps_asked} steps asked ({self.capped_descent_steps} capped steepest descent, {self.lbfgs_steps} L-BFGS)"
-        )
+        first, second = ("steepest descent (steep)", "conjugate gradients (cg)") if self.on_gromacs else ("capped steepest descent", "L-BFGS")
+        text = f"minimisation: {self.steps_run} of {self.steps_asked} steps asked ({self.capped_descent_steps} {first}, {self.lbfgs_steps} {second})"
+        if self.on_gromacs:
+            text += f" on {self.engine}"
         if self.lbfgs_failed:
-            text += "; L-BFGS met a non-finite energy, capped descent went on from its start"
+            text += f"; {second.split(' (')[0]} failed, steepest descent went on from its start"
+        elif self.converged and self.on_gromacs:
+            text += f"; {self.note}"
         elif self.converged:
             text += f"; converged (root-mean-square force below {TOLERANCE_KJ_MOL_NM:g} kJ/mol/nm)"
         return text
@@ -83,6 +96,8 @@ class MinimisationResult:
             "converged": self.converged,
             "lbfgs_failed": self.lbfgs_failed,
             "largest_force_before_kj_mol_nm": round(self.largest_force_before_kj_mol_nm, 1),
+            "engine": self.engine,
+            "methods": ["steep", "cg"] if self.on_gromacs else ["capped steepest descent", "L-BFGS"],
         }
 
 
@@ -208,6 +223,7 @@ def _run(context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, st
         energy_before_kj_mol=before_kj,
         largest_force_before_kj_mol_nm=largest_before,
         positions_nm=np.asarray(final),
+        engine=f"OpenMM {openmm.version.version}",
     )
 
 
