@@ -140,30 +140,43 @@ def _grompp(inputs: GromacsInputs, scratch: Path) -> None:
 
 
 def _mdrun(inputs: GromacsInputs, scratch: Path, steps: int, interval: int, progress: Progress) -> None:
-    command = [inputs.gmx, "-quiet", "mdrun", "-s", "md.tpr", "-deffnm", "md", "-c", "final.g96", "-v", "-reprod"]
-    command += ["-ntmpi", "1", "-ntomp", str(inputs.threads), "-pin", "off"]
+    started = time.monotonic()
+
+    def report(step: int) -> None:
+        done = min(step, steps)
+        progress("dynamics", 100 * done / steps, time_left(done, steps, time.monotonic() - started))
+
+    args = ["-s", "md.tpr", "-deffnm", "md", "-c", "final.g96", "-v", "-reprod"]
+    code, watch = run_mdrun(inputs, scratch, args, rb"step (\d+)", report)
+    if code != 0:
+        raise _mdrun_error(watch.text(), watch.step)
+    progress("dynamics", 100.0, time_left(steps, steps, time.monotonic() - started))
+
+
+def run_mdrun(inputs: GromacsInputs, scratch: Path, args: list[str], step_pattern: bytes, report: Callable[[int], None]) -> tuple[int, _StderrWatch]:
+    """`gmx mdrun args` on one rank of the job's threads in `scratch`, watched until it ends: cancellation
+    checked every POLL_S, `report(step)` called at most once a second once a step was seen in its `-v`
+    stderr (`step_pattern`'s group); stopped if anything raises. Its exit code and stderr."""
+    command = [inputs.gmx, "-quiet", "mdrun", *args, "-ntmpi", "1", "-ntomp", str(inputs.threads), "-pin", "off"]
     process = subprocess.Popen(
         command, cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         env=_environment(inputs.threads), preexec_fn=_die_with_parent,
     )  # fmt: skip
     assert process.stderr is not None
-    watch = _StderrWatch(process.stderr)
-    started = last = time.monotonic()
+    watch = _StderrWatch(process.stderr, step_pattern)
+    last = time.monotonic()
     try:
         while process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(POLL_S)
             raise_if_cancelled()
-            done = min(watch.step, steps)
-            if time.monotonic() - last >= min(PROGRESS_EVERY_S, 1.0) and done > 0:
-                progress("dynamics", 100 * done / steps, time_left(done, steps, time.monotonic() - started))
+            if time.monotonic() - last >= min(PROGRESS_EVERY_S, 1.0) and watch.step > 0:
+                report(watch.step)
                 last = time.monotonic()
     finally:
         _stop(process)
     watch.join()
-    if process.returncode != 0:
-        raise _mdrun_error(watch.text(), watch.step)
-    progress("dynamics", 100.0, time_left(steps, steps, time.monotonic() - started))
+    return process.returncode, watch
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

@@ -25,10 +25,8 @@ job stops it."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,16 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from polyforge_engine.bundle.writer import minimization_mdp
-from polyforge_engine.runtime.cancellation import raise_if_cancelled
-from polyforge_engine.simulate.gromacs import (
-    POLL_S,
-    GromacsInputs,
-    _die_with_parent,
-    _environment,
-    _last_error,
-    _StderrWatch,
-    _stop,
-)
+from polyforge_engine.simulate.gromacs import GromacsInputs, _environment, _last_error, run_mdrun
 from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, write_g96
 from polyforge_engine.simulate.md import Protocol
 from polyforge_engine.simulate.minimise import FIRST_STEP_NM, SWITCH_FORCE_KJ_MOL_NM, MinimisationResult
@@ -179,26 +168,8 @@ def _stage(
 def _mdrun(inputs: GromacsInputs, scratch: Path, name: str, budget: tuple[int, int, ProgressCallback]) -> str:
     """mdrun of a minimisation stage, its progress reported as steps of the whole; its stderr."""
     done, total, progress = budget
-    command = [inputs.gmx, "-quiet", "mdrun", "-s", f"{name}.tpr", "-deffnm", name, "-c", f"{name}.g96", "-v"]
-    command += ["-ntmpi", "1", "-ntomp", str(inputs.threads), "-pin", "off"]
-    process = subprocess.Popen(
-        command, cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env=_environment(inputs.threads), preexec_fn=_die_with_parent,
-    )  # fmt: skip
-    assert process.stderr is not None
-    watch = _StderrWatch(process.stderr, STEP_PATTERN)
-    last = time.monotonic()
-    try:
-        while process.poll() is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(POLL_S)
-            raise_if_cancelled()
-            if time.monotonic() - last >= 1.0 and watch.step > 0:
-                progress(100 * (done + watch.step) / total)
-                last = time.monotonic()
-    finally:
-        _stop(process)
-    watch.join()
-    if process.returncode != 0:
+    args = ["-s", f"{name}.tpr", "-deffnm", name, "-c", f"{name}.g96", "-v"]
+    code, watch = run_mdrun(inputs, scratch, args, STEP_PATTERN, lambda step: progress(100 * (done + step) / total))
+    if code != 0:
         raise RuntimeError(f"gmx mdrun ({name}) failed: {_last_error(watch.text())}")
     return watch.text()
