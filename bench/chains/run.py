@@ -49,13 +49,22 @@ SINGLE_CHAINS = 8
 
 
 def chain_measures(result) -> dict:
-    kind = result.kinds[0]
+    return {
+        **backbone_measures(result.kinds[0], result.positions, result.molecule_offsets),
+        "meso_fraction": result.report["polymers"][0]["meso_fraction"],
+        "density": result.report["density"],
+        "min_inter": result.report["min_intermolecular_distance"],
+        "min_intra": result.report["min_intramolecular_nonbonded_distance"],
+    }
+
+
+def backbone_measures(kind, positions: np.ndarray, offsets) -> dict:
+    """C(m) data and torsion populations of the backbones of molecules of one kind starting at `offsets`."""
     path = measure.backbone(kind.mol, *kind.end_atoms)
     symbols = [kind.mol.GetAtomWithIdx(a).GetSymbol() for a in path]
     r2, l2, phis = [], [], []
-    for molecule in range(len(result.molecule_kinds)):
-        start = int(result.molecule_offsets[molecule])
-        xyz = result.positions[start : start + kind.atom_count]
+    for start in (int(offset) for offset in offsets):
+        xyz = positions[start : start + kind.atom_count]
         ms, r = measure.internal_distances(xyz, path)
         r2.append(r)
         l2.append(measure.mean_square_bond(xyz, path))
@@ -72,10 +81,6 @@ def chain_measures(result) -> dict:
         "trans": float((states == 0).mean()),
         "gauche_opposite_pairs": float(opposite.mean()),
         "torsions": {key: {"trans": float((states[:, cols] == 0).mean()), "gauche": float((states[:, cols] != 0).mean())} for key, cols in by_kind.items()},
-        "meso_fraction": result.report["polymers"][0]["meso_fraction"],
-        "density": result.report["density"],
-        "min_inter": result.report["min_intermolecular_distance"],
-        "min_intra": result.report["min_intramolecular_nonbonded_distance"],
     }
 
 
@@ -120,6 +125,7 @@ def main() -> None:
     parser.add_argument(
         "--merge", type=Path, default=None, help="results.json of an earlier run: its polymers not measured here, and its timing if none here, are kept"
     )
+    parser.add_argument("--reference", type=Path, default=None, help="reference.json of bench/chains/reference.py: its ideal chains drawn too")
     args = parser.parse_args()
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -174,8 +180,18 @@ def main() -> None:
             results["polymers"].setdefault(name, entry)
         results["polymers"] = {name: results["polymers"][name] for name in POLYMERS if name in results["polymers"]}
         results["timing"] = results["timing"] or earlier["timing"]
+    if args.reference:
+        results["reference"] = json.loads(args.reference.read_text())
     (out / "results.json").write_text(json.dumps(results, indent=1))
     plot(results, Path(__file__).parent / "cm.png")
+
+
+# Reference chains of reference.py drawn in cm.png where measured: its label, legend, line style.
+REFERENCE_CURVES = (
+    ("local 4", "EV within 4 units only, 0.93 Å", (0, (1, 1))),
+    ("local 4 scale 1", "EV within 4 units only, 1.53 Å", (0, (4, 2))),
+    ("phantom", "lone phantom chain, 0.93 Å at all ranges", "-."),
+)
 
 
 def plot(results: dict, path: Path) -> None:
@@ -185,20 +201,29 @@ def plot(results: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = list(results["polymers"])
-    figure, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 3.4), squeeze=False)
-    for axis, name in zip(axes[0], names, strict=True):
+    columns = min(2, len(names))
+    rows = -(-len(names) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(5.5 * columns, 4.0 * rows), squeeze=False)
+    for axis, name in zip(axes.ravel(), names, strict=False):
         entry = results["polymers"][name]
         for which, style in (("single", "-"), ("melt", "--")):
             m, c = c_of_m(entry[which])
             axis.plot(m, c, style, label=f"{which} (C∞ ≈ {entry[f'{which}_c_inf']:.1f})")
+        for label, legend, style in REFERENCE_CURVES:
+            reference = results.get("reference", {}).get(name, {}).get(label)
+            if reference:
+                m, c = c_of_m(reference["runs"])
+                axis.plot(m, c, ls=style, color="k", lw=1.0, label=f"{legend} ({reference['c_inf']:.1f})")
         low, high = entry["literature"]
         axis.axhspan(low, high, color="0.85", label="literature C∞")
         if name == "PE":
-            axis.axhline(results["ris_pe"]["c_inf"], color="k", lw=0.8, ls=":", label=f"RIS (Flory) {results['ris_pe']['c_inf']:.1f}")
+            axis.axhline(results["ris_pe"]["c_inf"], color="tab:red", lw=0.8, ls=":", label=f"RIS (Flory) {results['ris_pe']['c_inf']:.1f}")
         axis.set_title(name)
         axis.set_xlabel("m (backbone bonds)")
         axis.set_ylabel("C(m)")
         axis.legend(fontsize=7)
+    for axis in axes.ravel()[len(names) :]:
+        axis.remove()
     figure.tight_layout()
     figure.savefig(path, dpi=80)
 
