@@ -11,12 +11,17 @@
  *
  * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--skip-conversions]
  *      [--runs 3] [--in-flight 4] [--port-base 18812] [--baseline <dir>] [--out results.json]
- *      [--node-flags "<flags>"]
+ *      [--node-flags "<flags>"] [--peers md5,crc32]
  * --node-flags gives node these flags for this tree's server only (with --baseline . the same code runs
  * beside it without them; e.g. "--max-semi-space-size=64", or "--trace-gc", whose lines go to stderr).
  * --baseline names another checkout of the repository (e.g. `git archive <commit> | tar -x -C dir`,
  * with a node_modules symlink): its server is measured beside this one's, in turns with the bare
  * peer, so a change is set against the code before it under the same load. --runs repeats each.
+ * Several, comma-separated, are measured in turn (results `baseline`, `baseline2`, …; each run's
+ * `root` names its checkout).
+ * --peers md5,crc32 (the default) runs the bare peer once with each ETag digest per round (`bare`: MD5,
+ * as S3 and the embedded store before 26 Nov; `bare_crc32`: zlib's CRC-32, as the embedded store now);
+ * `--peers md5` runs the MD5 peer alone. Every measurement records the 1-minute load average (load_1m).
  * --cpu-prof <dir> has the server and the bare peer write V8 CPU profiles there (open them in Chrome's
  * DevTools or speedscope). Ports: the base (server), base+1 (moto), base+2 (the bare peer). Raw figures:
  * bench/uploads/out/results.json.
@@ -24,7 +29,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
@@ -49,7 +54,14 @@ const MOTO_PORT = PORT_BASE + 1;
 const BARE_PORT = PORT_BASE + 2;
 const skipConversions = args.includes("--skip-conversions");
 const outName = flag("--out", "results.json");
-const baseline = args.includes("--baseline") ? resolve(flag("--baseline", "")) : undefined;
+/** Other checkouts measured beside this one: `baseline`, or with several (comma-separated)
+ * `baseline`, `baseline2`, … in the order given. */
+const baselines = args.includes("--baseline")
+  ? flag("--baseline", "")
+      .split(",")
+      .filter(Boolean)
+      .map((dir, i) => [i === 0 ? "baseline" : `baseline${i + 1}`, resolve(dir)] as const)
+  : [];
 const sizeMb = Number(flag("--size-mb", "2000"));
 const runs = Number(flag("--runs", "3"));
 const skipS3 = args.includes("--skip-s3");
@@ -58,6 +70,10 @@ const cpuProfDir = args.includes("--cpu-prof") ? resolve(flag("--cpu-prof", ""))
 const profileArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
 /** Node's flags for this tree's server only (e.g. V8's, set against `--baseline .` without them). */
 const localNodeFlags = flag("--node-flags", "").split(" ").filter(Boolean);
+/** The bare peer's ETag digests, one run of the peer each per round. */
+const peerDigests = flag("--peers", "md5,crc32")
+  .split(",")
+  .filter((digest) => digest === "md5" || digest === "crc32");
 
 const work = mkdtempSync(join(tmpdir(), "uploads-bench-"));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -234,6 +250,7 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
   await handle.close();
   const sizeMbExact = size / MB;
   return {
+    load_1m: loadavg()[0],
     size_mb: Math.round(sizeMbExact),
     parts,
     upload_s: (uploaded - started) / 1000,
@@ -255,9 +272,15 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
 }
 
 /** The same parts, 4 in flight, PUT to the bare server (no upload_url call, no complete). */
-async function bareRun(file: string, size: number) {
+async function bareRun(file: string, size: number, digest = "md5") {
   const origin = `http://127.0.0.1:${BARE_PORT}`;
-  const nodeArgs = [...profileArgs, join(ROOT, "bench/uploads/bare_server.mjs"), join(work, "bare"), String(BARE_PORT)];
+  const nodeArgs = [
+    ...profileArgs,
+    join(ROOT, "bench/uploads/bare_server.mjs"),
+    join(work, "bare"),
+    String(BARE_PORT),
+    digest,
+  ];
   const child = spawn("node", nodeArgs, {
     stdio: "ignore",
   });
@@ -296,6 +319,8 @@ async function bareRun(file: string, size: number) {
   await exited;
   await rm(join(work, "bare"), { recursive: true, force: true });
   return {
+    load_1m: loadavg()[0],
+    digest,
     upload_s: seconds,
     upload_mb_s: size / MB / seconds,
     server_cpu_s: cpu,
@@ -400,27 +425,43 @@ async function main() {
   // In turns (bare, baseline, this code) so that a change in the machine's load falls on all of them.
   const rounds: Array<Record<string, unknown>> = [];
   for (let round = 0; round < runs; round++) {
-    const row: Record<string, unknown> = { bare: await bareRun(file, size) };
-    console.log("bare", row.bare);
-    for (const [name, root] of [
-      ["baseline", baseline],
-      ["local", ROOT],
-    ] as const) {
-      if (!root) continue;
+    const row: Record<string, unknown> = {};
+    for (const digest of peerDigests) {
+      const name = digest === "md5" ? "bare" : `bare_${digest}`;
+      row[name] = await bareRun(file, size, digest);
+      console.log(name, row[name]);
+    }
+    for (const [name, root] of [...baselines, ["local", ROOT] as const]) {
       const flags = name === "local" ? localNodeFlags : [];
       const server = await startServer({ BENCH_RUN_JOBS: "0" }, jwksFile, root, flags);
-      row[name] = await uploadRun(server, token, file, size);
+      row[name] = { root, ...(await uploadRun(server, token, file, size)) };
       console.log(name, row[name]);
       await server.stop();
     }
     rounds.push(row);
   }
   results.rounds = rounds;
-  for (const name of ["bare", "baseline", "local"]) {
+  for (const name of ["bare", "bare_crc32", ...baselines.map(([name]) => name), "local"]) {
     const measured = rounds.flatMap((row) => (row[name] ? [row[name] as Record<string, number>] : []));
     if (measured.length === 0) continue;
-    const medianOf = (key: string) => median(measured.map((m) => m[key]!));
+    const medianOf = (key: string) =>
+      typeof measured[0]![key] === "number" ? median(measured.map((m) => m[key]!)) : measured[0]![key];
     results[name] = Object.fromEntries(Object.keys(measured[0]!).map((key) => [key, medianOf(key)]));
+  }
+  // One line a measurement: MB/s of the parts, its ratio to the MD5 and CRC-32 peers of its round.
+  for (const [index, row] of rounds.entries()) {
+    const bare = (name: string) => (row[name] as { upload_mb_s?: number } | undefined)?.upload_mb_s;
+    for (const [name, value] of Object.entries(row)) {
+      const m = value as Record<string, number>;
+      const ratio = (peer: string) => (bare(peer) ? (m.upload_mb_s! / bare(peer)!).toFixed(2) : "-");
+      const cpu = m.server_cpu_parts_s ?? m.server_cpu_s;
+      const rss = m.rss_over_idle_mb === undefined ? "" : ` rss+${m.rss_over_idle_mb.toFixed(1)}MB`;
+      console.log(
+        `round ${index + 1} ${name.padEnd(10)} load ${m.load_1m!.toFixed(1).padStart(5)}` +
+          ` ${m.upload_mb_s!.toFixed(1).padStart(6)} MB/s vs md5 peer ${ratio("bare")} vs crc32 peer ${ratio("bare_crc32")}` +
+          ` cpu ${cpu!.toFixed(2)}s${rss}`,
+      );
+    }
   }
 
   if (!skipS3) {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { potentials } from "../src/modules/potentials/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
+import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
 import { type Caller, caller, errorCode, expectStatus } from "./support/polymer-builder";
 import { convertSmiles, waitFor } from "./support/processing";
@@ -69,8 +69,6 @@ waters
 HOH ${waters}
 `;
 }
-
-const md5 = (data: Buffer) => createHash("md5").update(data).digest("hex");
 
 /** The engine processes of this potential still alive (their command line names its work dir). */
 async function enginesOf(potentialId: string): Promise<number[]> {
@@ -134,8 +132,8 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
     );
     const put = await fetch(url, { method: "PUT", body });
     expect(put.status).toBe(200);
-    expect(put.headers.get("etag")).toBe(`"${md5(body)}"`);
-    return { upload_id, etag: md5(body) };
+    expect(put.headers.get("etag")).toBe(`"${localPartEtag(body)}"`);
+    return { upload_id, etag: localPartEtag(body) };
   }
 
   /** A system from an uploaded .pdb, validated. */

@@ -1,10 +1,11 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
 import { constants, createReadStream, createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { crc32 } from "node:zlib";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -137,11 +138,22 @@ interface LocalUploadMeta {
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 /**
- * A stored part: `<part number, 5 digits>.<md5 hex>`, so name and ETag are renamed in at once; the
+ * A stored part: `<part number, 5 digits>.<ETag>`, so name and ETag are renamed in at once; the
  * part's bytes are that file, or, for a part written in place (`.placed-<size>`), the range of the
- * upload's assembly file at (part number - 1) × 5 MB.
+ * upload's assembly file at (part number - 1) × 5 MB. The ETag is `<CRC-32 hex>-<size>` (localEtag),
+ * or an MD5 for a part stored before that (an upload resumed across the upgrade).
  */
-const PART_FILE = /^(\d{5})\.([0-9a-f]{32})(?:\.placed-(\d+))?$/;
+const PART_FILE = /^(\d{5})\.([0-9a-f]{8}-\d+|[0-9a-f]{32})(?:\.placed-(\d+))?$/;
+
+/**
+ * The embedded store's ETag of a part: its CRC-32 (zlib's, several GB/s) and its length, in hex and
+ * decimal. S3 leaves an ETag opaque to the client, which only sends it back at complete, where it
+ * must match the part stored; MD5 cost a third of the server's time per part (bench/README.md).
+ */
+export function localEtag(crc: number, size: number): string {
+  return `${(crc >>> 0).toString(16).padStart(8, "0")}-${size}`;
+}
+
 /** The file parts of the web client's size are written into, each at its own offset. */
 const ASSEMBLY_FILE = "assembly";
 /** Opened for writing at an offset, created when absent, never truncated. */
@@ -219,12 +231,11 @@ export class LocalFileStore implements FileStore {
   }
 
   /**
-   * Writes one part as it streams in (never whole in memory) and answers its ETag (MD5 of the part,
-   * like S3; hashed on the event loop: a worker thread cost more in copies and messages than the
-   * hash itself, bench/README.md). A part of the web client's size (5 MB, or the rest of the
-   * file for the last) whose length is declared goes straight to its place in the assembly file, so
-   * complete has nothing to copy; any other part, or a part sent again, gets a file of its own, which
-   * replaces the earlier copy. Call checkPartRequest first.
+   * Writes one part as it streams in (never whole in memory) and answers its ETag (localEtag: its
+   * CRC-32 and length, summed on the event loop as the chunks pass). A part of the web client's size
+   * (5 MB, or the rest of the file for the last) whose length is declared goes straight to its place
+   * in the assembly file, so complete has nothing to copy; any other part, or a part sent again, gets
+   * a file of its own, which replaces the earlier copy. Call checkPartRequest first.
    */
   async receivePart(
     uploadId: string,
@@ -246,23 +257,23 @@ export class LocalFileStore implements FileStore {
       fitsPlace && !this.placing.has(slot) && !(await readdir(dir)).some((name) => name.startsWith(`${number}.`));
     if (inPlace) this.placing.add(slot);
     const temporary = join(dir, `.${number}.${randomBytes(6).toString("hex")}.tmp`);
-    const md5 = createHash("md5");
+    let crc = 0;
     let received = 0;
     let etag: string;
     try {
       const target = inPlace
         ? (await open(join(dir, ASSEMBLY_FILE), PLACE_FLAGS)).createWriteStream({ start: offset })
         : createWriteStream(temporary);
-      // Counted and hashed beside the copy (a second consumer of the same chunks), attached in the
+      // Counted and summed beside the copy (a second consumer of the same chunks), attached in the
       // same tick as the pipeline so that no chunk flows past before it.
       body.on("data", (chunk: Buffer) => {
         received += chunk.length;
         if (received > limits.maxPartBytes)
           body.destroy(new PartRequestError(413, `A part may not exceed ${limits.maxPartBytes} bytes.`));
-        else md5.update(chunk);
+        else crc = crc32(chunk, crc);
       });
       await pipeline(body, target);
-      etag = md5.digest("hex");
+      etag = localEtag(crc, received);
       if (inPlace) {
         if (received !== declaredBytes) throw new Error(`Part ${partNumber}: ${received} of ${declaredBytes} bytes.`);
         await writeFile(join(dir, `${number}.${etag}.placed-${received}`), "");

@@ -16,7 +16,7 @@ const ERROR_CODES: Record<number, string> = {
  * URL `upload/upload_url` handed out. No bearer token: the URL's HMAC signature, bound to the upload
  * id, the part number and an expiry, is the permission, as a presigned S3 URL's is. The body streams
  * to disk as it arrives (a 5 MB part straight to its place in the file, see LocalFileStore.receivePart);
- * the answer carries the part's ETag (its MD5, quoted, like S3).
+ * the answer carries the part's ETag (quoted, as S3's: its CRC-32 and length, see localEtag).
  */
 export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
   return async (app) => {
@@ -28,7 +28,7 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
       LOCAL_PART_ROUTE,
       {
         // The part is its bytes as sent, whatever Content-Encoding says (S3 stores them so, and the
-        // ETag is their MD5): the server-wide compression neither decodes the body nor the answer.
+        // ETag sums them): the server-wide compression neither decodes the body nor the answer.
         compress: false,
         decompress: false,
         schema: {
@@ -43,7 +43,7 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
           response: {
             200: z.null().meta({
               type: "null",
-              description: "Stored; the ETag header carries the part's ETag (its MD5, quoted)",
+              description: "Stored; the ETag header carries the part's ETag (quoted; send it back at complete)",
               headers: { etag: { type: "string", description: "The part's ETag" } },
             } as Record<string, unknown>),
             403: z.unknown().describe("Wrong or expired signature"),
