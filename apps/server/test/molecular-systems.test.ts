@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { fileTooLargeMessage, MB, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, buildApp } from "../src/app";
 import { loadConfig } from "../src/platform/config";
 import type { DatabaseTarget } from "../src/platform/db/database";
+import { users } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
 import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
@@ -115,8 +116,9 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
   });
 
   async function signIn() {
-    const token = await (await issuer).sign(userClaims(), { expiresIn: "1h" });
-    const call = async (method: "GET" | "POST" | "DELETE", url: string, payload?: object) => {
+    const claims = userClaims();
+    const token = await (await issuer).sign(claims, { expiresIn: "1h" });
+    const call = async (method: "GET" | "POST" | "PUT" | "DELETE", url: string, payload?: object) => {
       const response = await harness.app.inject({
         method,
         url: `/api/v2${url}`,
@@ -128,12 +130,17 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
       const body: any = isJson && response.body ? response.json() : response.rawPayload;
       return { status: response.statusCode, body, headers: response.headers };
     };
-    const expectCall = async (status: number, method: "GET" | "POST" | "DELETE", url: string, payload?: object) => {
+    const expectCall = async (
+      status: number,
+      method: "GET" | "POST" | "PUT" | "DELETE",
+      url: string,
+      payload?: object,
+    ) => {
       const response = await call(method, url, payload);
       expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(status);
       return response.body;
     };
-    return { token, call, expectCall };
+    return { token, claims, call, expectCall };
   }
 
   /** The owner's socket, collecting every message. */
@@ -517,6 +524,53 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     // Archive works as for any system.
     await owner.expectCall(204, "DELETE", `/systems/${smilesSystem}`);
     await owner.expectCall(404, "GET", `/systems/${smilesSystem}`);
+  });
+
+  // upload_url reads the caller's user row with the system in one query: the same rules as any call.
+  it("answers a part URL by the rules of every call: first call, impersonation, other origin", async () => {
+    const owner = await signIn();
+    const systemId = await createSystem(owner, "upload");
+    const { upload_id } = await owner.expectCall(200, "POST", `/systems/${systemId}/upload/begin`, {
+      file: "a.pdb",
+      file_size: 10,
+    });
+    const urlOf = (id: string) => `/api/v2/systems/${id}/upload/upload_url?upload_id=${upload_id}&part_number=1`;
+    const get = async (token: string, id = systemId) =>
+      harness.app.inject({ method: "GET", url: urlOf(id), headers: { authorization: `Bearer ${token}` } });
+
+    // A user whose very first call this is: provisioned on the way, and the system is not theirs.
+    const newcomer = userClaims();
+    const first = await get(await (await issuer).sign(newcomer, { expiresIn: "1h" }));
+    expect(first.statusCode).toBe(404);
+    expect(first.json().errors[0].error_code).toBe("SYSTEM.GET.NOT_FOUND");
+    const [row] = await harness.app.database.db.select().from(users).where(eq(users.id, newcomer.sub));
+    expect(row?.provisionedAt).toBeInstanceOf(Date);
+
+    // An impersonation the user has not allowed: 401 before anything else; once allowed, the URL.
+    const impersonation = await (await issuer).sign(
+      { ...owner.claims, impersonator: "support@polyforge.local" },
+      { expiresIn: "1h" },
+    );
+    const refused = await get(impersonation);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().errors[0].error_code).toBe("COMMON.UNAUTHORIZED.IMPERSONATION_NOT_ALLOWED");
+    await owner.expectCall(200, "PUT", "/users/account", {
+      first_name: "Ada",
+      last_name: "Lovelace",
+      allow_impersonation: true,
+    });
+    const allowed = await get(impersonation);
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.json().url).toContain(storeKind === "local" ? `/uploads/${upload_id}/parts/1` : upload_id);
+
+    // Not a uuid, another origin, another upload id.
+    expect((await get(owner.token, "not-a-uuid")).statusCode).toBe(400);
+    const smilesSystem = await createSystem(owner, "smiles");
+    const wrongOrigin = await get(owner.token, smilesSystem);
+    expect(wrongOrigin.statusCode).toBe(400);
+    expect(wrongOrigin.json().errors[0].error_code).toBe("SYSTEM.VALIDATE.ORIGIN_NOT_ALLOWED");
+    const otherUpload = await owner.call("GET", `/systems/${systemId}/upload/upload_url?upload_id=x&part_number=1`);
+    expect(otherUpload.status).toBe(404);
   });
 
   it("resumes an upload after a restart and takes back a validation its runner left", async () => {
