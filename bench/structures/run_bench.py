@@ -210,7 +210,7 @@ def convert_smiles_times(work: Path) -> dict[str, Any]:
     return results
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size-mb", type=float, default=2000)
     parser.add_argument("--small-mb", type=float, default=250)
@@ -228,51 +228,65 @@ def main() -> None:
     parser.add_argument("--no-readme", action="store_true", help="leave bench/README.md alone (figures written by hand)")
     parser.add_argument("--skip-smiles", action="store_true", help="no convert-smiles times")
     parser.add_argument("--formats", nargs="*", default=["pdb", "gro"], choices=["pdb", "gro"], help="the file formats to write and read")
-    args = parser.parse_args()
-    if args.readme_only:
-        results = json.loads((OUT / "results.json").read_text())
-        results["note"] = args.note or results.get("note", "")
-        write_readme(results)
-        return
-    args.work.mkdir(parents=True, exist_ok=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    load_start = os.getloadavg()[0]
-    tile = build_tile(args.work)
-    results: dict[str, Any] = {"machine": f"{platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} cores"}
-    results["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    results["files"] = {}
-    results["convert_smiles"] = {}
-    results["note"] = args.note
-    if args.polyforge_only_mb:  # one more size, PolyForge alone, added to the last run's results
-        results = json.loads((OUT / "results.json").read_text())
-        for suffix in ("pdb", "gro"):
-            path = args.work / f"melt-xl.{suffix}"
-            info = write_tiled(tile, path, args.polyforge_only_mb)
-            print(f"wrote {path.name}: {info}", flush=True)
-            entry = {**info, "polyforge": run_polyforge(path, args.work)}
-            for peer in PEER_SCRIPTS:
-                entry[peer] = {"ok": False, "skipped": "not run at this size: PolyForge alone, after the main run"}
-            results["files"][f"xl.{suffix}"] = entry
-            print(f"  polyforge {entry['polyforge']}", flush=True)
-            path.unlink()
-            (OUT / "results.json").write_text(json.dumps(results, indent=2))
-            write_readme(results)
-        return
-    if args.polyforge_again:  # measure PolyForge again on files of the last run, keeping the peers' figures
-        results = json.loads((OUT / "results.json").read_text())
-        for key in args.polyforge_again:
-            label, suffix = key.split(".")
-            path = args.work / f"melt-{label}.{suffix}"
-            info = write_tiled(tile, path, args.small_mb if label == "small" else args.size_mb)
-            entry = results["files"][key]
-            assert info["atoms"] == entry["atoms"], "not the same file as the last run"
-            entry["polyforge"] = run_polyforge(path, args.work)
-            entry["polyforge_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-            print(f"  polyforge {entry['polyforge']}", flush=True)
-            path.unlink()
+    return parser.parse_args()
+
+
+def head_commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def add_polyforge_only(args: argparse.Namespace, tile: Path) -> None:
+    """One more size, PolyForge alone, added to the last run's results."""
+    results = json.loads((OUT / "results.json").read_text())
+    for suffix in ("pdb", "gro"):
+        path = args.work / f"melt-xl.{suffix}"
+        info = write_tiled(tile, path, args.polyforge_only_mb)
+        print(f"wrote {path.name}: {info}", flush=True)
+        entry = {**info, "polyforge": run_polyforge(path, args.work)}
+        for peer in PEER_SCRIPTS:
+            entry[peer] = {"ok": False, "skipped": "not run at this size: PolyForge alone, after the main run"}
+        results["files"][f"xl.{suffix}"] = entry
+        print(f"  polyforge {entry['polyforge']}", flush=True)
+        path.unlink()
         (OUT / "results.json").write_text(json.dumps(results, indent=2))
         write_readme(results)
-        return
+
+
+def measure_polyforge_again(args: argparse.Namespace, tile: Path) -> None:
+    """PolyForge measured again on files of the last run, the peers' figures kept."""
+    results = json.loads((OUT / "results.json").read_text())
+    for key in args.polyforge_again:
+        label, suffix = key.split(".")
+        path = args.work / f"melt-{label}.{suffix}"
+        info = write_tiled(tile, path, args.small_mb if label == "small" else args.size_mb)
+        entry = results["files"][key]
+        assert info["atoms"] == entry["atoms"], "not the same file as the last run"
+        entry["polyforge"] = run_polyforge(path, args.work)
+        entry["polyforge_commit"] = head_commit()
+        print(f"  polyforge {entry['polyforge']}", flush=True)
+        path.unlink()
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    write_readme(results)
+
+
+def peer_skip_reason(args: argparse.Namespace, results: dict[str, Any], label: str, suffix: str, peer: str, info: dict[str, Any]) -> str | None:
+    """Why a peer is not run on this file: over the size cap, or projected from the small file to need too much memory."""
+    if info["size_mb"] > args.peer_max_mb:
+        return f"not run: files over {args.peer_max_mb:g} MB are read by PolyForge only in this run"
+    small_file = results["files"].get(f"small.{suffix}", {})
+    small = small_file.get(peer)
+    if label == "large" and small and small.get("ok") and small.get("peak_mb"):
+        projected = small["peak_mb"] / small_file["atoms"] * info["atoms"] / 1024
+        if projected > args.peer_memory_gb:
+            return f"not run: projected {projected:.0f} GB of memory (> {args.peer_memory_gb:g} GB)"
+    return None
+
+
+def measure_all(args: argparse.Namespace, tile: Path) -> None:
+    """Every size and format, PolyForge then each peer, saved after every measurement."""
+    load_start = os.getloadavg()[0]
+    results: dict[str, Any] = {"machine": f"{platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} cores"}
+    results.update(commit=head_commit(), files={}, convert_smiles={}, note=args.note)
 
     def save() -> None:  # after every measurement: a run cut short still reports what it measured
         results["load_average"] = [round(load_start, 2), round(os.getloadavg()[0], 2)]
@@ -291,19 +305,8 @@ def main() -> None:
             print(f"  polyforge {entry['polyforge']}", flush=True)
             save()
             for peer in args.peers:
-                small = results["files"].get(f"small.{suffix}", {}).get(peer)
-                if info["size_mb"] > args.peer_max_mb:
-                    entry[peer] = {"ok": False, "skipped": f"not run: files over {args.peer_max_mb:g} MB are read by PolyForge only in this run"}
-                    save()
-                    continue
-                if label == "large" and small and small.get("ok") and small.get("peak_mb"):
-                    projected = small["peak_mb"] / results["files"][f"small.{suffix}"]["atoms"] * info["atoms"] / 1024
-                    if projected > args.peer_memory_gb:
-                        entry[peer] = {"ok": False, "skipped": f"not run: projected {projected:.0f} GB of memory (> {args.peer_memory_gb:g} GB)"}
-                        print(f"  {peer} skipped: {entry[peer]['skipped']}", flush=True)
-                        save()
-                        continue
-                entry[peer] = run_peer(peer, path, args.work)
+                reason = peer_skip_reason(args, results, label, suffix, peer, info)
+                entry[peer] = {"ok": False, "skipped": reason} if reason else run_peer(peer, path, args.work)
                 print(f"  {peer} {entry[peer]}", flush=True)
                 save()
             if not args.keep:
@@ -311,6 +314,24 @@ def main() -> None:
         if label == "small" and not args.skip_smiles:
             results["convert_smiles"] = convert_smiles_times(args.work)
             save()
+
+
+def main() -> None:
+    args = parse_args()
+    if args.readme_only:
+        results = json.loads((OUT / "results.json").read_text())
+        results["note"] = args.note or results.get("note", "")
+        write_readme(results)
+        return
+    args.work.mkdir(parents=True, exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
+    tile = build_tile(args.work)
+    if args.polyforge_only_mb:
+        add_polyforge_only(args, tile)
+    elif args.polyforge_again:
+        measure_polyforge_again(args, tile)
+    else:
+        measure_all(args, tile)
 
 
 def _rate(entry: dict[str, Any], run: dict[str, Any]) -> tuple[str, str, str]:
