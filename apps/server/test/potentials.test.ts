@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { DRAFT_POTENTIAL_MESSAGE } from "@polyforge/contracts/potentials";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -170,6 +171,161 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
     );
   }
 
+  /** The result of the GAFF2 ethanol potential: one molecule, its atom types, a lower energy, its files. */
+  function expectEthanolResult(done: Awaited<ReturnType<typeof waitForPotential>>) {
+    const result = done.potential_execution.result;
+    expect(result).toMatchObject({ force_field: "GAFF2", atoms: 9, molecules: 1 });
+    expect(result.total_charge).toBeCloseTo(0, 4);
+    expect(result.kinds).toEqual([
+      expect.objectContaining({
+        name: "C2H6O",
+        copies: 1,
+        atoms: 9,
+        net_charge: 0,
+        atom_types: ["c3", "h1", "hc", "ho", "oh"],
+      }),
+    ]);
+    expect(typeof result.minimized_energy_kj_mol).toBe("number");
+    expect(result.minimized_energy_kj_mol).toBeLessThanOrEqual(result.energy_before_minimization_kj_mol);
+    const names = done.potential_execution.result_files.map((file: { name: string }) => file.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["gaff2_ethanol_files.zip", "system.top", "molecules.itp", "system.prmtop"]),
+    );
+  }
+
+  /** The statuses of a potential went out on the socket as they happened, as execution messages. */
+  async function expectPushedExecution(messages: NotificationMessage[], systemId: string, potentialId: string) {
+    await waitFor("the completed message", async () =>
+      messages.some((m) => m.potential_id === potentialId && m.status === "completed") ? true : undefined,
+    );
+    const pushed = messages
+      .filter((m) => m.potential_id === potentialId)
+      .map((m) => {
+        expect(m.message_type).toBe("system_execution_status_updated");
+        expect(m.system_id).toBe(systemId);
+        return m.status;
+      });
+    expect(pushed[0]).toBe("waiting_for_resources");
+    expect(pushed).toContain("processing");
+    expect(pushed.at(-1)).toBe("completed");
+  }
+
+  /** One zip with the GROMACS, Amber and antechamber/parmchk2 files of the ethanol potential. */
+  async function expectEthanolZip(token: string, systemId: string, potentialId: string) {
+    const download = await testApp.app.inject({
+      method: "GET",
+      url: `/api/v2/systems/${systemId}/potentials/${potentialId}/files`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(download.statusCode).toBe(200);
+    expect(download.headers["content-type"]).toBe("application/zip");
+    expect(download.headers["content-disposition"]).toBe('attachment; filename="gaff2_ethanol_files.zip"');
+    const zip = download.rawPayload;
+    expect(zip.subarray(0, 2).toString()).toBe("PK");
+    for (const entry of [
+      "system.top",
+      "molecules.itp",
+      "system.gro",
+      "system.prmtop",
+      "system.inpcrd",
+      "force_field/C2H6O.mol2",
+      "force_field/C2H6O.frcmod",
+    ]) {
+      expect(zip.includes(Buffer.from(entry)), entry).toBe(true);
+    }
+  }
+
+  /** The system and the catalogue list the potential as 'Potential - {name}' with its system type. */
+  async function expectListed(user: Caller, systemId: string, potentialId: string) {
+    const system = await expectStatus(user, 200, "GET", `/systems/${systemId}`);
+    expect(system.potentials).toEqual([{ id: potentialId, name: "GAFF2 ethanol", system_type: "molecule" }]);
+    const list = await expectStatus(user, 200, "GET", "/systems?type=molecule&page_size=100");
+    const row = list.data.find((s: { id: string }) => s.id === systemId);
+    expect(row.potentials).toEqual(system.potentials);
+    const { data } = await expectStatus(user, 200, "GET", `/systems/${systemId}/potentials`);
+    expect(data.map((p: { id: string }) => p.id)).toEqual([potentialId]);
+  }
+
+  /** An upload draft, the only one of its system, and the file names and sizes it refuses. */
+  async function uploadDraft(user: Caller, systemId: string) {
+    const draft = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
+      origin: "upload",
+      name: "TIP3P box",
+    });
+    expect(draft).toMatchObject({
+      origin: "upload",
+      is_draft: true,
+      antechamber_potential: null,
+      potential_execution: null,
+      uploaded_potential: { status: "pending_upload", file: null },
+    });
+    // One draft at a time.
+    const second = await user.call("POST", `/systems/${systemId}/potentials`, { origin: "upload", name: "Another" });
+    expect(second.status).toBe(409);
+    expect(errorCode(second.body)).toBe("SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT");
+    expect(second.body.errors[0].args.message).toBe(DRAFT_POTENTIAL_MESSAGE);
+
+    // Not a .top, or too large: the contract's messages.
+    const wrong = await user.call("POST", `/systems/${systemId}/potentials/${draft.id}/upload/begin`, {
+      file: "system.itp",
+      file_size: 10,
+    });
+    expect(wrong.status).toBe(400);
+    expect(JSON.stringify(wrong.body)).toContain("The file has an unsupported file type. Accepted: .top");
+    const large = await user.call("POST", `/systems/${systemId}/potentials/${draft.id}/upload/begin`, {
+      file: "system.top",
+      file_size: 4000 * 1024 * 1024 + 1,
+    });
+    expect(large.status).toBe(400);
+    expect(JSON.stringify(large.body)).toContain("The file exceeds the maximum size of 4000 MB");
+    return draft;
+  }
+
+  /** A .top of the structure (three waters) uploaded into the draft: valid, locked, and downloadable. */
+  async function uploadValidTop(user: Caller, token: string, systemId: string, draftId: string) {
+    const base = `/systems/${systemId}/potentials/${draftId}`;
+    const { upload_id, etag } = await upload(user, base, "water box.top", watersTop(3));
+    const completed = await expectStatus(user, 200, "POST", `${base}/upload/complete`, {
+      upload_id,
+      parts: [{ part_number: 1, etag }],
+    });
+    expect(completed.is_draft).toBe(false);
+    const valid = await waitForPotential(user, systemId, draftId, ["valid", "invalid", "error"]);
+    expect(valid.uploaded_potential).toMatchObject({
+      status: "valid",
+      file: "water box.top",
+      problem: null,
+      topology: { atoms: 9, molecules: 3, molecule_types: ["HOH"] },
+    });
+    // A saved uploaded potential is locked.
+    const again = await user.call("POST", `${base}/upload/begin`, { file: "system.top", file_size: 10 });
+    expect(again.status).toBe(409);
+    expect(errorCode(again.body)).toBe("SYSTEM.UPLOAD_POTENTIAL.FAILED");
+    // Its file comes back as uploaded.
+    const file = await testApp.app.inject({
+      method: "GET",
+      url: `/api/v2${base}/files`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(file.statusCode).toBe(200);
+    expect(file.body).toBe(watersTop(3));
+  }
+
+  /** A new upload potential with `text` as its .top, uploaded and checked. */
+  async function uploadedPotential(user: Caller, systemId: string, name: string, file: string, text: string) {
+    const created = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
+      origin: "upload",
+      name,
+    });
+    const base = `/systems/${systemId}/potentials/${created.id}`;
+    const sent = await upload(user, base, file, text);
+    await expectStatus(user, 200, "POST", `${base}/upload/complete`, {
+      upload_id: sent.upload_id,
+      parts: [{ part_number: 1, etag: sent.etag }],
+    });
+    return waitForPotential(user, systemId, created.id, ["valid", "invalid", "error"]);
+  }
+
   const generateBody = {
     origin: "generate",
     name: "GAFF2 ethanol",
@@ -199,71 +355,16 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       const done = await waitForPotential(user, systemId, created.id, ["completed", "failed", "error"]);
       expect(done.potential_execution.error_message).toBeNull();
       expect(done.potential_execution.status).toBe("completed");
-      const result = done.potential_execution.result;
-      expect(result).toMatchObject({ force_field: "GAFF2", atoms: 9, molecules: 1 });
-      expect(result.total_charge).toBeCloseTo(0, 4);
-      expect(result.kinds).toEqual([
-        expect.objectContaining({
-          name: "C2H6O",
-          copies: 1,
-          atoms: 9,
-          net_charge: 0,
-          atom_types: ["c3", "h1", "hc", "ho", "oh"],
-        }),
-      ]);
-      expect(typeof result.minimized_energy_kj_mol).toBe("number");
-      expect(result.minimized_energy_kj_mol).toBeLessThanOrEqual(result.energy_before_minimization_kj_mol);
-      const names = done.potential_execution.result_files.map((file: { name: string }) => file.name);
-      expect(names).toEqual(
-        expect.arrayContaining(["gaff2_ethanol_files.zip", "system.top", "molecules.itp", "system.prmtop"]),
-      );
+      expectEthanolResult(done);
 
       // The statuses went out on the socket as they happened, as execution messages.
-      await waitFor("the completed message", async () =>
-        messages.some((m) => m.potential_id === created.id && m.status === "completed") ? true : undefined,
-      );
-      const pushed = messages
-        .filter((m) => m.potential_id === created.id)
-        .map((m) => {
-          expect(m.message_type).toBe("system_execution_status_updated");
-          expect(m.system_id).toBe(systemId);
-          return m.status;
-        });
-      expect(pushed[0]).toBe("waiting_for_resources");
-      expect(pushed).toContain("processing");
-      expect(pushed.at(-1)).toBe("completed");
+      await expectPushedExecution(messages, systemId, created.id);
 
       // One zip with the GROMACS, Amber and antechamber/parmchk2 files.
-      const download = await testApp.app.inject({
-        method: "GET",
-        url: `/api/v2/systems/${systemId}/potentials/${created.id}/files`,
-        headers: { authorization: `Bearer ${token}` },
-      });
-      expect(download.statusCode).toBe(200);
-      expect(download.headers["content-type"]).toBe("application/zip");
-      expect(download.headers["content-disposition"]).toBe('attachment; filename="gaff2_ethanol_files.zip"');
-      const zip = download.rawPayload;
-      expect(zip.subarray(0, 2).toString()).toBe("PK");
-      for (const entry of [
-        "system.top",
-        "molecules.itp",
-        "system.gro",
-        "system.prmtop",
-        "system.inpcrd",
-        "force_field/C2H6O.mol2",
-        "force_field/C2H6O.frcmod",
-      ]) {
-        expect(zip.includes(Buffer.from(entry)), entry).toBe(true);
-      }
+      await expectEthanolZip(token, systemId, created.id);
 
       // The system and the catalogue list it as 'Potential - {name}' with its system type.
-      const system = await expectStatus(user, 200, "GET", `/systems/${systemId}`);
-      expect(system.potentials).toEqual([{ id: created.id, name: "GAFF2 ethanol", system_type: "molecule" }]);
-      const list = await expectStatus(user, 200, "GET", "/systems?type=molecule&page_size=100");
-      const row = list.data.find((s: { id: string }) => s.id === systemId);
-      expect(row.potentials).toEqual(system.potentials);
-      const { data } = await expectStatus(user, 200, "GET", `/systems/${systemId}/potentials`);
-      expect(data.map((p: { id: string }) => p.id)).toEqual([created.id]);
+      await expectListed(user, systemId, created.id);
     } finally {
       socket.close();
     }
@@ -299,76 +400,11 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
     const systemId = await fileSystem(user, watersPdb());
     const { socket, messages } = await listen(token);
     try {
-      const draft = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
-        origin: "upload",
-        name: "TIP3P box",
-      });
-      expect(draft).toMatchObject({
-        origin: "upload",
-        is_draft: true,
-        antechamber_potential: null,
-        potential_execution: null,
-        uploaded_potential: { status: "pending_upload", file: null },
-      });
-      // One draft at a time.
-      const second = await user.call("POST", `/systems/${systemId}/potentials`, { origin: "upload", name: "Another" });
-      expect(second.status).toBe(409);
-      expect(errorCode(second.body)).toBe("SYSTEM.CREATE_POTENTIAL.EXISTING_DRAFT");
-      expect(second.body.errors[0].args.message).toBe(DRAFT_POTENTIAL_MESSAGE);
-
-      // Not a .top, or too large: the contract's messages.
-      const wrong = await user.call("POST", `/systems/${systemId}/potentials/${draft.id}/upload/begin`, {
-        file: "system.itp",
-        file_size: 10,
-      });
-      expect(wrong.status).toBe(400);
-      expect(JSON.stringify(wrong.body)).toContain("The file has an unsupported file type. Accepted: .top");
-      const large = await user.call("POST", `/systems/${systemId}/potentials/${draft.id}/upload/begin`, {
-        file: "system.top",
-        file_size: 4000 * 1024 * 1024 + 1,
-      });
-      expect(large.status).toBe(400);
-      expect(JSON.stringify(large.body)).toContain("The file exceeds the maximum size of 4000 MB");
-
-      const base = `/systems/${systemId}/potentials/${draft.id}`;
-      const { upload_id, etag } = await upload(user, base, "water box.top", watersTop(3));
-      const completed = await expectStatus(user, 200, "POST", `${base}/upload/complete`, {
-        upload_id,
-        parts: [{ part_number: 1, etag }],
-      });
-      expect(completed.is_draft).toBe(false);
-      const valid = await waitForPotential(user, systemId, draft.id, ["valid", "invalid", "error"]);
-      expect(valid.uploaded_potential).toMatchObject({
-        status: "valid",
-        file: "water box.top",
-        problem: null,
-        topology: { atoms: 9, molecules: 3, molecule_types: ["HOH"] },
-      });
-      // A saved uploaded potential is locked.
-      const again = await user.call("POST", `${base}/upload/begin`, { file: "system.top", file_size: 10 });
-      expect(again.status).toBe(409);
-      expect(errorCode(again.body)).toBe("SYSTEM.UPLOAD_POTENTIAL.FAILED");
-      // Its file comes back as uploaded.
-      const file = await testApp.app.inject({
-        method: "GET",
-        url: `/api/v2${base}/files`,
-        headers: { authorization: `Bearer ${token}` },
-      });
-      expect(file.statusCode).toBe(200);
-      expect(file.body).toBe(watersTop(3));
+      const draft = await uploadDraft(user, systemId);
+      await uploadValidTop(user, token, systemId, draft.id);
 
       // A .top of another structure (four waters) is invalid, and says why.
-      const other = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
-        origin: "upload",
-        name: "Four waters",
-      });
-      const otherBase = `/systems/${systemId}/potentials/${other.id}`;
-      const sent = await upload(user, otherBase, "four.top", watersTop(4));
-      await expectStatus(user, 200, "POST", `${otherBase}/upload/complete`, {
-        upload_id: sent.upload_id,
-        parts: [{ part_number: 1, etag: sent.etag }],
-      });
-      const invalid = await waitForPotential(user, systemId, other.id, ["valid", "invalid", "error"]);
+      const invalid = await uploadedPotential(user, systemId, "Four waters", "four.top", watersTop(4));
       expect(invalid.uploaded_potential.status).toBe("invalid");
       expect(invalid.uploaded_potential.problem).toMatchObject({ code: "INVALID_TOPOLOGY" });
       expect(invalid.uploaded_potential.problem.message).toContain(
@@ -376,18 +412,8 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       );
 
       // A topology without [ defaults ]: the message names it.
-      const third = await expectStatus(user, 201, "POST", `/systems/${systemId}/potentials`, {
-        origin: "upload",
-        name: "No defaults",
-      });
-      const thirdBase = `/systems/${systemId}/potentials/${third.id}`;
       const noDefaults = watersTop(3).replace(/\[ defaults \][^[]*/, "");
-      const sentThird = await upload(user, thirdBase, "nodefaults.top", noDefaults);
-      await expectStatus(user, 200, "POST", `${thirdBase}/upload/complete`, {
-        upload_id: sentThird.upload_id,
-        parts: [{ part_number: 1, etag: sentThird.etag }],
-      });
-      const noDefaultsDone = await waitForPotential(user, systemId, third.id, ["valid", "invalid", "error"]);
+      const noDefaultsDone = await uploadedPotential(user, systemId, "No defaults", "nodefaults.top", noDefaults);
       expect(noDefaultsDone.uploaded_potential.problem.message).toContain("no [ defaults ] section");
 
       const pushed = messages.filter((m) => m.potential_id === draft.id);
