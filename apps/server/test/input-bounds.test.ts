@@ -26,25 +26,11 @@ describe.each(databaseKinds())("input bounds on %s", (kind) => {
   const BIG = 2 ** 31;
   const NUL = "a\u0000b";
 
-  it("answers 400 naming the field for NUL text and too large integers on every kind of operation", async () => {
-    const user = caller(t, await t.issuer.sign(userClaims()));
-    await startDraft(user);
-    const block = await linearBlock(user);
-    const segment = await createSegment(user, linearBlockSegment("Seg", [[block, 2]]));
-    const polymer = await createPolymer(user, "Poly", [[segment, 1]]);
-    const setup = (await user.call("GET", "/polymer_builder_systems/system_setup/draft")).body;
-    const protocol = (await user.call("GET", "/polymer_builder_systems/simulation_protocol/draft")).body;
-    const protocolBody = {
-      simulation: "MD",
-      random_seed: 1,
-      minimization: true,
-      minimization_steps: 10,
-      dynamics: true,
-      dynamics_steps: 10,
-      temperature: 300,
-      ensemble: "NVT",
-    };
-    const cases: Array<[string, "GET" | "POST" | "PATCH" | "PUT", string, object | undefined, string]> = [
+  type BoundsCase = [string, "GET" | "POST" | "PATCH" | "PUT", string, object | undefined, string];
+
+  /** Names and counts of the building-block library: blocks, segments, polymers. */
+  function libraryCases(block: string, segment: string, polymer: string): BoundsCase[] {
+    return [
       [
         "block name",
         "POST",
@@ -71,10 +57,26 @@ describe.each(databaseKinds())("input bounds on %s", (kind) => {
         { name: "P", force_field: "gaff2", segments: [{ segment_id: segment, occurrence: BIG, order: 1 }] },
         "segments.0.occurrence",
       ],
+    ];
+  }
+
+  /** The system setup's counts and the simulation protocol's steps and seed. */
+  function systemCases(polymer: string, setupId: string, protocolId: string): BoundsCase[] {
+    const protocolBody = {
+      simulation: "MD",
+      random_seed: 1,
+      minimization: true,
+      minimization_steps: 10,
+      dynamics: true,
+      dynamics_steps: 10,
+      temperature: 300,
+      ensemble: "NVT",
+    };
+    return [
       [
         "setup occurrence",
         "PATCH",
-        `/polymer_builder_systems/system_setup/${setup.id}`,
+        `/polymer_builder_systems/system_setup/${setupId}`,
         {
           polymers: [{ polymer_id: polymer, order: 1, occurrence: BIG }],
           cell_dimension_selector: "density",
@@ -87,17 +89,23 @@ describe.each(databaseKinds())("input bounds on %s", (kind) => {
       [
         "dynamics steps",
         "PATCH",
-        `/polymer_builder_systems/simulation_protocol/${protocol.id}`,
+        `/polymer_builder_systems/simulation_protocol/${protocolId}`,
         { ...protocolBody, dynamics_steps: BIG },
         "dynamics_steps",
       ],
       [
         "random seed",
         "PATCH",
-        `/polymer_builder_systems/simulation_protocol/${protocol.id}`,
+        `/polymer_builder_systems/simulation_protocol/${protocolId}`,
         { ...protocolBody, random_seed: BIG },
         "random_seed",
       ],
+    ];
+  }
+
+  /** Feedback and the account. */
+  function accountCases(): BoundsCase[] {
+    return [
       ["feedback", "PUT", "/feedback", { description: NUL }, "description"],
       [
         "account names",
@@ -106,6 +114,21 @@ describe.each(databaseKinds())("input bounds on %s", (kind) => {
         { first_name: NUL, last_name: "L", allow_impersonation: false },
         "first_name",
       ],
+    ];
+  }
+
+  it("answers 400 naming the field for NUL text and too large integers on every kind of operation", async () => {
+    const user = caller(t, await t.issuer.sign(userClaims()));
+    await startDraft(user);
+    const block = await linearBlock(user);
+    const segment = await createSegment(user, linearBlockSegment("Seg", [[block, 2]]));
+    const polymer = await createPolymer(user, "Poly", [[segment, 1]]);
+    const setup = (await user.call("GET", "/polymer_builder_systems/system_setup/draft")).body;
+    const protocol = (await user.call("GET", "/polymer_builder_systems/simulation_protocol/draft")).body;
+    const cases: BoundsCase[] = [
+      ...libraryCases(block, segment, polymer),
+      ...systemCases(polymer, setup.id, protocol.id),
+      ...accountCases(),
     ];
     for (const [label, method, url, payload, field] of cases) {
       const response = await user.call(method, url, payload);
