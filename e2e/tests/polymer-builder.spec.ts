@@ -10,12 +10,8 @@ async function addBlock(page: Page, name: string) {
   await page.getByRole("button", { name: `Add ${name}`, exact: true }).click();
 }
 
-test("a user builds a system through all six steps and finds it in the catalogue", async ({ page }) => {
-  await signUp(page);
-  await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
-  await expect(page.getByRole("heading", { name: "Polymer builder" })).toBeVisible();
-
-  // Step 1: add two blocks; each shows loading, then a check.
+/** Step 1: add two blocks; each shows loading, then a check. */
+async function addTwoBlocks(page: Page) {
   const added = page.getByTestId("added-blocks");
   await addBlock(page, "Ethylene");
   await expect(added.getByLabel("Adding...")).toBeVisible();
@@ -25,9 +21,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(page.getByText("Linear: 2")).toBeVisible();
   await expect(page.getByTestId("catalogue-blocks").getByText("Already added")).toHaveCount(2);
   await page.screenshot({ path: artifact("polymer-builder-1-blocks"), fullPage: true });
-  await next(page);
+}
 
-  // Step 2: a linear block segment (occurrences, moved), a random one and a peptide.
+/** Step 2: a linear block segment (occurrences checked, a block moved). */
+async function addBlockSegment(page: Page) {
   await expect(page.getByText("No segments added.")).toBeVisible();
   const blockForm = page.getByRole("region", { name: "Linear block" });
   await blockForm.getByLabel("Segment name").fill("PE-b-PS");
@@ -46,7 +43,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await blockForm.getByRole("button", { name: "Add segment" }).click();
   await expect(page.getByText("Segment created")).toBeVisible();
   await expect(page.getByText("Linear block: 1")).toBeVisible();
+}
 
+/** Step 2: a linear random segment from block ratios. */
+async function addRandomSegment(page: Page) {
   await page.getByRole("button", { name: "Linear random (block-ratio)" }).click();
   const randomForm = page.getByRole("region", { name: "Linear random (block-ratio)" });
   await randomForm.getByLabel("Segment name").fill("random PE/PS");
@@ -60,7 +60,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await page.screenshot({ path: artifact("polymer-builder-2-random-segment"), fullPage: true });
   await randomForm.getByRole("button", { name: "Add segment" }).click();
   await expect(page.getByText("Linear random: 1")).toBeVisible();
+}
 
+/** Step 2: a linear peptide segment; a sequence of mixed case is refused. */
+async function addPeptideSegment(page: Page) {
   await page.getByRole("button", { name: "Linear peptide" }).click();
   const peptideForm = page.getByRole("region", { name: "Linear peptide" });
   await peptideForm.getByLabel("Segment name").fill("GAG");
@@ -71,9 +74,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await peptideForm.getByRole("button", { name: "Add segment" }).click();
   await expect(page.getByText("Linear peptide: 1")).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-2-segments"), fullPage: true });
-  await next(page);
+}
 
-  // Step 3: a linear polymer of the block segment twice and the peptide once.
+/** Step 3: a linear polymer of the block segment twice and the peptide once. */
+async function addPolymer(page: Page) {
   await page.getByLabel("Polymer name").fill("PE-PS-peptide");
   await page.getByRole("textbox", { name: "Force field" }).click();
   await page.getByRole("option", { name: "gaff2", exact: true }).click();
@@ -84,9 +88,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(page.getByText("Polymer created")).toBeVisible();
   await expect(page.getByText("Linear: 1")).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-3-polymers"), fullPage: true });
-  await next(page);
+}
 
-  // Step 4: cell sides, walls, three copies of the polymer.
+/** Step 4: cell sides, walls, three copies of the polymer. */
+async function saveSetup(page: Page) {
   await page.getByText("Cell sides", { exact: true }).click();
   await page.getByLabel("X (Å)").fill("60");
   await page.getByRole("button", { name: "Add PE-PS-peptide" }).click();
@@ -96,9 +101,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(page.getByText("Your system setup was updated")).toBeVisible();
   await expect(page.getByText("1. PE-PS-peptide × 3")).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-4-setup"), fullPage: true });
-  await next(page);
+}
 
-  // Step 5: the protocol, for advanced users; switching dynamics off keeps its values.
+/** Step 5: the protocol, for advanced users; switching dynamics off keeps its values. */
+async function saveProtocol(page: Page) {
   await expect(page.getByText("For advanced users only")).toBeVisible();
   await page.getByLabel("Random seed").fill("-2");
   await page.getByRole("button", { name: "Save simulation protocol" }).click();
@@ -111,9 +117,10 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(savedProtocol.getByText("Random seed: 7")).toBeVisible();
   await expect(savedProtocol.getByText("Dynamics: Off")).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-5-protocol"), fullPage: true });
-  await next(page);
+}
 
-  // Step 6: review with the block-details modal, then create.
+/** Step 6: review with the block-details modal, then create; the system is in the catalogue. */
+async function reviewAndCreate(page: Page) {
   await expect(page.getByText("Complete all preceding steps to enable system creation.")).toBeHidden();
   await page.getByRole("button", { name: "Ethylene" }).first().click();
   const modal = page.getByRole("dialog", { name: "Building block details" });
@@ -128,6 +135,28 @@ test("a user builds a system through all six steps and finds it in the catalogue
   await expect(page.getByRole("heading", { name: "Molecular systems" })).toBeVisible();
   await expect(page.getByRole("link", { name: "PE PS peptide box" })).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-created"), fullPage: true });
+}
+
+test("a user builds a system through all six steps and finds it in the catalogue", async ({ page }) => {
+  await signUp(page);
+  await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
+  await expect(page.getByRole("heading", { name: "Polymer builder" })).toBeVisible();
+
+  await test.step("1. building blocks", () => addTwoBlocks(page));
+  await next(page);
+  await test.step("2. segments", async () => {
+    await addBlockSegment(page);
+    await addRandomSegment(page);
+    await addPeptideSegment(page);
+  });
+  await next(page);
+  await test.step("3. polymers", () => addPolymer(page));
+  await next(page);
+  await test.step("4. system setup", () => saveSetup(page));
+  await next(page);
+  await test.step("5. simulation protocol", () => saveProtocol(page));
+  await next(page);
+  await test.step("6. review and create", () => reviewAndCreate(page));
 
   // The builder starts again with a fresh draft.
   await page.getByRole("navigation").getByRole("link", { name: "Polymer Builder" }).click();
