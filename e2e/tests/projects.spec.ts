@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import { type BrowserContext, expect, type Page, test } from "@playwright/test";
 import { signUp } from "../support/auth";
 import { buildTinySystem } from "../support/polymerBuilder";
 
@@ -24,16 +24,8 @@ async function snap(page: Page, name: string) {
   });
 }
 
-test("projects: create, file systems, edit and delete (systems stay); the user guide; one block per double click", async ({
-  page,
-  context,
-}) => {
-  test.setTimeout(300_000);
-  await page.setViewportSize(SCREEN);
-  await signUp(page);
-  await snap(page, "dashboard");
-
-  // Double-clicking 'Create block' makes one block.
+/** Double-clicking 'Create block' makes one block. */
+async function createBlockByDoubleClick(page: Page) {
   const blockName = `Propylene ${randomUUID().slice(0, 6)}`;
   await page.getByRole("navigation").getByRole("link", { name: "Building Blocks" }).click();
   await expect(page.getByRole("heading", { name: "Building blocks" })).toBeVisible();
@@ -50,8 +42,10 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await expect(page.getByText("Linear building block created")).toBeVisible();
   await page.getByPlaceholder("Search building blocks by name...").fill(blockName);
   await expect(page.getByRole("row", { name: new RegExp(blockName) })).toHaveCount(1);
+}
 
-  // Create a project.
+/** Creates a project (its name is required): listed with no systems. */
+async function createProject(page: Page) {
   await page.getByRole("navigation").getByRole("link", { name: "Modeling Compute" }).click();
   await expect(page.getByText("No projects added")).toBeVisible();
   await page.getByRole("button", { name: "Add project" }).click();
@@ -65,8 +59,10 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await expect(page.getByText("Project created")).toBeVisible();
   const projectRow = page.getByRole("row", { name: /Polyolefin melts/ });
   await expect(projectRow.getByText("0 systems")).toBeVisible();
+}
 
-  // A system added from a structure, filed under the project at its Details step.
+/** A system added from a structure, filed under the project at its Details step. */
+async function addStructureSystemToProject(page: Page) {
   await page.getByRole("navigation").getByRole("link", { name: "Add Molecular System" }).click();
   await page.getByLabel("Name").fill("Aspirin");
   await page.getByLabel("From structure").check();
@@ -75,19 +71,21 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await snap(page, "add-molecular-system");
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Aspirin added to Polyolefin melts")).toBeVisible();
+}
 
-  // A system from the polymer builder, filed under the project as it is created (the guide shows
-  // the builder's last step).
-  // A fixed name (each run signs up a new user): the screenshots change only when a screen does.
-  const systemName = "PE melt";
+/** A system from the polymer builder, filed under the project as it is created (the guide shows
+ * the builder's last step). */
+async function buildSystemIntoProject(page: Page, systemName: string) {
   await buildTinySystem(page, systemName, async () => {
     await page.getByRole("textbox", { name: "Project" }).click();
     await page.getByRole("option", { name: "Polyolefin melts" }).click();
     await snap(page, "polymer-builder");
   });
   await expect(page.getByText(`${systemName} added to Polyolefin melts`)).toBeVisible();
+}
 
-  // From the catalogue's row: take it out of the project and file it again; then filter by project.
+/** From the catalogue's row: take it out of the project and file it again; then filter by project. */
+async function refileFromCatalogue(page: Page, systemName: string) {
   await page.getByRole("radiogroup", { name: "Which systems to show" }).getByText("System", { exact: true }).click();
   const systemRow = page.getByRole("row").filter({ hasText: systemName });
   await systemRow.getByRole("button", { name: `${systemName} is in project Polyolefin melts` }).click();
@@ -101,8 +99,11 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await expect(page).toHaveURL(/project_id=/);
   await expect(systemRow).toBeVisible();
   await snap(page, "systems");
+}
 
-  // The project shows its system with its status tag; edit it.
+/** The project shows its system with its status tag; edit it. */
+async function editProject(page: Page, systemName: string) {
+  const projectRow = page.getByRole("row", { name: /Polyolefin melts/ });
   await page.getByRole("navigation").getByRole("link", { name: "Modeling Compute" }).click();
   await expect(projectRow.getByText("2 systems")).toBeVisible();
   await projectRow.getByRole("button", { name: "Edit Polyolefin melts" }).click();
@@ -116,8 +117,11 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   const filed = page.getByRole("row").filter({ hasText: systemName }).last();
   await expect(filed.getByText("Not submitted")).toBeVisible();
   await snap(page, "projects");
+}
 
-  // Delete it after confirming: the system stays.
+/** Delete it after confirming: the system stays. */
+async function deleteProject(page: Page, systemName: string) {
+  const renamed = page.getByRole("row", { name: /Polyolefin melts 2026/ });
   await renamed.getByRole("button", { name: "Delete Polyolefin melts 2026" }).click();
   const confirm = page.getByRole("dialog", { name: "Delete project" });
   await expect(confirm.getByText(/Its 2 systems stay in your molecular systems/)).toBeVisible();
@@ -127,8 +131,10 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   await page.getByRole("navigation").getByRole("link", { name: "Molecular Systems" }).click();
   await page.getByRole("radiogroup", { name: "Which systems to show" }).getByText("System", { exact: true }).click();
   await expect(page.getByRole("row").filter({ hasText: systemName })).toBeVisible();
+}
 
-  // The sidebar's Documentation opens the user guide in a new tab; the API explorer is one link on.
+/** The sidebar's Documentation opens the user guide in a new tab; the API explorer is one link on. */
+async function openGuide(page: Page, context: BrowserContext) {
   const [guide] = await Promise.all([
     context.waitForEvent("page"),
     page.getByRole("link", { name: "Documentation" }).click(),
@@ -146,4 +152,25 @@ test("projects: create, file systems, edit and delete (systems stay); the user g
   ]);
   await expect(explorer).toHaveURL(/\/api\/docs/);
   await expect(explorer.getByText("PolyForge API").first()).toBeVisible();
+}
+
+test("projects: create, file systems, edit and delete (systems stay); the user guide; one block per double click", async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(300_000);
+  await page.setViewportSize(SCREEN);
+  await signUp(page);
+  await snap(page, "dashboard");
+
+  await test.step("one block per double click", () => createBlockByDoubleClick(page));
+  await test.step("create a project", () => createProject(page));
+  await test.step("file a system from a structure", () => addStructureSystemToProject(page));
+  // A fixed name (each run signs up a new user): the screenshots change only when a screen does.
+  const systemName = "PE melt";
+  await test.step("file a system from the builder", () => buildSystemIntoProject(page, systemName));
+  await test.step("refile from the catalogue", () => refileFromCatalogue(page, systemName));
+  await test.step("edit the project", () => editProject(page, systemName));
+  await test.step("delete the project", () => deleteProject(page, systemName));
+  await test.step("the user guide and the API explorer", () => openGuide(page, context));
 });
