@@ -67,17 +67,8 @@ async function addPotential(page: Page, kind: "Generate" | "Upload file") {
   await page.getByRole("menuitem", { name: kind }).click();
 }
 
-test("a user generates a potential for drawn ethanol, uploads a .top for a .gro, and sees both in the catalogue", async ({
-  page,
-}) => {
-  test.setTimeout(420_000);
-  page.on("pageerror", (error) => console.log("PAGEERROR", error.message));
-  await signUp(page);
-  const suffix = randomUUID().slice(0, 6);
-  const ethanolName = `Ethanol ${suffix}`;
-  const waterName = `Water trio ${suffix}`;
-
-  // A drawn structure, converted to 3D.
+/** A drawn structure (ethanol), converted to 3D, on its Potentials step. */
+async function drawEthanol(page: Page, ethanolName: string) {
   await startSystem(page, ethanolName, "From structure");
   await page.getByRole("button", { name: "Enter SMILES" }).click();
   const smiles = page.getByRole("dialog", { name: "Enter SMILES" });
@@ -88,8 +79,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await expect(page.getByText("Structure validated")).toBeVisible({ timeout: 90_000 });
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText(/No potentials yet/)).toBeVisible();
+}
 
-  // Generate: the numbers are checked in the form, then the defaults (GAFF2, 5 steps) are sent.
+/** Generate: the numbers are checked in the form, then the defaults (GAFF2, 5 steps) are sent. */
+async function generateEthanolPotential(page: Page) {
   await addPotential(page, "Generate");
   const generate = page.getByRole("form", { name: "Generate a potential" });
   await expect(generate.getByRole("textbox", { name: "Force field" })).toHaveValue("GAFF2");
@@ -103,8 +96,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await page.screenshot({ path: artifact("potential-generate-form"), fullPage: true });
   await generate.getByRole("button", { name: "Generate" }).click();
   await expect(generate).toBeHidden();
+}
 
-  // The status tag moves live (socket or polling) until the run completes.
+/** The status tag moves live (socket or polling) until the run completes; results and the zip. */
+async function expectGeneratedPotential(page: Page) {
   const generated = page.getByLabel("Ethanol GAFF2", { exact: true });
   await expect(generated.locator("[data-status]").first()).toBeVisible();
   await page.screenshot({ path: artifact("potential-generating"), fullPage: true });
@@ -118,8 +113,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await generated.getByRole("button", { name: "Download files" }).click();
   expect((await download).suggestedFilename()).toBe("ethanol_gaff2_files.zip");
   await page.screenshot({ path: artifact("potential-generated"), fullPage: true });
+}
 
-  // A file-based system, and a .top for it.
+/** A file-based system (three waters in a .gro), on its Potentials step. */
+async function uploadWaterSystem(page: Page, waterName: string) {
   await startSystem(page, waterName, "From file");
   await page.locator('input[type="file"]').setInputFiles({
     name: "water.gro",
@@ -128,7 +125,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   });
   await expect(page.getByText("File validated")).toBeVisible({ timeout: 90_000 });
   await page.getByRole("button", { name: "Next" }).click();
+}
 
+/** A .top for four waters: the form refuses a second draft and a non-.top file; then the topology. */
+async function refuseWrongTop(page: Page) {
   await addPotential(page, "Upload file");
   const upload = page.getByRole("form", { name: "Upload a potential" });
   // One draft at a time.
@@ -142,7 +142,7 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await upload.getByRole("button", { name: "Upload" }).click();
 
   // A topology for four waters is refused, saying why with the line; a saved potential is locked,
-  // so it is deleted and the right .top sent as a new potential, which is accepted.
+  // so it is deleted (the right .top is then sent as a new potential).
   const refused = page.getByLabel("TIP3P for four", { exact: true });
   await expect(refused.getByText("Invalid file")).toBeVisible({ timeout: 90_000 });
   await expect(refused.getByRole("alert")).toContainText("12 atoms but the structure has 9");
@@ -155,7 +155,11 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
     .click();
   await expect(page.getByText("Potential deleted")).toBeVisible();
   await expect(refused).toHaveCount(0);
+}
 
+/** The right .top sent as a new potential, which is accepted and locked. */
+async function uploadRightTop(page: Page) {
+  const upload = page.getByRole("form", { name: "Upload a potential" });
   await addPotential(page, "Upload file");
   await upload.getByLabel("Name").fill("TIP3P by hand");
   await upload.locator('input[type="file"]').setInputFiles({
@@ -169,8 +173,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await expect(uploaded.getByText("Locked")).toBeVisible();
   await expect(uploaded.getByRole("button", { name: "Choose file" })).toHaveCount(0);
   await page.screenshot({ path: artifact("potential-upload-valid"), fullPage: true });
+}
 
-  // Both systems in the catalogue expand to their potentials, with the system type.
+/** Both systems in the catalogue expand to their potentials, with the system type. */
+async function expectCatalogue(page: Page, ethanolName: string, waterName: string) {
   await page.getByRole("navigation").getByRole("link", { name: "Molecular Systems" }).click();
   await page.getByRole("button", { name: `Show the potentials of ${ethanolName}` }).click();
   const ethanolPotential = page.getByRole("row", { name: /Potential - Ethanol GAFF2/ });
@@ -183,9 +189,10 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
   await expect(waterPotential).toBeVisible();
   await expect(waterPotential.getByText("System")).toBeVisible();
   await page.screenshot({ path: artifact("potentials-catalogue-system"), fullPage: true });
+}
 
-  // Deleted from the system's detail page: gone from the catalogue's rows.
-  // A system with potentials opens on them.
+/** Deleted from the system's detail page (a system with potentials opens on them). */
+async function deleteFromDetail(page: Page, waterName: string) {
   await page.getByRole("link", { name: waterName }).click();
   await expect(page.getByRole("heading", { name: waterName })).toBeVisible();
   await page.getByRole("button", { name: "Delete potential TIP3P by hand" }).click();
@@ -195,4 +202,24 @@ test("a user generates a potential for drawn ethanol, uploads a .top for a .gro,
     .click();
   await expect(page.getByText("Potential deleted")).toBeVisible();
   await expect(page.getByLabel("TIP3P by hand", { exact: true })).toHaveCount(0);
+}
+
+test("a user generates a potential for drawn ethanol, uploads a .top for a .gro, and sees both in the catalogue", async ({
+  page,
+}) => {
+  test.setTimeout(420_000);
+  page.on("pageerror", (error) => console.log("PAGEERROR", error.message));
+  await signUp(page);
+  const suffix = randomUUID().slice(0, 6);
+  const ethanolName = `Ethanol ${suffix}`;
+  const waterName = `Water trio ${suffix}`;
+
+  await test.step("draw ethanol", () => drawEthanol(page, ethanolName));
+  await test.step("generate a GAFF2 potential", () => generateEthanolPotential(page));
+  await test.step("see it complete", () => expectGeneratedPotential(page));
+  await test.step("add three waters from a .gro", () => uploadWaterSystem(page, waterName));
+  await test.step("a .top for four waters is refused", () => refuseWrongTop(page));
+  await test.step("the right .top is accepted", () => uploadRightTop(page));
+  await test.step("both in the catalogue", () => expectCatalogue(page, ethanolName, waterName));
+  await test.step("delete from the detail page", () => deleteFromDetail(page, waterName));
 });
