@@ -226,6 +226,48 @@ async function jwks(server: Server): Promise<JSONWebKeySet> {
   return (await (await fetch(`${server.issuer}/protocol/openid-connect/certs`)).json()) as JSONWebKeySet;
 }
 
+/** The demo user's tokens from the code exchange: an RS256 access token for the API signed by the
+ * published key, an ID token with the nonce, a refresh token keycloak-js can decode. */
+async function expectDemoTokens(server: Server, body: TokenResponse, nonce: string) {
+  // The access token is an RS256 JWT signed by the published key, for the API.
+  const header = decodeProtectedHeader(body.access_token);
+  expect(header.alg).toBe("RS256");
+  const keys = await jwks(server);
+  expect(keys.keys.map((k) => k.kid)).toContain(header.kid);
+  expect(keys.keys.every((k) => k.d === undefined && k.p === undefined)).toBe(true);
+  const { payload: access } = await jwtVerify(body.access_token, createLocalJWKSet(keys), {
+    issuer: server.issuer,
+    audience: "polyforge-api",
+  });
+  const [demo] = await server.app.database.db.select().from(users).where(eq(users.email, "demo@polyforge.local"));
+  expect(access).toMatchObject({
+    sub: demo!.id,
+    preferred_username: "demo@polyforge.local",
+    name: "Demo User",
+    given_name: "Demo",
+    family_name: "User",
+    email: "demo@polyforge.local",
+    email_verified: false,
+    organization: "polyforge",
+    realm_access: { roles: ["user"] },
+    allow_impersonation: false,
+    azp: CLIENT_ID,
+  });
+  expect(access).not.toHaveProperty("impersonator");
+  expect(access).not.toHaveProperty("identity_provider");
+  expect(access.exp! - access.iat!).toBe(300);
+
+  // The ID token carries the nonce keycloak-js checks, and the same identity claims.
+  const { payload: id } = await jwtVerify(body.id_token, createLocalJWKSet(keys), {
+    issuer: server.issuer,
+    audience: CLIENT_ID,
+  });
+  expect(id).toMatchObject({ sub: demo!.id, nonce, given_name: "Demo", organization: "polyforge" });
+
+  // keycloak-js decodes the refresh token as a JWT too.
+  expect(decodeJwt(body.refresh_token)).toMatchObject({ typ: "Refresh", iss: server.issuer });
+}
+
 describe.each(databaseKinds())("embedded identity provider on %s", (kind: DatabaseKind) => {
   let server: Server;
   let dropDatabase: () => Promise<void>;
@@ -299,43 +341,7 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     expect(body.token_type).toBe("Bearer");
     expect(body.expires_in).toBe(300);
 
-    // The access token is an RS256 JWT signed by the published key, for the API.
-    const header = decodeProtectedHeader(body.access_token);
-    expect(header.alg).toBe("RS256");
-    const keys = await jwks(server);
-    expect(keys.keys.map((k) => k.kid)).toContain(header.kid);
-    expect(keys.keys.every((k) => k.d === undefined && k.p === undefined)).toBe(true);
-    const { payload: access } = await jwtVerify(body.access_token, createLocalJWKSet(keys), {
-      issuer: server.issuer,
-      audience: "polyforge-api",
-    });
-    const [demo] = await server.app.database.db.select().from(users).where(eq(users.email, "demo@polyforge.local"));
-    expect(access).toMatchObject({
-      sub: demo!.id,
-      preferred_username: "demo@polyforge.local",
-      name: "Demo User",
-      given_name: "Demo",
-      family_name: "User",
-      email: "demo@polyforge.local",
-      email_verified: false,
-      organization: "polyforge",
-      realm_access: { roles: ["user"] },
-      allow_impersonation: false,
-      azp: CLIENT_ID,
-    });
-    expect(access).not.toHaveProperty("impersonator");
-    expect(access).not.toHaveProperty("identity_provider");
-    expect(access.exp! - access.iat!).toBe(300);
-
-    // The ID token carries the nonce keycloak-js checks, and the same identity claims.
-    const { payload: id } = await jwtVerify(body.id_token, createLocalJWKSet(keys), {
-      issuer: server.issuer,
-      audience: CLIENT_ID,
-    });
-    expect(id).toMatchObject({ sub: demo!.id, nonce, given_name: "Demo", organization: "polyforge" });
-
-    // keycloak-js decodes the refresh token as a JWT too.
-    expect(decodeJwt(body.refresh_token)).toMatchObject({ typ: "Refresh", iss: server.issuer });
+    await expectDemoTokens(server, body, nonce);
 
     // 4. The API accepts the access token.
     const account = await fetch(`${server.base}/api/v2/users/account`, {
