@@ -127,21 +127,9 @@ def run_protocol(
     choice = choose_platform()
     platform = choice.platform()
     gromacs = _gromacs_inputs(engine, box_nm, gromacs_top)
-    minimisation_note: str | None = None
-    minimisation: MinimisationResult | None
-    if gromacs is not None and box_nm is not None and protocol.minimization_steps > 0 and minimises_on_gromacs():
-        # Minimisation on mdrun too, where the setting asks (gromacs_minimise.py): OpenMM's context
-        # gives the energy before and, once the minimised positions are in it, applies the constraints.
-        simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, None)
-        started = time.monotonic()
-        minimisation, minimisation_note = _minimise_on_gromacs(simulation, gromacs, protocol, (box_nm, workdir), (platform, choice.properties), progress)
-        minimisation_s = time.monotonic() - started
-        _start_from(simulation, minimisation)
-    else:
-        started = time.monotonic()
-        minimisation = _minimise_first(system, coordinates, box_nm, protocol, platform, choice.properties, progress)
-        minimisation_s = time.monotonic() - started
-        simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, choice.properties, minimisation)
+    simulation, minimisation, minimisation_note, minimisation_s = _minimise(
+        (topology_file, system, coordinates, box_nm), protocol, stages, gromacs, (platform, choice.properties), workdir, progress
+    )
     written: list[Path] = []
     with files.log.open("w") as log:
         log.write(f"OpenMM {openmm.version.version} on {platform.getName()}; {system.getNumParticles()} atoms\n")
@@ -190,6 +178,35 @@ def run_protocol(
         performance=performance,
     )
     return report, files
+
+
+def _minimise(
+    model: tuple[app.AmberPrmtopFile, openmm.System, app.AmberInpcrdFile, tuple[float, float, float] | None],
+    protocol: Protocol,
+    stages: list[Stage],
+    gromacs: GromacsInputs | None,
+    platform_choice: tuple[openmm.Platform, dict[str, str]],
+    workdir: Path,
+    progress: ProgressCallback,
+) -> tuple[app.Simulation, MinimisationResult | None, str | None, float]:
+    """The minimisation on mdrun where POLYFORGE_MINIMISE_ENGINE asks it (and the dynamics are there), else
+    on OpenMM. Returns the simulation that starts from the minimised positions, the result, a note for the
+    log and the seconds it took."""
+    topology_file, system, coordinates, box_nm = model
+    platform, properties = platform_choice
+    if gromacs is not None and box_nm is not None and protocol.minimization_steps > 0 and minimises_on_gromacs():
+        # OpenMM's context gives the energy before and, once the minimised positions are in it, applies the constraints.
+        simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, properties, None)
+        started = time.monotonic()
+        on_gromacs, note = _minimise_on_gromacs(simulation, gromacs, protocol, (box_nm, workdir), (platform, properties), progress)
+        seconds = time.monotonic() - started
+        _start_from(simulation, on_gromacs)
+        return simulation, on_gromacs, note, seconds
+    started = time.monotonic()
+    minimisation = _minimise_first(system, coordinates, box_nm, protocol, platform, properties, progress)
+    seconds = time.monotonic() - started
+    simulation = _simulation(topology_file, system, coordinates, box_nm, protocol, stages, platform, properties, minimisation)
+    return simulation, minimisation, None, seconds
 
 
 def _files_in(workdir: Path) -> SimulationFiles:
