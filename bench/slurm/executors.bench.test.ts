@@ -63,7 +63,19 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-it("local runner vs Slurm: latency per job and throughput of 50 jobs", { timeout: 1_800_000 }, async () => {
+type Config = TestApp["config"];
+
+/** The test app, its caller and the finished systems the jobs process, taken in order. */
+interface Bench {
+  testApp: TestApp;
+  db: TestApp["app"]["database"]["db"];
+  user: Caller;
+  shared: string;
+  systems: string[];
+  next: number;
+}
+
+async function startBench(): Promise<Bench> {
   const shared = mkdtempSync(join(tmpdir(), "polyforge-bench-slurm-"));
   const testApp: TestApp = await startTestApp("pglite", {}, { runJobs: false });
   const db = testApp.app.database.db;
@@ -72,91 +84,112 @@ it("local runner vs Slurm: latency per job and throughput of 50 jobs", { timeout
   const systems: string[] = [];
   const total = 3 * LATENCY_JOBS + 2 * THROUGHPUT_JOBS;
   for (let i = 0; i < total; i++) systems.push((await finishedPolyethylene(user, { copies: 2, units: 3 })).id);
-  let next = 0;
+  return { testApp, db, user, shared, systems, next: 0 };
+}
 
-  const configs = {
-    local: { ...testApp.config, maxJobs: CONCURRENCY },
-    slurm: (pollMs: number) =>
-      loadConfig({
-        LOG_LEVEL: "silent",
-        POLYFORGE_DATA_DIR: testApp.config.dataDir,
-        POLYFORGE_EXECUTOR: "slurm",
-        POLYFORGE_SLURM_SHARED_DIR: shared,
-        POLYFORGE_SLURM_POLL_MS: String(pollMs),
-        POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-structure": { cpus: 1, memory: "1024M", time: "10" } }),
-      }),
-  };
-  const runner = (config: typeof testApp.config): SystemProcessing => {
-    const processing = createSystemProcessing(config, db, testApp.app.log, { engineCommand: "build-structure" });
-    processing.runner.start();
-    return processing;
-  };
-
-  async function runJobs(count: number, processing: SystemProcessing): Promise<Timing[]> {
-    const queued = [];
-    for (let i = 0; i < count; i++) {
-      const systemId = systems[next++]!;
-      const queuedMs = Date.now();
-      const execution = await expectStatus(user, 201, "POST", `/systems/${systemId}/process/start`);
-      processing.runner.wake();
-      queued.push({ id: execution.id as string, queuedMs, startedMs: null as number | null });
-    }
-    const timings: Timing[] = [];
-    const pending = new Set(queued);
-    while (pending.size > 0) {
-      for (const job of [...pending]) {
-        const row = await executionRow(db, job.id);
-        if (job.startedMs === null && (row.status === "processing" || row.status === "running")) {
-          job.startedMs = Date.now();
-        }
-        if (["completed", "error", "cancelled"].includes(row.status)) {
-          if (row.status !== "completed") throw new Error(`job ${job.id} ended ${row.status}: ${row.errorMessage}`);
-          pending.delete(job);
-          const timing: Timing = { queuedMs: job.queuedMs, startedMs: job.startedMs, completedMs: Date.now() };
-          if (row.schedulerJobId) timing.slurm = await sacctTimes(row.schedulerJobId);
-          timings.push(timing);
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return timings;
-  }
-
-  async function latency(config: typeof testApp.config) {
-    const processing = runner(config);
-    const timings: Timing[] = [];
-    for (let i = 0; i < LATENCY_JOBS; i++) timings.push(...(await runJobs(1, processing)));
-    await processing.runner.stop();
-    return timings;
-  }
-
-  async function throughput(config: typeof testApp.config) {
-    const processing = runner(config);
-    const started = Date.now();
-    const timings = await runJobs(THROUGHPUT_JOBS, processing);
-    const seconds = (Date.now() - started) / 1000;
-    await processing.runner.stop();
-    return { seconds, jobsPerMinute: (THROUGHPUT_JOBS / seconds) * 60, timings };
-  }
-
-  const summary = (timings: Timing[]) => ({
-    queuedToStartedMs: median(timings.map((t) => (t.startedMs ?? t.completedMs) - t.queuedMs)),
-    queuedToCompletedMs: median(timings.map((t) => t.completedMs - t.queuedMs)),
-    ...(timings[0]?.slurm
-      ? {
-          // sacct's times are whole seconds: these are ±1 s each.
-          queuedToSlurmStartS: median(timings.map((t) => (t.slurm!.start - t.queuedMs) / 1000)),
-          slurmRunS: median(timings.map((t) => (t.slurm!.end - t.slurm!.start) / 1000)),
-          slurmEndToResultsVisibleS: median(timings.map((t) => (t.completedMs - t.slurm!.end) / 1000)),
-        }
-      : {}),
+function slurmConfig(bench: Bench, pollMs: number): Config {
+  return loadConfig({
+    LOG_LEVEL: "silent",
+    POLYFORGE_DATA_DIR: bench.testApp.config.dataDir,
+    POLYFORGE_EXECUTOR: "slurm",
+    POLYFORGE_SLURM_SHARED_DIR: bench.shared,
+    POLYFORGE_SLURM_POLL_MS: String(pollMs),
+    POLYFORGE_SLURM_JOBS: JSON.stringify({ "build-structure": { cpus: 1, memory: "1024M", time: "10" } }),
   });
+}
 
-  const localLatency = await latency(configs.local);
-  const slurmLatency3s = await latency(configs.slurm(3000));
-  const slurmLatency500 = await latency(configs.slurm(500));
-  const localThroughput = await throughput(configs.local);
-  const slurmThroughput = await throughput(configs.slurm(3000));
+function runner(bench: Bench, config: Config): SystemProcessing {
+  const processing = createSystemProcessing(config, bench.db, bench.testApp.app.log, {
+    engineCommand: "build-structure",
+  });
+  processing.runner.start();
+  return processing;
+}
+
+interface QueuedJob {
+  id: string;
+  queuedMs: number;
+  startedMs: number | null;
+}
+
+async function queueJobs(bench: Bench, count: number, processing: SystemProcessing): Promise<QueuedJob[]> {
+  const queued: QueuedJob[] = [];
+  for (let i = 0; i < count; i++) {
+    const systemId = bench.systems[bench.next++]!;
+    const queuedMs = Date.now();
+    const execution = await expectStatus(bench.user, 201, "POST", `/systems/${systemId}/process/start`);
+    processing.runner.wake();
+    queued.push({ id: execution.id as string, queuedMs, startedMs: null as number | null });
+  }
+  return queued;
+}
+
+/** Polls the queued jobs' rows until all have ended; a job that did not complete throws. */
+async function awaitJobs(bench: Bench, queued: QueuedJob[]): Promise<Timing[]> {
+  const timings: Timing[] = [];
+  const pending = new Set(queued);
+  while (pending.size > 0) {
+    for (const job of [...pending]) {
+      const row = await executionRow(bench.db, job.id);
+      if (job.startedMs === null && (row.status === "processing" || row.status === "running")) {
+        job.startedMs = Date.now();
+      }
+      if (["completed", "error", "cancelled"].includes(row.status)) {
+        if (row.status !== "completed") throw new Error(`job ${job.id} ended ${row.status}: ${row.errorMessage}`);
+        pending.delete(job);
+        const timing: Timing = { queuedMs: job.queuedMs, startedMs: job.startedMs, completedMs: Date.now() };
+        if (row.schedulerJobId) timing.slurm = await sacctTimes(row.schedulerJobId);
+        timings.push(timing);
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return timings;
+}
+
+async function runJobs(bench: Bench, count: number, processing: SystemProcessing): Promise<Timing[]> {
+  return awaitJobs(bench, await queueJobs(bench, count, processing));
+}
+
+async function latency(bench: Bench, config: Config) {
+  const processing = runner(bench, config);
+  const timings: Timing[] = [];
+  for (let i = 0; i < LATENCY_JOBS; i++) timings.push(...(await runJobs(bench, 1, processing)));
+  await processing.runner.stop();
+  return timings;
+}
+
+async function throughput(bench: Bench, config: Config) {
+  const processing = runner(bench, config);
+  const started = Date.now();
+  const timings = await runJobs(bench, THROUGHPUT_JOBS, processing);
+  const seconds = (Date.now() - started) / 1000;
+  await processing.runner.stop();
+  return { seconds, jobsPerMinute: (THROUGHPUT_JOBS / seconds) * 60, timings };
+}
+
+const summary = (timings: Timing[]) => ({
+  queuedToStartedMs: median(timings.map((t) => (t.startedMs ?? t.completedMs) - t.queuedMs)),
+  queuedToCompletedMs: median(timings.map((t) => t.completedMs - t.queuedMs)),
+  ...(timings[0]?.slurm
+    ? {
+        // sacct's times are whole seconds: these are ±1 s each.
+        queuedToSlurmStartS: median(timings.map((t) => (t.slurm!.start - t.queuedMs) / 1000)),
+        slurmRunS: median(timings.map((t) => (t.slurm!.end - t.slurm!.start) / 1000)),
+        slurmEndToResultsVisibleS: median(timings.map((t) => (t.completedMs - t.slurm!.end) / 1000)),
+      }
+    : {}),
+});
+
+it("local runner vs Slurm: latency per job and throughput of 50 jobs", { timeout: 1_800_000 }, async () => {
+  const bench = await startBench();
+  const local: Config = { ...bench.testApp.config, maxJobs: CONCURRENCY };
+
+  const localLatency = await latency(bench, local);
+  const slurmLatency3s = await latency(bench, slurmConfig(bench, 3000));
+  const slurmLatency500 = await latency(bench, slurmConfig(bench, 500));
+  const localThroughput = await throughput(bench, local);
+  const slurmThroughput = await throughput(bench, slurmConfig(bench, 3000));
 
   const results = {
     when: new Date().toISOString(),
@@ -179,5 +212,5 @@ it("local runner vs Slurm: latency per job and throughput of 50 jobs", { timeout
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log(JSON.stringify({ latency: results.latency, throughput: results.throughput }, null, 2));
-  await testApp.close();
+  await bench.testApp.close();
 });
