@@ -4,6 +4,8 @@ import type { SystemWithExecutions } from "@polyforge/contracts/system-execution
 import { asc, desc, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildingBlocks } from "../src/modules/building-blocks/schema";
+import { potentials } from "../src/modules/potentials/schema";
+import { systemExecutions } from "../src/modules/system-executions/schema";
 import { systems } from "../src/modules/systems/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -125,5 +127,106 @@ describe.each(databaseKinds())("list indexes on %s", (kind) => {
     const { items, totals } = await allPages<SystemWithExecutions>(`/api/v2/systems?x=1${query}`, 8);
     expect(items.map((system) => system.id)).toEqual(expected);
     expect(totals).toEqual([expected.length]);
+    // A page past the end has no row but still reports the total.
+    const past = await get<ListResponse<SystemWithExecutions>>(`/api/v2/systems?x=1${query}&page_size=8&page_num=50`);
+    expect(past.data).toEqual([]);
+    expect(past.metadata).toEqual({ page_num: 50, page_size: 8, num_records: expected.length });
+  });
+
+  it("reports the total of a filtered page past the end, and 0 when nothing matches", async () => {
+    const byName = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?name=system%201&page_size=100");
+    expect(byName.data.length).toBeGreaterThan(1);
+    const past = await get<ListResponse<SystemWithExecutions>>(
+      "/api/v2/systems?name=system%201&page_size=5&page_num=9",
+    );
+    expect(past).toEqual({ data: [], metadata: { page_num: 9, page_size: 5, num_records: byName.data.length } });
+    const none = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?name=nothing%20like%20it");
+    expect(none.data).toEqual([]);
+    expect(none.metadata.num_records).toBe(0);
+  });
+
+  it("lists each system's executions and potentials as its detail shows them (one statement)", async () => {
+    const db = testApp.app.database.db;
+    const listed = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?page_size=4");
+    const [first, second, third] = listed.data.map((system) => system.id);
+    const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + ms);
+    await db.insert(systemExecutions).values([
+      {
+        ownerId: claims.sub,
+        systemId: first!,
+        status: "completed",
+        progress: 1,
+        stage: "production",
+        seed: 42,
+        versions: { gromacs: "2024.1", engine: null },
+        resultFiles: [{ name: "traj.xtc", size: 12 }] as never,
+        simulatedNs: 2.5,
+        totalNs: 2.5,
+        remainingSeconds: 0,
+        notice: "done",
+        createdAt: at(0),
+        startedAt: at(1_234),
+        finishedAt: at(98_765),
+      },
+      {
+        ownerId: claims.sub,
+        systemId: first!,
+        status: "failed",
+        progress: 0.37,
+        errorCode: "ENGINE",
+        errorMessage: "it broke",
+        schedulerReason: "Priority",
+        simulatedNs: 0.123,
+        createdAt: at(100_000),
+      },
+      { ownerId: claims.sub, systemId: second!, status: "waiting_for_resources", createdAt: at(5) },
+    ]);
+    // Microseconds in the database: the list, like the detail, answers milliseconds.
+    await db.execute(
+      sql`UPDATE ${systemExecutions} SET started_at = started_at + interval '0.000789 seconds' WHERE ${systemExecutions.systemId} = ${first!}`,
+    );
+    await db.insert(potentials).values([
+      {
+        ownerId: claims.sub,
+        systemId: first!,
+        name: "Potential - B",
+        sanitizedName: "b",
+        origin: "generate",
+        status: "completed",
+        systemType: "system",
+        createdAt: at(2),
+      },
+      {
+        ownerId: claims.sub,
+        systemId: first!,
+        name: "Potential - A",
+        sanitizedName: "a",
+        origin: "generate",
+        status: "completed",
+        createdAt: at(1),
+      },
+      {
+        ownerId: claims.sub,
+        systemId: third!,
+        name: "Potential - C",
+        sanitizedName: "c",
+        origin: "generate",
+        status: "failed",
+        systemType: "molecule",
+        createdAt: at(3),
+      },
+    ]);
+    const page = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?page_size=4");
+    expect(page.metadata).toEqual(listed.metadata);
+    expect(page.data.map((system) => system.id)).toEqual(listed.data.map((system) => system.id));
+    for (const system of page.data) expect(system).toEqual(await get(`/api/v2/systems/${system.id}`));
+    const [one, two, three, four] = page.data;
+    expect(one!.system_executions.map((execution) => execution.status)).toEqual(["completed", "failed"]);
+    expect(one!.system_executions[0]).toMatchObject({ progress: 1, seed: 42, started_at: at(1_234).toISOString() });
+    expect(one!.system_executions[1]).toMatchObject({ progress: 0.37, simulated_ns: 0.123, finished_at: null });
+    expect(one!.potentials.map((potential) => potential.name)).toEqual(["Potential - A", "Potential - B"]);
+    expect(two!.system_executions).toHaveLength(1);
+    expect(three!.potentials).toEqual([expect.objectContaining({ name: "Potential - C", system_type: "molecule" })]);
+    expect([four!.potentials, four!.system_executions]).toEqual([[], []]);
   });
 });

@@ -9,7 +9,7 @@ import {
   type PotentialResponse,
   topologySummary,
 } from "@polyforge/contracts/potentials";
-import { and, asc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
@@ -128,6 +128,14 @@ export async function potentialsOfSystems(db: Db, systemIds: string[]): Promise<
     .from(potentials)
     .where(inArray(potentials.systemId, systemIds))
     .orderBy(asc(potentials.createdAt), asc(potentials.id));
+}
+
+/**
+ * The catalogue's summaries ({id, name, system_type}) of the potentials of the system whose id is
+ * `systemId` (a column of the enclosing query), oldest first, as one JSON array (issue 27).
+ */
+export function potentialSummariesJsonOf(systemId: SQLWrapper): SQL<unknown> {
+  return sql`(select coalesce(json_agg(json_build_object('id', ${potentials.id}, 'name', ${potentials.name}, 'system_type', ${potentials.systemType}) order by ${potentials.createdAt}, ${potentials.id}), '[]'::json) from ${potentials} where ${potentials.systemId} = ${systemId})`;
 }
 
 /** The system's draft (an uploaded potential still waiting for its file), if any. */

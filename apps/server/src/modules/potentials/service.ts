@@ -97,6 +97,14 @@ export async function getPotential(
   return potentialResponse((await requirePotential(db, user, systemId, id)).row);
 }
 
+/** The catalogue page's potentials of each system, asked in the page's own statement. */
+export { potentialSummariesJsonOf } from "./repository";
+
+/** potentialSummariesJsonOf's array, as the catalogue shows it. */
+export function potentialSummariesFromJson(value: unknown): SystemWithExecutions["potentials"] {
+  return (typeof value === "string" ? JSON.parse(value) : value) as SystemWithExecutions["potentials"];
+}
+
 /** The catalogue's 'Potential - {name}' rows of these systems (SPEC §3 System.potentials). */
 export async function potentialSummaries(
   db: Db,

@@ -1,6 +1,6 @@
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
 import type { SystemExecution } from "@polyforge/contracts/system-executions";
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { type SystemExecutionRow, systemExecutions } from "./schema";
 
@@ -28,6 +28,51 @@ export function executionResponse(row: SystemExecutionRow): SystemExecution {
     finished_at: row.finishedAt?.toISOString() ?? null,
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+/** The response's fields, each as its column (the response's keys are the columns' names). */
+const RESPONSE_COLUMNS = {
+  id: systemExecutions.id,
+  status: systemExecutions.status,
+  progress: systemExecutions.progress,
+  stage: systemExecutions.stage,
+  seed: systemExecutions.seed,
+  versions: systemExecutions.versions,
+  error_code: systemExecutions.errorCode,
+  error_message: systemExecutions.errorMessage,
+  scheduler_reason: systemExecutions.schedulerReason,
+  simulated_ns: systemExecutions.simulatedNs,
+  total_ns: systemExecutions.totalNs,
+  remaining_seconds: systemExecutions.remainingSeconds,
+  notice: systemExecutions.notice,
+  result_files: systemExecutions.resultFiles,
+  created_at: systemExecutions.createdAt,
+  started_at: systemExecutions.startedAt,
+  finished_at: systemExecutions.finishedAt,
+  updated_at: systemExecutions.updatedAt,
+} satisfies Record<keyof SystemExecution, unknown>;
+
+/**
+ * The executions of the system whose id is `systemId` (a column of the enclosing query), oldest
+ * first, as one JSON array: the catalogue page asks for them in its own statement (issue 27).
+ * executionsFromJson turns it into responses.
+ */
+export function executionsJsonOf(systemId: SQLWrapper): SQL<unknown> {
+  const fields = Object.entries(RESPONSE_COLUMNS).map(([key, column]) => sql`${sql.raw(`'${key}'`)}, ${column}`);
+  return sql`(select coalesce(json_agg(json_build_object(${sql.join(fields, sql`, `)}) order by ${systemExecutions.createdAt}, ${systemExecutions.id}), '[]'::json) from ${systemExecutions} where ${systemExecutions.systemId} = ${systemId})`;
+}
+
+/** executionsJsonOf's array as responses: the timestamps as executionResponse writes them. */
+export function executionsFromJson(value: unknown): SystemExecution[] {
+  const list = (typeof value === "string" ? JSON.parse(value) : value) as Array<Record<string, unknown>>;
+  const iso = (text: unknown) => (text === null ? null : new Date(text as string).toISOString());
+  return list.map((item) => ({
+    ...(item as unknown as SystemExecution),
+    created_at: iso(item.created_at)!,
+    started_at: iso(item.started_at),
+    finished_at: iso(item.finished_at),
+    updated_at: iso(item.updated_at)!,
+  }));
 }
 
 /** Every execution of these systems, oldest first, grouped by system. */

@@ -63,6 +63,9 @@ export async function cancelProcessing(db: Db, user: AuthenticatedUser, systemId
   return executionResponse(row);
 }
 
+/** The catalogue page's executions of each system, asked in the page's own statement. */
+export { executionsFromJson, executionsJsonOf } from "./repository";
+
 /** Every execution of these systems, oldest first, grouped by system (for the systems catalogue). */
 export async function executionsBySystem(db: Db, systemIds: string[]): Promise<Map<string, SystemExecution[]>> {
   const rows = await executionsOfSystems(db, systemIds);

@@ -1,6 +1,6 @@
 import type { SystemType } from "@polyforge/contracts/enums";
 import type { SystemResponse } from "@polyforge/contracts/systems";
-import { and, count, desc, eq, ilike, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, count, desc, eq, ilike, inArray, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
@@ -68,27 +68,49 @@ export function catalogueFilter(ownerId: string, filters: CatalogueFilters = {})
   );
 }
 
-/** A page of the catalogue, most recently modified first, and how many match in total. */
-export async function findCataloguePage(
+/** What the page asks of other modules for each system, given the system's id column. */
+export type RelatedOf<K extends string> = Record<K, (systemId: SQLWrapper) => SQL<unknown>>;
+
+/**
+ * A page of the catalogue, most recently modified first, with `related` of each row (other modules'
+ * JSON subqueries), and how many match in total, in one statement (issue 27: one turn on PGlite's
+ * one connection). The page is chosen in a subquery that also counts the matches (count(*) over
+ * ()), so the related subqueries run for the page's rows only. A page past the end has no row to
+ * carry the count: only then is the count asked on its own.
+ */
+export async function findCataloguePage<K extends string>(
   db: Db,
   ownerId: string,
   filters: CatalogueFilters,
   page: Page,
-): Promise<{ rows: SystemRow[]; total: number }> {
+  related: RelatedOf<K>,
+): Promise<{ rows: Array<{ system: SystemRow; related: Record<K, unknown> }>; total: number }> {
   const where = catalogueFilter(ownerId, filters);
-  // Both asked at once: on PGlite's one connection they queue together rather than one after the
-  // other behind every other request's queries (issue 27).
-  const [[{ total } = { total: 0 }], rows] = await Promise.all([
-    db.select({ total: count() }).from(systems).where(where),
-    db
-      .select()
-      .from(systems)
-      .where(where)
-      .orderBy(desc(systems.updatedAt), desc(systems.id))
-      .limit(page.page_size)
-      .offset(pageOffset(page)),
-  ]);
-  return { rows, total };
+  const chosen = db
+    .select({ id: systems.id, total: sql<number>`count(*) over ()`.as("total") })
+    .from(systems)
+    .where(where)
+    .orderBy(desc(systems.updatedAt), desc(systems.id))
+    .limit(page.page_size)
+    .offset(pageOffset(page))
+    .as("page");
+  const relatedColumns = Object.fromEntries(
+    Object.entries(related).map(([key, of]) => [key, (of as (id: SQLWrapper) => SQL<unknown>)(systems.id)]),
+  ) as Record<K, SQL<unknown>>;
+  const rows = await db
+    .select({ system: systems, total: chosen.total, related: relatedColumns })
+    .from(systems)
+    .innerJoin(chosen, eq(chosen.id, systems.id))
+    .orderBy(desc(systems.updatedAt), desc(systems.id));
+  if (rows.length > 0) {
+    return {
+      rows: rows.map((row) => ({ system: row.system, related: row.related as Record<K, unknown> })),
+      total: Number(rows[0]!.total),
+    };
+  }
+  if (pageOffset(page) === 0) return { rows: [], total: 0 };
+  const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(systems).where(where);
+  return { rows: [], total };
 }
 
 /** Of these ids, those of the caller's catalogue systems. */

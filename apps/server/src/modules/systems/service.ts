@@ -11,8 +11,18 @@ import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
 import { endDraftBlocks } from "../building-blocks/queries";
 import { createDraftSettings } from "../polymer-builder-systems/service";
-import { cancelGenerationsOfSystem, potentialSummaries } from "../potentials/service";
-import { cancelActiveExecution, executionsBySystem } from "../system-executions/service";
+import {
+  cancelGenerationsOfSystem,
+  potentialSummaries,
+  potentialSummariesFromJson,
+  potentialSummariesJsonOf,
+} from "../potentials/service";
+import {
+  cancelActiveExecution,
+  executionsBySystem,
+  executionsFromJson,
+  executionsJsonOf,
+} from "../system-executions/service";
 import { findCatalogueSystem, findDraftSystem, type SystemRow } from "./queries";
 import {
   type CatalogueFilters,
@@ -89,11 +99,11 @@ export async function finishDraft(
   return systemResponse(row);
 }
 
-/** A system as the catalogue and the detail page read it: with its potentials and its executions,
- * oldest first. */
+/** A system as the detail page reads it: with its potentials and its executions, oldest first (the
+ * catalogue asks for the same in its page's statement, listSystems). */
 async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
   const ids = rows.map((row) => row.id);
-  // At once, as the catalogue page's count and rows (repository.ts).
+  // Both asked at once: on PGlite's one connection they queue together (issue 27).
   const [executions, potentials] = await Promise.all([executionsBySystem(db, ids), potentialSummaries(db, ids)]);
   return rows.map((row) => ({
     ...systemResponse(row),
@@ -102,15 +112,24 @@ async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExec
   }));
 }
 
-/** GET /systems: the caller's catalogue, filtered by type and name. */
+/** GET /systems: the caller's catalogue, filtered by type and name: the page, its potentials and
+ * its executions in one statement (repository.ts). */
 export async function listSystems(
   db: Db,
   user: AuthenticatedUser,
   filters: CatalogueFilters,
   page: Page,
 ): Promise<ListResponse<SystemWithExecutions>> {
-  const { rows, total } = await findCataloguePage(db, user.id, filters, page);
-  return listPage(await withExecutions(db, rows), page, total);
+  const { rows, total } = await findCataloguePage(db, user.id, filters, page, {
+    potentials: potentialSummariesJsonOf,
+    executions: executionsJsonOf,
+  });
+  const data = rows.map(({ system, related }) => ({
+    ...systemResponse(system),
+    potentials: potentialSummariesFromJson(related.potentials),
+    system_executions: executionsFromJson(related.executions),
+  }));
+  return listPage(data, page, total);
 }
 
 /** Of these ids, those of systems in the caller's catalogue (for the projects module). */
