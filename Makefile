@@ -12,7 +12,7 @@ DOCS_DIST := docs/guide/.vitepress/dist/index.html
 .PHONY: start test bootstrap web lint typecheck test-unit test-engine test-e2e test-fuzz chromium gromacs slurm clean
 
 start: bootstrap web docs gromacs
-	node --import tsx apps/server/src/main.ts
+	node --heap-growing-percent=100 --import tsx apps/server/src/main.ts
 
 # The engine is installed editable, so pip byte-compiled none of its modules: compile them here, as
 # an installed package's are (every engine job is a fresh process, and with PYTHONDONTWRITEBYTECODE

@@ -11,7 +11,7 @@
  *
  * Run: node --import tsx bench/uploads/run_bench.ts [--size-mb 2000] [--skip-s3] [--skip-conversions]
  *      [--runs 3] [--in-flight 4] [--port-base 18812] [--baseline <dir>] [--out results.json]
- *      [--node-flags "<flags>"] [--peers md5,crc32]
+ *      [--node-flags "<flags>"] [--peers md5,crc32] [--no-server-flags]
  * --node-flags gives node these flags for this tree's server only (with --baseline . the same code runs
  * beside it without them; e.g. "--max-semi-space-size=64", or "--trace-gc", whose lines go to stderr).
  * --baseline names another checkout of the repository (e.g. `git archive <commit> | tar -x -C dir`,
@@ -68,6 +68,11 @@ const skipS3 = args.includes("--skip-s3");
 const cpuProfDir = args.includes("--cpu-prof") ? resolve(flag("--cpu-prof", "")) : undefined;
 /** Node's flags for the processes measured (a CPU profile each when asked). */
 const profileArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+/** Node's flags for every server measured, as `make start` and apps/server's `start` give them (a full GC
+ * lets the old generation grow to 2 × live: socket chunks awaiting a scavenge count against that limit,
+ * and with V8's ~1.5 × the app's full GCs cascade through an upload; bench/README.md).
+ * --no-server-flags runs them with Node's defaults. */
+const SERVER_NODE_FLAGS = args.includes("--no-server-flags") ? [] : ["--heap-growing-percent=100"];
 /** Node's flags for this tree's server only (e.g. V8's, set against `--baseline .` without them). */
 const localNodeFlags = flag("--node-flags", "").split(" ").filter(Boolean);
 /** The bare peer's ETag digests, one run of the peer each per round. */
@@ -144,20 +149,24 @@ async function startServer(
   flags: string[] = [],
 ): Promise<Server> {
   const origin = `http://127.0.0.1:${SERVER_PORT}`;
-  const child = spawn("node", [...profileArgs, ...flags, "--import", "tsx", join(root, "bench/uploads/server.ts")], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-    env: {
-      ...process.env,
-      PORT: String(SERVER_PORT),
-      PUBLIC_URL: origin,
-      LOG_LEVEL: "warn",
-      POLYFORGE_DATA_DIR: join(work, `data-${Date.now()}`),
-      BENCH_JWKS_FILE: jwksFile,
-      BENCH_ISSUER: ISSUER,
-      ...env,
+  const child = spawn(
+    "node",
+    [...profileArgs, ...SERVER_NODE_FLAGS, ...flags, "--import", "tsx", join(root, "bench/uploads/server.ts")],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+      env: {
+        ...process.env,
+        PORT: String(SERVER_PORT),
+        PUBLIC_URL: origin,
+        LOG_LEVEL: "warn",
+        POLYFORGE_DATA_DIR: join(work, `data-${Date.now()}`),
+        BENCH_JWKS_FILE: jwksFile,
+        BENCH_ISSUER: ISSUER,
+        ...env,
+      },
     },
-  });
+  );
   // Whatever the server prints (e.g. --trace-gc through --node-flags) goes to stderr, never blocks it.
   child.stdout?.pipe(process.stderr);
   for (let i = 0; i < 600; i++) {
