@@ -77,7 +77,9 @@ interface Bench {
 
 async function startBench(): Promise<Bench> {
   const shared = mkdtempSync(join(tmpdir(), "polyforge-bench-slurm-"));
-  const testApp: TestApp = await startTestApp("pglite", {}, { runJobs: false });
+  // 115 systems and 50 starts within a minute: past the per-user API limits (300 writes, 10 starts a minute).
+  const limits = { POLYFORGE_WRITES_PER_MINUTE: "100000", POLYFORGE_JOB_STARTS_PER_MINUTE: "100000" };
+  const testApp: TestApp = await startTestApp("pglite", limits, { runJobs: false });
   const db = testApp.app.database.db;
   const user: Caller = caller(testApp, await testApp.issuer.sign(userClaims(), { expiresIn: "4h" }));
   // Real clocks differ: PGlite's now() and this process's Date.now() are the same machine's clock.
