@@ -418,23 +418,14 @@ const MOLECULES = {
   "PEG-66 (199 heavy atoms)": `O${"CCO".repeat(66)}`,
 };
 
-async function main() {
-  mkdirSync(OUT, { recursive: true });
-  const { jwksFile, token } = await signer();
-  const size = sizeMb * MB;
-  const file = join(work, "bench.pdb");
-  await makeFile(file, sizeMb);
-  const results: Record<string, unknown> = {
-    date: new Date().toISOString(),
-    in_flight: IN_FLIGHT,
-    commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim(),
-    machine: `${spawnSync("uname", ["-sr"]).stdout.toString().trim()}, ${(await import("node:os")).cpus().length} cores`,
-  };
+type Measurement = Record<string, number>;
+type Round = Record<string, unknown>;
 
-  // In turns (bare, baseline, this code) so that a change in the machine's load falls on all of them.
-  const rounds: Array<Record<string, unknown>> = [];
+/** In turns (bare, baseline, this code) so that a change in the machine's load falls on all of them. */
+async function uploadRounds(jwksFile: string, token: string, file: string, size: number): Promise<Round[]> {
+  const rounds: Round[] = [];
   for (let round = 0; round < runs; round++) {
-    const row: Record<string, unknown> = {};
+    const row: Round = {};
     for (const digest of peerDigests) {
       const name = digest === "md5" ? "bare" : `bare_${digest}`;
       row[name] = await bareRun(file, size, digest);
@@ -449,19 +440,28 @@ async function main() {
     }
     rounds.push(row);
   }
-  results.rounds = rounds;
+  return rounds;
+}
+
+/** Each target's figures as the median over the rounds (non-numbers from the first round). */
+function medians(rounds: Round[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   for (const name of ["bare", "bare_crc32", ...baselines.map(([name]) => name), "local"]) {
-    const measured = rounds.flatMap((row) => (row[name] ? [row[name] as Record<string, number>] : []));
+    const measured = rounds.flatMap((row) => (row[name] ? [row[name] as Measurement] : []));
     if (measured.length === 0) continue;
     const medianOf = (key: string) =>
       typeof measured[0]![key] === "number" ? median(measured.map((m) => m[key]!)) : measured[0]![key];
-    results[name] = Object.fromEntries(Object.keys(measured[0]!).map((key) => [key, medianOf(key)]));
+    out[name] = Object.fromEntries(Object.keys(measured[0]!).map((key) => [key, medianOf(key)]));
   }
-  // One line a measurement: MB/s of the parts, its ratio to the MD5 and CRC-32 peers of its round.
+  return out;
+}
+
+/** One line a measurement: MB/s of the parts, its ratio to the MD5 and CRC-32 peers of its round. */
+function printRounds(rounds: Round[]): void {
   for (const [index, row] of rounds.entries()) {
     const bare = (name: string) => (row[name] as { upload_mb_s?: number } | undefined)?.upload_mb_s;
     for (const [name, value] of Object.entries(row)) {
-      const m = value as Record<string, number>;
+      const m = value as Measurement;
       const ratio = (peer: string) => (bare(peer) ? (m.upload_mb_s! / bare(peer)!).toFixed(2) : "-");
       const cpu = m.server_cpu_parts_s ?? m.server_cpu_s;
       const rss = m.rss_over_idle_mb === undefined ? "" : ` rss+${m.rss_over_idle_mb.toFixed(1)}MB`;
@@ -472,43 +472,65 @@ async function main() {
       );
     }
   }
+}
 
-  if (!skipS3) {
-    const moto = await startMoto();
-    const s3 = await startServer({ ...moto.env, BENCH_RUN_JOBS: "0" }, jwksFile);
-    results.s3 = { ...(await uploadRun(s3, token, file, size)), moto_rss_mb: rssMb(moto.pid) };
-    console.log("s3", results.s3);
-    await s3.stop();
-    await moto.stop();
-  }
-  await rm(file, { force: true });
+/** The same upload through the app with the S3 protocol (moto): parts go to moto by presigned URLs. */
+async function s3Run(jwksFile: string, token: string, file: string, size: number): Promise<Record<string, unknown>> {
+  const moto = await startMoto();
+  const s3 = await startServer({ ...moto.env, BENCH_RUN_JOBS: "0" }, jwksFile);
+  const result = { ...(await uploadRun(s3, token, file, size)), moto_rss_mb: rssMb(moto.pid) };
+  console.log("s3", result);
+  await s3.stop();
+  await moto.stop();
+  return result;
+}
 
-  if (!skipConversions) {
-    const jobs = await startServer({}, jwksFile);
-    const conversions: Record<string, unknown> = {};
-    for (const [name, smiles] of Object.entries(MOLECULES)) {
-      const api: number[] = [];
-      const engine: number[] = [];
-      let atoms = 0;
-      // The large molecule's conformer search takes minutes: one run of each.
-      for (let i = 0; i < (name === "aspirin" ? runs : 1); i++) {
-        const run = await conversionRun(jobs, token, smiles);
-        api.push(run.seconds);
-        atoms = run.atoms;
-        engine.push(engineRun(smiles));
-      }
-      conversions[name] = {
-        atoms,
-        api_s: api,
-        engine_s: engine,
-        api_median_s: median(api),
-        engine_median_s: median(engine),
-      };
-      console.log(name, conversions[name]);
+/** Save structure → validated, through the API and the engine alone, per molecule. */
+async function conversionTimes(jwksFile: string, token: string): Promise<Record<string, unknown>> {
+  const jobs = await startServer({}, jwksFile);
+  const conversions: Record<string, unknown> = {};
+  for (const [name, smiles] of Object.entries(MOLECULES)) {
+    const api: number[] = [];
+    const engine: number[] = [];
+    let atoms = 0;
+    // The large molecule's conformer search takes minutes: one run of each.
+    for (let i = 0; i < (name === "aspirin" ? runs : 1); i++) {
+      const run = await conversionRun(jobs, token, smiles);
+      api.push(run.seconds);
+      atoms = run.atoms;
+      engine.push(engineRun(smiles));
     }
-    results.conversions = conversions;
-    await jobs.stop();
+    conversions[name] = {
+      atoms,
+      api_s: api,
+      engine_s: engine,
+      api_median_s: median(api),
+      engine_median_s: median(engine),
+    };
+    console.log(name, conversions[name]);
   }
+  await jobs.stop();
+  return conversions;
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const { jwksFile, token } = await signer();
+  const size = sizeMb * MB;
+  const file = join(work, "bench.pdb");
+  await makeFile(file, sizeMb);
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    in_flight: IN_FLIGHT,
+    commit: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim(),
+    machine: `${spawnSync("uname", ["-sr"]).stdout.toString().trim()}, ${(await import("node:os")).cpus().length} cores`,
+  };
+  const rounds = await uploadRounds(jwksFile, token, file, size);
+  Object.assign(results, { rounds }, medians(rounds));
+  printRounds(rounds);
+  if (!skipS3) results.s3 = await s3Run(jwksFile, token, file, size);
+  await rm(file, { force: true });
+  if (!skipConversions) results.conversions = await conversionTimes(jwksFile, token);
   writeFileSync(join(OUT, outName), JSON.stringify(results, null, 2));
   await rm(work, { recursive: true, force: true });
   if (existsSync(join(OUT, outName))) console.log(`written ${join(OUT, outName)}`);
