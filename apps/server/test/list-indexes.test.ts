@@ -7,6 +7,7 @@ import { buildingBlocks } from "../src/modules/building-blocks/schema";
 import { potentials } from "../src/modules/potentials/schema";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import { systems } from "../src/modules/systems/schema";
+import type { Db } from "../src/platform/db/database";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { userClaims } from "./support/tokens";
@@ -148,74 +149,8 @@ describe.each(databaseKinds())("list indexes on %s", (kind) => {
   it("lists each system's executions and potentials as its detail shows them (one statement)", async () => {
     const db = testApp.app.database.db;
     const listed = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?page_size=4");
-    const [first, second, third] = listed.data.map((system) => system.id);
-    const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + ms);
-    await db.insert(systemExecutions).values([
-      {
-        ownerId: claims.sub,
-        systemId: first!,
-        status: "completed",
-        progress: 1,
-        stage: "production",
-        seed: 42,
-        versions: { gromacs: "2024.1", engine: null },
-        resultFiles: [{ name: "traj.xtc", size: 12 }] as never,
-        simulatedNs: 2.5,
-        totalNs: 2.5,
-        remainingSeconds: 0,
-        notice: "done",
-        createdAt: at(0),
-        startedAt: at(1_234),
-        finishedAt: at(98_765),
-      },
-      {
-        ownerId: claims.sub,
-        systemId: first!,
-        status: "failed",
-        progress: 0.37,
-        errorCode: "ENGINE",
-        errorMessage: "it broke",
-        schedulerReason: "Priority",
-        simulatedNs: 0.123,
-        createdAt: at(100_000),
-      },
-      { ownerId: claims.sub, systemId: second!, status: "waiting_for_resources", createdAt: at(5) },
-    ]);
-    // Microseconds in the database: the list, like the detail, answers milliseconds.
-    await db.execute(
-      sql`UPDATE ${systemExecutions} SET started_at = started_at + interval '0.000789 seconds' WHERE ${systemExecutions.systemId} = ${first!}`,
-    );
-    await db.insert(potentials).values([
-      {
-        ownerId: claims.sub,
-        systemId: first!,
-        name: "Potential - B",
-        sanitizedName: "b",
-        origin: "generate",
-        status: "completed",
-        systemType: "system",
-        createdAt: at(2),
-      },
-      {
-        ownerId: claims.sub,
-        systemId: first!,
-        name: "Potential - A",
-        sanitizedName: "a",
-        origin: "generate",
-        status: "completed",
-        createdAt: at(1),
-      },
-      {
-        ownerId: claims.sub,
-        systemId: third!,
-        name: "Potential - C",
-        sanitizedName: "c",
-        origin: "generate",
-        status: "failed",
-        systemType: "molecule",
-        createdAt: at(3),
-      },
-    ]);
+    const [first, second, third] = listed.data.map((system) => system.id) as [string, string, string];
+    await addExecutionsAndPotentials(db, claims.sub, [first, second, third]);
     const page = await get<ListResponse<SystemWithExecutions>>("/api/v2/systems?page_size=4");
     expect(page.metadata).toEqual(listed.metadata);
     expect(page.data.map((system) => system.id)).toEqual(listed.data.map((system) => system.id));
@@ -230,3 +165,79 @@ describe.each(databaseKinds())("list indexes on %s", (kind) => {
     expect([four!.potentials, four!.system_executions]).toEqual([[], []]);
   });
 });
+
+const at = (ms: number) => new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + ms);
+
+/** Two executions and two potentials on the first system, one execution on the second, one potential on the third. */
+async function addExecutionsAndPotentials(
+  db: Db,
+  ownerId: string,
+  [first, second, third]: [string, string, string],
+): Promise<void> {
+  await db.insert(systemExecutions).values([
+    {
+      ownerId,
+      systemId: first,
+      status: "completed",
+      progress: 1,
+      stage: "production",
+      seed: 42,
+      versions: { gromacs: "2024.1", engine: null },
+      resultFiles: [{ name: "traj.xtc", size: 12 }] as never,
+      simulatedNs: 2.5,
+      totalNs: 2.5,
+      remainingSeconds: 0,
+      notice: "done",
+      createdAt: at(0),
+      startedAt: at(1_234),
+      finishedAt: at(98_765),
+    },
+    {
+      ownerId,
+      systemId: first,
+      status: "failed",
+      progress: 0.37,
+      errorCode: "ENGINE",
+      errorMessage: "it broke",
+      schedulerReason: "Priority",
+      simulatedNs: 0.123,
+      createdAt: at(100_000),
+    },
+    { ownerId, systemId: second, status: "waiting_for_resources", createdAt: at(5) },
+  ]);
+  // Microseconds in the database: the list, like the detail, answers milliseconds.
+  await db.execute(
+    sql`UPDATE ${systemExecutions} SET started_at = started_at + interval '0.000789 seconds' WHERE ${systemExecutions.systemId} = ${first}`,
+  );
+  await db.insert(potentials).values([
+    {
+      ownerId,
+      systemId: first,
+      name: "Potential - B",
+      sanitizedName: "b",
+      origin: "generate",
+      status: "completed",
+      systemType: "system",
+      createdAt: at(2),
+    },
+    {
+      ownerId,
+      systemId: first,
+      name: "Potential - A",
+      sanitizedName: "a",
+      origin: "generate",
+      status: "completed",
+      createdAt: at(1),
+    },
+    {
+      ownerId,
+      systemId: third,
+      name: "Potential - C",
+      sanitizedName: "c",
+      origin: "generate",
+      status: "failed",
+      systemType: "molecule",
+      createdAt: at(3),
+    },
+  ]);
+}
