@@ -104,7 +104,7 @@ async function makeFile(path: string, megabytes: number) {
   const block = Buffer.from(line.repeat(Math.ceil(MB / line.length)).slice(0, MB));
   const out = createWriteStream(path);
   for (let i = 0; i < megabytes; i++) {
-    if (!out.write(block)) await new Promise((r) => out.once("drain", r));
+    if (!out.write(block)) await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((r, j) => {
     out.once("error", j);
@@ -202,6 +202,29 @@ function api(origin: string, token: string) {
   };
 }
 
+/** The file in parts of PART bytes, IN_FLIGHT at once as the web client sends them, each read into
+ * its worker's own buffer and handed to `sendPart`. */
+async function sendParts(file: string, size: number, sendPart: (partNumber: number, body: Buffer) => Promise<void>) {
+  const parts = Math.ceil(size / PART);
+  const handle = await open(file, "r");
+  let next = 1;
+  const worker = async () => {
+    const buffer = Buffer.allocUnsafe(PART);
+    while (next <= parts) {
+      const partNumber = next++;
+      const start = (partNumber - 1) * PART;
+      const length = Math.min(PART, size - start);
+      await handle.read(buffer, 0, length, start);
+      await sendPart(partNumber, buffer.subarray(0, length));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  } finally {
+    await handle.close();
+  }
+}
+
 /** One upload as the web client makes it; the server's RSS sampled throughout. */
 async function uploadRun(server: Server, token: string, file: string, size: number) {
   const call = api(server.origin, token);
@@ -221,34 +244,24 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
   const { upload_id } = await call("POST", `/systems/${id}/upload/begin`, { file: "bench.pdb", file_size: size });
   const parts = Math.ceil(size / PART);
   const etags: Array<{ part_number: number; etag: string }> = [];
-  const handle = await open(file, "r");
   const cpuBefore = cpuSeconds(pid);
   const loopBefore = cpuSeconds(pid, pid);
   const started = performance.now();
-  let next = 1;
   let urlMs = 0;
   let putMs = 0;
-  const worker = async () => {
-    const buffer = Buffer.allocUnsafe(PART);
-    while (next <= parts) {
-      const partNumber = next++;
-      const start = (partNumber - 1) * PART;
-      const length = Math.min(PART, size - start);
-      await handle.read(buffer, 0, length, start);
-      const t0 = performance.now();
-      const { url } = await call(
-        "GET",
-        `/systems/${id}/upload/upload_url?upload_id=${encodeURIComponent(upload_id)}&part_number=${partNumber}`,
-      );
-      const t1 = performance.now();
-      const response = await fetch(url, { method: "PUT", body: buffer.subarray(0, length) });
-      urlMs += t1 - t0;
-      putMs += performance.now() - t1;
-      if (!response.ok) throw new Error(`part ${partNumber}: ${response.status} ${await response.text()}`);
-      etags.push({ part_number: partNumber, etag: response.headers.get("etag") ?? "" });
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  await sendParts(file, size, async (partNumber, body) => {
+    const t0 = performance.now();
+    const { url } = await call(
+      "GET",
+      `/systems/${id}/upload/upload_url?upload_id=${encodeURIComponent(upload_id)}&part_number=${partNumber}`,
+    );
+    const t1 = performance.now();
+    const response = await fetch(url, { method: "PUT", body });
+    urlMs += t1 - t0;
+    putMs += performance.now() - t1;
+    if (!response.ok) throw new Error(`part ${partNumber}: ${response.status} ${await response.text()}`);
+    etags.push({ part_number: partNumber, etag: response.headers.get("etag") ?? "" });
+  });
   const uploaded = performance.now();
   const cpuParts = cpuSeconds(pid) - cpuBefore;
   const loopParts = cpuSeconds(pid, pid) - loopBefore;
@@ -256,7 +269,6 @@ async function uploadRun(server: Server, token: string, file: string, size: numb
   const completed = performance.now();
   const cpuAll = cpuSeconds(pid) - cpuBefore;
   clearInterval(sampler);
-  await handle.close();
   const sizeMbExact = size / MB;
   return {
     load_1m: loadavg()[0],
@@ -303,26 +315,14 @@ async function bareRun(file: string, size: number, digest = "md5") {
       break;
     await sleep(100);
   }
-  const parts = Math.ceil(size / PART);
-  const handle = await open(file, "r");
-  let next = 1;
   const cpuBefore = cpuSeconds(child.pid!);
   const started = performance.now();
-  const worker = async () => {
-    const buffer = Buffer.allocUnsafe(PART);
-    while (next <= parts) {
-      const partNumber = next++;
-      const start = (partNumber - 1) * PART;
-      const length = Math.min(PART, size - start);
-      await handle.read(buffer, 0, length, start);
-      const response = await fetch(`${origin}/part/${partNumber}`, { method: "PUT", body: buffer.subarray(0, length) });
-      if (!response.ok || !response.headers.get("etag")) throw new Error(`bare part ${partNumber}: ${response.status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  await sendParts(file, size, async (partNumber, body) => {
+    const response = await fetch(`${origin}/part/${partNumber}`, { method: "PUT", body });
+    if (!response.ok || !response.headers.get("etag")) throw new Error(`bare part ${partNumber}: ${response.status}`);
+  });
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuSeconds(child.pid!) - cpuBefore;
-  await handle.close();
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
   await exited;
