@@ -92,7 +92,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest("user", null);
-  app.decorateRequest("claims", null);
   installErrorHandling(app);
   // RDKit faults are logged through the server's logger (the checker is one per process).
   smilesChecker.logger = app.log;

@@ -19,7 +19,7 @@ import {
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { callerOf, requireClaims, requireUser } from "../../platform/auth/authenticate";
+import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ZodApp } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
@@ -88,7 +88,7 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
     const db = database.db;
     const deps: MolecularSystemsDeps = { db, store: processing.store, logger: app.log };
     // Another user's system answers 404 even when the body or query is refused too.
-    checkPathIdsOnRefusal(app, { systemId: async (request, id) => getSystem(db, await callerOf(request), id) });
+    checkPathIdsOnRefusal(app, { systemId: (request, id) => getSystem(db, requireUser(request), id) });
     registerCreateRoutes(app, deps, processing);
     registerUploadPartRoutes(app, deps);
     registerUploadFinishRoutes(app, deps, processing);
@@ -170,14 +170,11 @@ function registerUploadPartRoutes(app: ZodApp, deps: MolecularSystemsDeps): void
         querystring: uploadUrlQuery,
         response: { 200: uploadUrlResponse, ...errors(400, 404) },
       },
-      // Called once a part: the caller's user row is read with the system, in one query.
-      config: { deferUser: true },
     },
     async (request) =>
       partUploadUrl(
         deps,
-        requireClaims(request),
-        () => callerOf(request),
+        requireUser(request),
         request.params.systemId,
         request.query.upload_id,
         request.query.part_number,

@@ -11,23 +11,15 @@ import { dummyAtoms } from "@polyforge/contracts/smiles/connection-rules";
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { UploadBeginBody, UploadCompleteBody, UploadedPart } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
-import { checkImpersonation } from "../../platform/auth/impersonation";
-import type { AccessClaims } from "../../platform/auth/tokens";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import { smilesChecker } from "../../platform/chemistry/smiles-checker";
 import type { Db } from "../../platform/db/database";
 import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
-import { isUuid, requireUuid } from "../../platform/ids";
+import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
-import {
-  findCallerAndCatalogueSystem,
-  findCatalogueSystem,
-  insertSystem,
-  type SystemRow,
-  updateMolecularData,
-} from "../systems/queries";
+import { findCatalogueSystem, insertSystem, type SystemRow, updateMolecularData } from "../systems/queries";
 import { initialData, insertStructureJob, molecularData, notifySystemStatus } from "./repository";
 import { structureKey, uploadKey, VIEWER_FILE } from "./structure-jobs";
 
@@ -78,15 +70,7 @@ async function requireSystemOfOrigin(
   origin: MolecularSystemOrigin,
 ): Promise<SystemRow> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  return checkOrigin(await findCatalogueSystem(db, user.id, id), id, origin);
-}
-
-/** The caller's system as found (undefined or null: not theirs, 404), of this origin (else 400). */
-function checkOrigin<Row extends Pick<SystemRow, "origin">>(
-  row: Row | null | undefined,
-  id: string,
-  origin: MolecularSystemOrigin,
-): Row {
+  const row = await findCatalogueSystem(db, user.id, id);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   if (row.origin !== origin) throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
   return row;
@@ -185,10 +169,7 @@ export async function beginUpload(
 
 /** The system's upload in progress with this id, or 404 (another upload, or none any more). */
 async function requireUploading(db: Db, user: AuthenticatedUser, id: string, uploadId: string) {
-  return uploadInProgress(await requireSystemOfOrigin(db, user, id, "upload"), uploadId);
-}
-
-function uploadInProgress<Row extends Pick<SystemRow, "id" | "systemData">>(system: Row, uploadId: string) {
+  const system = await requireSystemOfOrigin(db, user, id, "upload");
   const data = molecularData(system);
   if (data.status !== "uploading" || data.upload_id !== uploadId || !data.file) {
     throw new AppError(404, SystemErrors.VALIDATE_SYSTEM_DATA_NOT_FOUND, { upload_id: uploadId, status: data.status });
@@ -196,29 +177,15 @@ function uploadInProgress<Row extends Pick<SystemRow, "id" | "systemData">>(syst
   return { system, data, key: uploadKey(system.id, data.file) };
 }
 
-/**
- * GET …/upload/upload_url: where to PUT one part (presigned S3 URL or the embedded store's). Asked
- * once a part (400 times for a 2000 MB file), so the route defers the caller's user row and this
- * reads it with the system in one query; the rules are those of every other call: a token of an
- * impersonation the user does not allow answers 401, another user's system 404. A user without a
- * provisioned row (or an id that is no uuid) goes the usual way, `resolveCaller` first.
- */
+/** GET …/upload/upload_url: where to PUT one part (presigned S3 URL or the embedded store's). */
 export async function partUploadUrl(
   deps: MolecularSystemsDeps,
-  claims: AccessClaims,
-  resolveCaller: () => Promise<AuthenticatedUser>,
+  user: AuthenticatedUser,
   id: string,
   uploadId: string,
   partNumber: number,
 ): Promise<{ url: string }> {
-  const found = isUuid(id) ? await findCallerAndCatalogueSystem(deps.db, claims.sub, id) : undefined;
-  let key: string;
-  if (found?.provisioned) {
-    checkImpersonation(claims, found.allowImpersonation);
-    ({ key } = uploadInProgress(checkOrigin(found.system, id, "upload"), uploadId));
-  } else {
-    ({ key } = await requireUploading(deps.db, await resolveCaller(), id, uploadId));
-  }
+  const { key } = await requireUploading(deps.db, user, id, uploadId);
   return { url: await deps.store.partUploadUrl(key, uploadId, partNumber) };
 }
 

@@ -2,7 +2,6 @@ import type { SystemType } from "@polyforge/contracts/enums";
 import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
-import { users } from "../../platform/identity/schema";
 import { catalogueFilter } from "./repository";
 import { type SystemRow, systems } from "./schema";
 
@@ -41,36 +40,6 @@ export async function findCatalogueSystem(
     .where(and(eq(systems.id, id), catalogueFilter(ownerId)));
   const [row] = lock ? await query.for("update") : await query;
   return row;
-}
-
-/**
- * The caller's user row (provisioned? allows impersonation?) and their catalogue system with this
- * id (null when it is not theirs), in one statement: what a deferUser route needs of both. Undefined
- * when the user has no row yet.
- */
-export async function findCallerAndCatalogueSystem(
-  db: Db,
-  userId: string,
-  id: string,
-): Promise<
-  | {
-      provisioned: boolean;
-      allowImpersonation: boolean;
-      system: Pick<SystemRow, "id" | "origin" | "systemData"> | null;
-    }
-  | undefined
-> {
-  const [row] = await db
-    .select({
-      provisionedAt: users.provisionedAt,
-      allowImpersonation: users.allowImpersonation,
-      system: { id: systems.id, origin: systems.origin, systemData: systems.systemData },
-    })
-    .from(users)
-    .leftJoin(systems, and(eq(systems.id, id), catalogueFilter(userId)))
-    .where(eq(users.id, userId));
-  if (!row) return undefined;
-  return { provisioned: row.provisionedAt !== null, allowImpersonation: row.allowImpersonation, system: row.system };
 }
 
 export async function findSystemById(db: Db, id: string): Promise<SystemRow | undefined> {

@@ -1,7 +1,6 @@
 import { CommonErrors, UserErrors } from "@polyforge/contracts/errors";
 import { normalizeOrganization } from "@polyforge/contracts/organizations";
 import type { UserAccount } from "@polyforge/contracts/users";
-import { checkImpersonation } from "../../platform/auth/impersonation";
 import type { AccessClaims } from "../../platform/auth/tokens";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
@@ -24,7 +23,10 @@ export async function resolveUser(db: Db, claims: AccessClaims): Promise<Authent
   let row = await findUserById(db, claims.sub);
   if (!row?.provisionedAt) row = await provisionUser(db, claims);
 
-  const impersonator = checkImpersonation(claims, row.allowImpersonation);
+  const impersonator = impersonatorOf(claims);
+  if (impersonator && !row.allowImpersonation) {
+    throw new AppError(401, CommonErrors.UNAUTHORIZED_IMPERSONATION_NOT_ALLOWED);
+  }
   return {
     id: row.id,
     email: row.email,
@@ -69,6 +71,18 @@ async function provisionUser(db: Db, claims: AccessClaims): Promise<UserRow> {
   const row = await findUserById(db, claims.sub);
   if (!row) throw new AppError(500, CommonErrors.CREATE_USER_CREATION_ERROR);
   return row;
+}
+
+/** Keycloak sends `impersonator` as `{id, username}`; the embedded provider as the staff email. */
+function impersonatorOf(claims: AccessClaims): string | null {
+  const value = claims.impersonator;
+  if (typeof value === "string" && value) return value;
+  if (value && typeof value === "object") {
+    const { username, id } = value as { username?: unknown; id?: unknown };
+    if (typeof username === "string" && username) return username;
+    if (typeof id === "string" && id) return id;
+  }
+  return null;
 }
 
 export async function getAccount(db: Db, user: AuthenticatedUser): Promise<UserAccount> {
