@@ -8,7 +8,7 @@ import {
   type PotentialResponse,
   potentialForceFieldsFor,
 } from "@polyforge/contracts/potentials";
-import type { potentialSummary, SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
 import {
   fileExtension,
@@ -17,7 +17,6 @@ import {
   type UploadedPart,
 } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
-import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { isUniqueViolation } from "../../platform/db/errors";
@@ -97,26 +96,12 @@ export async function getPotential(
   return potentialResponse((await requirePotential(db, user, systemId, id)).row);
 }
 
-/** The catalogue page's potentials of each system, asked in the page's own statement. */
+/** The potentials of each system, asked in the catalogue's and the detail's own statement. */
 export { potentialSummariesJsonOf } from "./repository";
 
-/** potentialSummariesJsonOf's array, as the catalogue shows it. */
+/** potentialSummariesJsonOf's array, as the catalogue and the detail show it. */
 export function potentialSummariesFromJson(value: unknown): SystemWithExecutions["potentials"] {
   return (typeof value === "string" ? JSON.parse(value) : value) as SystemWithExecutions["potentials"];
-}
-
-/** The catalogue's 'Potential - {name}' rows of these systems (SPEC §3 System.potentials). */
-export async function potentialSummaries(
-  db: Db,
-  systemIds: string[],
-): Promise<Map<string, SystemWithExecutions["potentials"]>> {
-  const bySystem = new Map<string, Array<z.infer<typeof potentialSummary>>>();
-  for (const row of await potentialsOfSystems(db, systemIds)) {
-    const list = bySystem.get(row.systemId) ?? [];
-    list.push({ id: row.id, name: row.name, system_type: row.systemType });
-    bySystem.set(row.systemId, list);
-  }
-  return bySystem;
 }
 
 function existingDraft(): AppError {

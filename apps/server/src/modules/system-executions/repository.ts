@@ -1,6 +1,6 @@
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
 import type { SystemExecution } from "@polyforge/contracts/system-executions";
-import { and, asc, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { type SystemExecutionRow, systemExecutions } from "./schema";
 
@@ -54,7 +54,8 @@ const RESPONSE_COLUMNS = {
 
 /**
  * The executions of the system whose id is `systemId` (a column of the enclosing query), oldest
- * first, as one JSON array: the catalogue page asks for them in its own statement (issue 27).
+ * first, as one JSON array: the catalogue page and the detail ask for them in their own statement
+ * (issue 27).
  * executionsFromJson turns it into responses.
  */
 export function executionsJsonOf(systemId: SQLWrapper): SQL<unknown> {
@@ -73,23 +74,6 @@ export function executionsFromJson(value: unknown): SystemExecution[] {
     finished_at: iso(item.finished_at),
     updated_at: iso(item.updated_at)!,
   }));
-}
-
-/** Every execution of these systems, oldest first, grouped by system. */
-export async function executionsOfSystems(db: Db, systemIds: string[]): Promise<Map<string, SystemExecutionRow[]>> {
-  const bySystem = new Map<string, SystemExecutionRow[]>();
-  if (systemIds.length === 0) return bySystem;
-  const rows = await db
-    .select()
-    .from(systemExecutions)
-    .where(inArray(systemExecutions.systemId, systemIds))
-    .orderBy(asc(systemExecutions.createdAt), asc(systemExecutions.id));
-  for (const row of rows) {
-    const list = bySystem.get(row.systemId) ?? [];
-    list.push(row);
-    bySystem.set(row.systemId, list);
-  }
-  return bySystem;
 }
 
 export async function latestExecution(db: Db, systemId: string): Promise<SystemExecutionRow | undefined> {

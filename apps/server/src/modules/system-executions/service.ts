@@ -14,7 +14,7 @@ import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import { findCatalogueSystem, type SystemRow } from "../systems/queries";
 import { notifyStatus, resultKey } from "./processing";
-import { executionResponse, executionsOfSystems, insertExecution, latestExecution, markCancelled } from "./repository";
+import { executionResponse, insertExecution, latestExecution, markCancelled } from "./repository";
 
 /** The caller's finished (not draft, not archived) system; anything else answers 404. */
 async function requireOwnSystem(db: Db, user: AuthenticatedUser, id: string, lock = false): Promise<SystemRow> {
@@ -63,14 +63,8 @@ export async function cancelProcessing(db: Db, user: AuthenticatedUser, systemId
   return executionResponse(row);
 }
 
-/** The catalogue page's executions of each system, asked in the page's own statement. */
+/** The executions of each system, asked in the catalogue's and the detail's own statement. */
 export { executionsFromJson, executionsJsonOf } from "./repository";
-
-/** Every execution of these systems, oldest first, grouped by system (for the systems catalogue). */
-export async function executionsBySystem(db: Db, systemIds: string[]): Promise<Map<string, SystemExecution[]>> {
-  const rows = await executionsOfSystems(db, systemIds);
-  return new Map([...rows].map(([systemId, executions]) => [systemId, executions.map(executionResponse)]));
-}
 
 /** Cancels the system's latest execution if it is still active and tells its owner (on commit);
  * answers its id, for the runner holding it to stop its engine. */

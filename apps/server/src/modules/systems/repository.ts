@@ -71,6 +71,24 @@ export function catalogueFilter(ownerId: string, filters: CatalogueFilters = {})
 /** What the page asks of other modules for each system, given the system's id column. */
 export type RelatedOf<K extends string> = Record<K, (systemId: SQLWrapper) => SQL<unknown>>;
 
+/** A catalogue system with what `related` asked of other modules for it. */
+export interface CatalogueRow<K extends string> {
+  system: SystemRow;
+  related: Record<K, unknown>;
+}
+
+/**
+ * `related`'s subqueries, each on the systems table's id column of the enclosing query. Each is
+ * wrapped in one more sql`` so that its columns keep their table's name: in a select from one table
+ * drizzle writes the columns at a selected expression's top level bare, which would turn
+ * `potentials.system_id = systems.id` into `system_id = id`, both the subquery's own.
+ */
+function relatedColumnsOf<K extends string>(related: RelatedOf<K>): Record<K, SQL<unknown>> {
+  return Object.fromEntries(
+    Object.entries(related).map(([key, of]) => [key, sql`${(of as (id: SQLWrapper) => SQL<unknown>)(systems.id)}`]),
+  ) as Record<K, SQL<unknown>>;
+}
+
 /**
  * A page of the catalogue, most recently modified first, with `related` of each row (other modules'
  * JSON subqueries), and how many match in total, in one statement (issue 27: one turn on PGlite's
@@ -84,7 +102,7 @@ export async function findCataloguePage<K extends string>(
   filters: CatalogueFilters,
   page: Page,
   related: RelatedOf<K>,
-): Promise<{ rows: Array<{ system: SystemRow; related: Record<K, unknown> }>; total: number }> {
+): Promise<{ rows: CatalogueRow<K>[]; total: number }> {
   const where = catalogueFilter(ownerId, filters);
   const chosen = db
     .select({ id: systems.id, total: sql<number>`count(*) over ()`.as("total") })
@@ -94,11 +112,8 @@ export async function findCataloguePage<K extends string>(
     .limit(page.page_size)
     .offset(pageOffset(page))
     .as("page");
-  const relatedColumns = Object.fromEntries(
-    Object.entries(related).map(([key, of]) => [key, (of as (id: SQLWrapper) => SQL<unknown>)(systems.id)]),
-  ) as Record<K, SQL<unknown>>;
   const rows = await db
-    .select({ system: systems, total: chosen.total, related: relatedColumns })
+    .select({ system: systems, total: chosen.total, related: relatedColumnsOf(related) })
     .from(systems)
     .innerJoin(chosen, eq(chosen.id, systems.id))
     .orderBy(desc(systems.updatedAt), desc(systems.id));
@@ -111,6 +126,21 @@ export async function findCataloguePage<K extends string>(
   if (pageOffset(page) === 0) return { rows: [], total: 0 };
   const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(systems).where(where);
   return { rows: [], total };
+}
+
+/** The caller's catalogue system with `related` (the same subqueries as the page's), in one
+ * statement; undefined for another user's, a draft or an archived system. */
+export async function findCatalogueSystemWith<K extends string>(
+  db: Db,
+  ownerId: string,
+  id: string,
+  related: RelatedOf<K>,
+): Promise<CatalogueRow<K> | undefined> {
+  const [row] = await db
+    .select({ system: systems, related: relatedColumnsOf(related) })
+    .from(systems)
+    .where(and(eq(systems.id, id), catalogueFilter(ownerId)));
+  return row && { system: row.system, related: row.related as Record<K, unknown> };
 }
 
 /** Of these ids, those of the caller's catalogue systems. */

@@ -11,24 +11,16 @@ import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
 import { endDraftBlocks } from "../building-blocks/queries";
 import { createDraftSettings } from "../polymer-builder-systems/service";
-import {
-  cancelGenerationsOfSystem,
-  potentialSummaries,
-  potentialSummariesFromJson,
-  potentialSummariesJsonOf,
-} from "../potentials/service";
-import {
-  cancelActiveExecution,
-  executionsBySystem,
-  executionsFromJson,
-  executionsJsonOf,
-} from "../system-executions/service";
-import { findCatalogueSystem, findDraftSystem, type SystemRow } from "./queries";
+import { cancelGenerationsOfSystem, potentialSummariesFromJson, potentialSummariesJsonOf } from "../potentials/service";
+import { cancelActiveExecution, executionsFromJson, executionsJsonOf } from "../system-executions/service";
+import { findDraftSystem } from "./queries";
 import {
   type CatalogueFilters,
+  type CatalogueRow,
   deleteDraftSystem,
   findCatalogueIds,
   findCataloguePage,
+  findCatalogueSystemWith,
   insertDraftSystem,
   markArchived,
   markFinished,
@@ -99,17 +91,18 @@ export async function finishDraft(
   return systemResponse(row);
 }
 
-/** A system as the detail page reads it: with its potentials and its executions, oldest first (the
- * catalogue asks for the same in its page's statement, listSystems). */
-async function withExecutions(db: Db, rows: SystemRow[]): Promise<SystemWithExecutions[]> {
-  const ids = rows.map((row) => row.id);
-  // Both asked at once: on PGlite's one connection they queue together (issue 27).
-  const [executions, potentials] = await Promise.all([executionsBySystem(db, ids), potentialSummaries(db, ids)]);
-  return rows.map((row) => ({
-    ...systemResponse(row),
-    potentials: potentials.get(row.id) ?? [],
-    system_executions: executions.get(row.id) ?? [],
-  }));
+/** What the catalogue and the detail page ask of other modules for each system, in the system's
+ * own statement (issue 27: one turn on PGlite's one connection). */
+const RELATED = { potentials: potentialSummariesJsonOf, executions: executionsJsonOf };
+
+/** A system as the catalogue and the detail page show it: with its potentials and its executions,
+ * oldest first. */
+function withExecutions({ system, related }: CatalogueRow<keyof typeof RELATED>): SystemWithExecutions {
+  return {
+    ...systemResponse(system),
+    potentials: potentialSummariesFromJson(related.potentials),
+    system_executions: executionsFromJson(related.executions),
+  };
 }
 
 /** GET /systems: the caller's catalogue, filtered by type and name: the page, its potentials and
@@ -120,16 +113,8 @@ export async function listSystems(
   filters: CatalogueFilters,
   page: Page,
 ): Promise<ListResponse<SystemWithExecutions>> {
-  const { rows, total } = await findCataloguePage(db, user.id, filters, page, {
-    potentials: potentialSummariesJsonOf,
-    executions: executionsJsonOf,
-  });
-  const data = rows.map(({ system, related }) => ({
-    ...systemResponse(system),
-    potentials: potentialSummariesFromJson(related.potentials),
-    system_executions: executionsFromJson(related.executions),
-  }));
-  return listPage(data, page, total);
+  const { rows, total } = await findCataloguePage(db, user.id, filters, page, RELATED);
+  return listPage(rows.map(withExecutions), page, total);
 }
 
 /** Of these ids, those of systems in the caller's catalogue (for the projects module). */
@@ -140,10 +125,9 @@ export async function catalogueSystemIds(db: Db, user: AuthenticatedUser, ids: s
 /** GET /systems/{id}: another user's, a draft or an archived system answers 404. */
 export async function getSystem(db: Db, user: AuthenticatedUser, id: string): Promise<SystemWithExecutions> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const row = await findCatalogueSystem(db, user.id, id);
+  const row = await findCatalogueSystemWith(db, user.id, id, RELATED);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
-  const [system] = await withExecutions(db, [row]);
-  return system!;
+  return withExecutions(row);
 }
 
 /** DELETE /systems/{id}: archives the system and cancels its processing and its potentials'
