@@ -20,6 +20,7 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
+import { contentTypeByExtension, sendDownload } from "../../platform/downloads";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ZodApp } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
@@ -70,13 +71,11 @@ const STRUCTURE_CONTENT_TYPES: Record<string, string> = {
   ".sdf": "chemical/x-mdl-sdfile",
 };
 
-function sendDownload(reply: FastifyReply, file: StructureDownload) {
-  const extension = file.fileName.slice(file.fileName.lastIndexOf(".")).toLowerCase();
-  return reply
-    .header("content-type", STRUCTURE_CONTENT_TYPES[extension] ?? "application/octet-stream")
-    .header("content-length", file.size)
-    .header("content-disposition", `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, "")}"`)
-    .send(file.stream);
+/** A structure file; an uploaded one keeps the user's name, quotes, backslashes and line breaks
+ * taken out. */
+function sendStructure(reply: FastifyReply, file: StructureDownload) {
+  const contentType = contentTypeByExtension(file.fileName, STRUCTURE_CONTENT_TYPES, "application/octet-stream");
+  return sendDownload(reply, file, { contentType, strip: /["\\\r\n]/g });
 }
 
 /**
@@ -253,7 +252,7 @@ function registerStructureFileRoutes(app: ZodApp, deps: MolecularSystemsDeps): v
       },
     },
     async (request, reply) =>
-      sendDownload(
+      sendStructure(
         reply,
         await openStructure(deps, requireUser(request), request.params.systemId, request.query.format),
       ),
@@ -273,6 +272,6 @@ function registerStructureFileRoutes(app: ZodApp, deps: MolecularSystemsDeps): v
       },
     },
     async (request, reply) =>
-      sendDownload(reply, await openUploadedFile(deps, requireUser(request), request.params.systemId)),
+      sendStructure(reply, await openUploadedFile(deps, requireUser(request), request.params.systemId)),
   );
 }

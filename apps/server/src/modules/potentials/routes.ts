@@ -14,6 +14,7 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
+import { sendDownload } from "../../platform/downloads";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ZodApp } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
@@ -38,13 +39,11 @@ const tags = ["potentials"];
 const BASE = "/systems/:systemId/potentials";
 type Processing = ModuleContext["processing"];
 
-function sendDownload(reply: FastifyReply, file: PotentialDownload) {
-  return reply
-    .header("content-type", file.contentType)
-    .header("content-length", file.size)
-    .header("content-disposition", `attachment; filename="${file.fileName.replace(/["\\\r\n]/g, "")}"`)
-    .send(file.stream);
+/** A potential's zip or uploaded .top (the user's name: quotes, backslashes and line breaks taken out). */
+function sendPotentialFile(reply: FastifyReply, file: PotentialDownload) {
+  return sendDownload(reply, file, { contentType: file.contentType, strip: /["\\\r\n]/g });
 }
+
 const systemParams = z.object({ systemId: z.string() });
 const potentialParams = z.object({ systemId: z.string(), potentialId: z.string() });
 
@@ -299,7 +298,7 @@ function registerPotentialFilesRoute(app: ZodApp, deps: PotentialsDeps): void {
       },
     },
     async (request, reply) =>
-      sendDownload(
+      sendPotentialFile(
         reply,
         await openPotentialFiles(deps, requireUser(request), request.params.systemId, request.params.potentialId),
       ),

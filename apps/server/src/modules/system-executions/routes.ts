@@ -3,6 +3,7 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
+import { contentTypeByExtension, sendDownload } from "../../platform/downloads";
 import type { ModuleContext } from "../module-context";
 import { cancelProcessing, openResultFile, openResultsBundle, type StoredFile, startProcessing } from "./service";
 
@@ -15,14 +16,11 @@ const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
-/** Streams a stored file as a download; it never sits in memory whole. */
+/** A result file or the results bundle; their names are the engine's or '{sanitized_name}_files.zip',
+ * so only a quote is taken out. */
 function sendFile(reply: FastifyReply, file: StoredFile) {
-  const extension = file.fileName.slice(file.fileName.lastIndexOf(".")).toLowerCase();
-  return reply
-    .header("content-type", CONTENT_TYPES[extension] ?? "text/plain; charset=utf-8")
-    .header("content-length", file.size)
-    .header("content-disposition", `attachment; filename="${file.fileName.replace(/"/g, "")}"`)
-    .send(file.stream);
+  const contentType = contentTypeByExtension(file.fileName, CONTENT_TYPES, "text/plain; charset=utf-8");
+  return sendDownload(reply, file, { contentType, strip: /"/g });
 }
 
 /** /api/v2/systems/{systemId}/process/* and /files (SPEC §7): processing and its results. */
