@@ -25,13 +25,97 @@ describe("attachmentDisposition", () => {
     expect(attachmentDisposition("a\\b.zip", RESULTS)).toBe('attachment; filename="a\\b.zip"');
   });
 
-  it("keeps a slash (no caller takes it out; the browser does) and leaves non-ASCII unencoded", () => {
+  it("keeps a slash (no caller takes it out; the browser does)", () => {
     expect(attachmentDisposition("dir/water.pdb", USER_NAMES)).toBe('attachment; filename="dir/water.pdb"');
     expect(attachmentDisposition("dir/result.csv", RESULTS)).toBe('attachment; filename="dir/result.csv"');
-    // As before: no filename*= form. Node sends U+0080..U+00FF as single bytes and refuses anything
-    // beyond U+00FF in a header when the reply is written.
-    expect(attachmentDisposition("éthanol.pdb", USER_NAMES)).toBe('attachment; filename="éthanol.pdb"');
-    expect(attachmentDisposition("水.top", USER_NAMES)).toBe('attachment; filename="水.top"');
+  });
+
+  it("sends a name outside printable ASCII as an ASCII fallback and filename*=UTF-8''", () => {
+    expect(attachmentDisposition("éthanol.pdb", USER_NAMES)).toBe(
+      "attachment; filename=\"_thanol.pdb\"; filename*=UTF-8''%C3%A9thanol.pdb",
+    );
+    expect(attachmentDisposition("水.top", USER_NAMES)).toBe(
+      "attachment; filename=\"_.top\"; filename*=UTF-8''%E6%B0%B4.top",
+    );
+    // One '_' per character, not per UTF-16 unit; RFC 8187's attr-char as they are, the rest %XX.
+    expect(attachmentDisposition("🧪 a'(b)*%;=,.pdb", USER_NAMES)).toBe(
+      "attachment; filename=\"_ a'(b)*%;=,.pdb\"; filename*=UTF-8''%F0%9F%A7%AA%20a%27%28b%29%2A%25%3B%3D%2C.pdb",
+    );
+    // A lone surrogate (JSON can carry one) is U+FFFD in filename*, never a thrown URIError.
+    expect(attachmentDisposition("a\ud800.pdb", USER_NAMES)).toBe(
+      "attachment; filename=\"a_.pdb\"; filename*=UTF-8''a%EF%BF%BD.pdb",
+    );
+  });
+});
+
+/** The name `filename*=UTF-8''…` carries, decoded (undefined without one). */
+function extendedName(disposition: string): string | undefined {
+  const match = /; filename\*=UTF-8''([^;\s]+)$/.exec(disposition);
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+/** The name in `filename="…"`. */
+function fallbackName(disposition: string): string | undefined {
+  return /^attachment; filename="([^"]*)"/.exec(disposition)?.[1];
+}
+
+describe("sendDownload with names users give", () => {
+  /** The name, what the users' cleaning leaves of it, and the fallback. */
+  const names: Array<[string, string, string]> = [
+    ["éthanol.pdb", "éthanol.pdb", "_thanol.pdb"],
+    ["水.top", "水.top", "_.top"],
+    ["water 💧 box.gro", "water 💧 box.gro", "water _ box.gro"],
+    ['my "best" 水.pdb', "my best 水.pdb", "my best _.pdb"],
+    ["a\\b é.top", "ab é.top", "ab _.top"],
+    ["line\r\nbreak ü.pdb", "linebreak ü.pdb", "linebreak _.pdb"],
+    ["tab\there.pdb", "tab\there.pdb", "tab_here.pdb"],
+    ["plain-name_1.pdb", "plain-name_1.pdb", "plain-name_1.pdb"],
+  ];
+
+  it.each(names)("answers 200 with an ASCII header for %j", async (fileName, cleaned, fallback) => {
+    const app = Fastify();
+    app.get("/file", (_request, reply) =>
+      sendDownload(
+        reply,
+        { fileName, size: 5, stream: Readable.from([Buffer.from("hello")]) },
+        { contentType: "text/plain", strip: USER_NAMES },
+      ),
+    );
+    try {
+      const res = await app.inject({ method: "GET", url: "/file" });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe("hello");
+      const disposition = res.headers["content-disposition"] as string;
+      expect(disposition).toMatch(/^[\x20-\x7e]+$/);
+      expect(fallbackName(disposition)).toBe(fallback);
+      expect(extendedName(disposition) ?? fallbackName(disposition)).toBe(cleaned);
+      expect(extendedName(disposition) === undefined).toBe(fallback === cleaned);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("answers a results name beyond U+00FF over a real socket, whole", async () => {
+    // Over a socket, as a browser gets it (Node refused such a name in the header: a 500).
+    const app = Fastify();
+    app.get("/file", (_request, reply) =>
+      sendDownload(
+        reply,
+        { fileName: "水_files.zip", size: 2, stream: Readable.from([Buffer.from("PK")]) },
+        { contentType: "application/zip", strip: RESULTS },
+      ),
+    );
+    try {
+      const address = await app.listen({ port: 0, host: "127.0.0.1" });
+      const res = await fetch(`${address}/file`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("PK");
+      const disposition = res.headers.get("content-disposition")!;
+      expect(disposition).toBe("attachment; filename=\"__files.zip\"; filename*=UTF-8''%E6%B0%B4_files.zip");
+      expect(extendedName(disposition)).toBe("水_files.zip");
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -273,6 +273,35 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     ]);
   }, 120_000);
 
+  it("downloads an upload whose name is not ASCII under its own name (filename*)", async () => {
+    const user = await signIn();
+    const file = watersPdb(0);
+    const fileName = "eau é 水 💧.pdb";
+    const systemId = await createSystem(user, "upload", "Non-ASCII name");
+    const { upload_id } = await user.expectCall(200, "POST", `/systems/${systemId}/upload/begin`, {
+      file: fileName,
+      file_size: file.length,
+    });
+    const part = await putPart(user, systemId, upload_id, 1, file);
+    await user.expectCall(200, "POST", `/systems/${systemId}/upload/complete`, {
+      upload_id,
+      parts: [{ part_number: 1, etag: part.etag }],
+    });
+    const system = await waitForStatus(user, systemId, ["valid", "invalid", "error"]);
+    expect(system.system_data).toMatchObject({ status: "valid", file: fileName });
+
+    const original = await fetch(`${harness.origin}/api/v2/systems/${systemId}/upload/file`, {
+      headers: { authorization: `Bearer ${user.token}` },
+    });
+    expect(original.status).toBe(200);
+    expect(md5(Buffer.from(await original.arrayBuffer()))).toBe(md5(file));
+    const disposition = original.headers.get("content-disposition")!;
+    expect(disposition).toMatch(/^[\x20-\x7e]+$/);
+    expect(disposition).toContain('filename="eau _ _ _.pdb"');
+    const encoded = /; filename\*=UTF-8''([^;\s]+)$/.exec(disposition)?.[1];
+    expect(decodeURIComponent(encoded!)).toBe(fileName);
+  }, 120_000);
+
   it("ends a file that uploads fine but does not parse invalid, with the line, and keeps it", async () => {
     const user = await signIn();
     const file = watersPdb(0, 4); // line 4 is the second atom
