@@ -14,8 +14,9 @@ points 0.8 Å more), in a 500 Å cell where a chain never meets its images. Two 
 - "local K": only atoms in units at most K apart along the chain keep it (the same limit), pairs
   farther apart along the chain may overlap: an ideal chain with excluded volume between near
   neighbours only (for polystyrene, phenyls of neighbouring units cannot interpenetrate), which is
-  the unperturbed chain of RIS theory. Done by handing the grower a kind whose list of exempt pairs
-  (`close_pairs`, the pairs the compiled check skips) also holds every pair more than K units apart.
+  the unperturbed chain of RIS theory. Done by the grower's `window` (K units), the mode in which
+  melts of molecules with rings are placed (structure.RING_PHANTOM_WINDOW); with `--scale 1.0` at their
+  full limits, exactly as they are.
 
 Writes --out/reference.json; run.py --reference draws its curves into cm.png.
 """
@@ -23,7 +24,6 @@ Writes --out/reference.json; run.py --reference draws its curves into cm.png.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -43,32 +43,16 @@ from polyforge_engine.job import parse_build_job
 BOX = 500.0  # Å a side
 
 
-def local_only(kind, units_apart: int):
-    """The kind with every pair of atoms more than `units_apart` units (residues) apart added to the
-    pairs growth does not check (its pairs within three bonds): excluded volume between near
-    neighbours along the chain only."""
-    residue = np.asarray(kind.residue_of_atom)
-    assert (np.diff(residue) >= 0).all(), "atoms in residue order"
-    n = kind.atom_count
-    # Atom i's partners more than `units_apart` residues on: every atom from the first of residue
-    # residue[i] + units_apart + 1 to the end (atoms are in residue order).
-    beyond = np.searchsorted(residue, residue + units_apart + 1)
-    counts = n - beyond
-    first = np.repeat(np.arange(n, dtype=np.int64), counts)
-    second = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(beyond, counts)
-    keys = np.union1d(kind.close_pairs, first * n + second)
-    return dataclasses.replace(kind, close_pairs=keys)
-
-
 def grow_reference(unit: str, units: int, chains: int, seed: int, units_apart: int | None, scale: float) -> tuple[dict, float]:
     """`chains` lone chains of `units` units grown in phantom mode; measured as run.py measures melts."""
     job = parse_build_job(homopolymer_job(unit, units, chains, cell_sides=[BOX, BOX, BOX], seed=seed))
     rng = np.random.default_rng(seed)
     templates, kinds, kind_index = _assemble_kinds(job, rng, lambda stage, percent: None)
     order = _molecule_order(job, kind_index, rng)
-    grown_kinds = kinds if units_apart is None else [local_only(kind, units_apart) for kind in kinds]
     total_atoms = sum(kinds[k].atom_count for k in order)
-    grower = SystemGrower(grown_kinds, templates, np.full(3, BOX), False, rng, Tolerances(), total_atoms, starts=STARTS, limit_scale=scale, phantom=True)
+    grower = SystemGrower(
+        kinds, templates, np.full(3, BOX), False, rng, Tolerances(), total_atoms, starts=STARTS, limit_scale=scale, phantom=True, window=units_apart
+    )
     started = time.perf_counter()
     positions = grower.grow(order, lambda fraction: None)
     seconds = time.perf_counter() - started

@@ -8,7 +8,8 @@
  * candidate is compared point by point and given up at its first clash. NumPy, which computed every
  * distance of every candidate before looking at any, spent about half of a build's growth there.
  * Limits: an atom of another molecule `inter` Å; one of the same molecule `intra` Å, or none when it
- * is within three bonds of the atom the point stands for (the kind's sorted keys i * atoms + j, i < j);
+ * is within three bonds of the atom the point stands for (the kind's sorted keys i * atoms + j, i < j)
+ * or, given a window w >= 0 and each atom's unit, more than w units away along the chain;
  * look-ahead points (from `ahead_from` on) keep `ahead_room` more. x and y are periodic, z too unless
  * the cell has walls (minimum image); a distance exactly at the limit keeps it.
  *
@@ -107,7 +108,8 @@ typedef struct {
     const int32_t *cell_atoms, *owner; /* table (cells + 1, slots): each cell's atoms; molecule of each atom */
     const double *stored;              /* positions (atoms, 3) */
     const int64_t *first_atom, *keys;  /* molecule_base; close_pairs, sorted */
-    Py_ssize_t slots, key_count, atom_count, ahead_from;
+    const int32_t *unit;               /* unit of each molecule-local atom, or NULL: every unit in reach */
+    Py_ssize_t slots, key_count, atom_count, ahead_from, window;
     long long shape[3];
     double box[3], side[3]; /* side: a cell's width along each axis */
     int periodic[3], small_cell;
@@ -187,8 +189,16 @@ static void sort_into_local_grid(Scratch *scratch, const double *near, size_t fo
         scratch->x[n] = (float)atoms_near[4 * n], scratch->y[n] = (float)atoms_near[4 * n + 1], scratch->z[n] = (float)atoms_near[4 * n + 2];
 }
 
+/* Whether two atoms of one molecule are more than the window's units apart along the chain. */
+static inline int beyond_window(const Check *check, int64_t a, int64_t b) {
+    if (!check->unit) return 0;
+    int64_t apart = (int64_t)check->unit[a] - (int64_t)check->unit[b];
+    return (apart < 0 ? -apart : apart) > check->window;
+}
+
 /* Squared limit of every (point, nearby atom) into scratch->limits: inter for another molecule's atom,
- * intra for one of the same molecule or 0 where the two are within three bonds; look-ahead points
+ * intra for one of the same molecule or 0 where the two are within three bonds or beyond the window
+ * apart; look-ahead points
  * (from ahead_from on) ahead_room more. point_atom: the atom each point stands for. */
 static void fill_limits(const Check *check, Scratch *scratch, size_t found, const int64_t *point_atom, Py_ssize_t points) {
     const double *atoms_near = scratch->sorted;
@@ -202,7 +212,7 @@ static void fill_limits(const Check *check, Scratch *scratch, size_t found, cons
             } else {
                 int64_t other = (int64_t)atoms_near[4 * n + 3];
                 int64_t key = own < other ? own * check->atom_count + other : other * check->atom_count + own;
-                limit = sorted_contains(check->keys, check->key_count, key) ? 0.0 : check->intra + extra;
+                limit = beyond_window(check, own, other) || sorted_contains(check->keys, check->key_count, key) ? 0.0 : check->intra + extra;
             }
             scratch->limits[p * found + n] = (float)(limit * limit);
         }
@@ -298,18 +308,21 @@ static int prepare_check(Check *check, int periodic_z) {
 static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"out", "candidates", "centres", "reach", "molecules", "checked", "ahead_from", "ahead_room",
                                "molecule_base", "close_pairs", "atom_count", "inter", "intra", "table", "positions",
-                               "molecule_of", "shape", "box", "periodic_z", NULL};
+                               "molecule_of", "shape", "box", "periodic_z", "unit", "window", NULL};
     PyObject *out_o, *candidates_o, *centres_o, *molecules_o, *checked_o, *base_o, *close_o, *table_o, *positions_o, *molecule_of_o;
+    PyObject *unit_o = Py_None;
     Check check = {0};
     long long *shape = check.shape;
     int periodic_z;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOdOOndOOnddOOO(LLL)(ddd)p", keywords, &out_o, &candidates_o, &centres_o,
+    check.window = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOdOOndOOnddOOO(LLL)(ddd)p|On", keywords, &out_o, &candidates_o, &centres_o,
                                      &check.reach, &molecules_o, &checked_o, &check.ahead_from, &check.ahead_room, &base_o, &close_o,
                                      &check.atom_count, &check.inter, &check.intra, &table_o, &positions_o, &molecule_of_o, &shape[0],
-                                     &shape[1], &shape[2], &check.box[0], &check.box[1], &check.box[2], &periodic_z))
+                                     &shape[1], &shape[2], &check.box[0], &check.box[1], &check.box[2], &periodic_z, &unit_o,
+                                     &check.window))
         return NULL;
     Buffer out = {0}, candidates = {0}, centres = {0}, molecules = {0}, checked = {0}, base = {0}, close = {0}, table = {0},
-           positions = {0}, molecule_of = {0};
+           positions = {0}, molecule_of = {0}, unit = {0};
     Nearby nearby = {NULL, 0, 256};
     Scratch scratch = {0};
     PyObject *result = NULL;
@@ -320,8 +333,13 @@ static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObjec
         open_buffer(base_o, "molecule_base", "ql", 8, 1, 0, &base) < 0 ||
         open_buffer(close_o, "close_pairs", "ql", 8, 1, 0, &close) < 0 || open_buffer(table_o, "table", "i", 4, 2, 0, &table) < 0 ||
         open_buffer(positions_o, "positions", "d", 8, 2, 0, &positions) < 0 ||
-        open_buffer(molecule_of_o, "molecule_of", "i", 4, 1, 0, &molecule_of) < 0)
+        open_buffer(molecule_of_o, "molecule_of", "i", 4, 1, 0, &molecule_of) < 0 ||
+        (check.window >= 0 && open_buffer(unit_o, "unit", "i", 4, 1, 0, &unit) < 0))
         goto done;
+    if (check.window >= 0 && unit.view.shape[0] != check.atom_count) {
+        PyErr_SetString(PyExc_ValueError, "acceptable: unit must hold one entry per atom of the molecule");
+        goto done;
+    }
     Py_ssize_t groups = candidates.view.shape[0], options = candidates.view.shape[1], points = candidates.view.shape[2];
     if (candidates.view.shape[3] != 3 || out.view.shape[0] != groups || out.view.shape[1] != options ||
         centres.view.shape[0] != groups || centres.view.shape[1] != 3 || molecules.view.shape[0] != groups ||
@@ -332,6 +350,7 @@ static PyObject *acceptable(PyObject *Py_UNUSED(module), PyObject *args, PyObjec
     }
     check.cell_atoms = table.view.buf, check.owner = molecule_of.view.buf, check.stored = positions.view.buf;
     check.first_atom = base.view.buf, check.keys = close.view.buf;
+    check.unit = check.window >= 0 ? unit.view.buf : NULL;
     check.slots = table.view.shape[1], check.key_count = close.view.shape[0];
     if (prepare_check(&check, periodic_z) < 0) goto done;
     nearby.entries = malloc(nearby.capacity * 4 * sizeof(double));
@@ -351,7 +370,7 @@ done:
     for (int a = 0; a < 3; a++) free(check.along[a]);
     free(nearby.entries);
     free_scratch(&scratch);
-    Buffer *all[] = {&out, &candidates, &centres, &molecules, &checked, &base, &close, &table, &positions, &molecule_of};
+    Buffer *all[] = {&out, &candidates, &centres, &molecules, &checked, &base, &close, &table, &positions, &molecule_of, &unit};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) close_buffer(all[k]);
     return result;
 }
@@ -546,7 +565,7 @@ done:
 static PyMethodDef methods[] = {
     {"acceptable", (PyCFunction)(void (*)(void))acceptable, METH_VARARGS | METH_KEYWORDS,
      "acceptable(out, candidates, centres, reach, molecules, checked, ahead_from, ahead_room, molecule_base, close_pairs, "
-     "atom_count, inter, intra, table, positions, molecule_of, shape, box, periodic_z): clears out[g, m] (bool, groups x "
+     "atom_count, inter, intra, table, positions, molecule_of, shape, box, periodic_z, unit=None, window=-1): clears out[g, m] (bool, groups x "
      "options) for every candidate (groups, options, points, 3) that comes closer than its limit to an atom stored in the "
      "cell list (table, positions, molecule_of of cell_grid.CellGrid) within `reach` of its group's centre."},
     {"add_around", add_around, METH_VARARGS,

@@ -24,6 +24,8 @@ def acceptable(
     shape: tuple[int, ...],
     box: tuple[float, ...],
     periodic_z: bool,
+    unit: np.ndarray | None = None,
+    window: int = -1,
 ) -> None: ...
 def add_around(around: np.ndarray, cells: np.ndarray, shape: tuple[int, ...], periodic_z: bool, amount: int, /) -> None: ...
 def junction_energy(

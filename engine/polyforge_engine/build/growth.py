@@ -336,13 +336,16 @@ class SystemGrower:
         backoffs_per_unit: float | None = None,
         phantom: bool = False,
         statistics: list[KindStatistics] | None = None,
+        window: int | None = None,
     ):
         """`starts`: how many times a stuck molecule starts again elsewhere before the build fails.
         `limit_scale` < 1 grows with the inter- and intramolecular limits scaled down (for a cell that
         is relaxed to the full limits afterwards); `backoffs_per_unit` fails the build once the
         back-offs exceed that many per unit of the system (a cell that is not worth finishing).
         `phantom`: molecules do not see one another (only each its own atoms), as ideal chains placed
-        in a melt before their overlaps are pushed off (structure.py)."""
+        in a melt before their overlaps are pushed off (structure.py). `window`: atoms of one molecule
+        keep the intramolecular limit only from atoms at most that many units (residues) away along it,
+        farther ones pass through them (an ideal chain beyond the window); None: from all."""
         self.kinds = kinds
         self.geometries = [_unit_geometries(kind, templates) for kind in kinds]
         self.tables = [_kind_tables(units) for units in self.geometries]
@@ -357,6 +360,8 @@ class SystemGrower:
         # Second looks (see _grow_step) only at the full limits: with softer ones, dense polystyrene's
         # try in the cell itself, which jams anyway, took three to four times as long with them.
         self.second_looks = limit_scale == 1.0
+        self.window = window
+        self._unit_of_atom = {id(kind): np.ascontiguousarray(kind.residue_of_atom, dtype=np.int32) for kind in kinds}
         self.backoffs_per_unit = backoffs_per_unit
         if walls and self.box[2] <= 2 * tolerances.wall:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
@@ -408,6 +413,8 @@ class SystemGrower:
             grid.positions,
             grid.molecule,
             *grid.frame,
+            unit=self._unit_of_atom[id(kind)] if self.window is not None else None,
+            window=-1 if self.window is None else self.window,
         )
         return acceptable, crowding
 
