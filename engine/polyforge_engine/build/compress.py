@@ -23,6 +23,7 @@ result 2.2-2.6 s → 0.42-0.47 s; building 50 × PS-100 at 0.8 g/cm³, compressi
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -39,6 +40,11 @@ HOLD_CONSTANT = 5.0e3  # kJ/mol/Å² on held pairs that are not bonds (angles, a
 # iterations (dense PEO build ~30 % slower at 5e4, ~15 % at 2e4).
 BOND_CONSTANT = 2.0e4
 PUSH_CONSTANT = 5.0e3  # kJ/mol/Å² on pairs closer than their limit
+# Stiffer in the polish after a push-off once STIFF_POLISH_ROUNDS did not keep the limits: pushed-off
+# chains can jam a few pairs a hair inside them against held bonds and angles (6 × PS-100 at
+# 1.04 g/cm³: 2.019 Å between molecules or 1.47 Å within one in two seeds of three, after 40 rounds at
+# 5e3). Not from the start: at 2e4 throughout, bonds strained by up to 12 % where 5e3 kept the limits.
+PUSH_OFF_CONSTANT = 2.0e4
 STAGGER_CONSTANT = 300.0
 WALL_CONSTANT = 5.0e3  # kJ/mol/Å²
 PUSH_BEYOND = 0.15  # Å: aim past the limits, so a loosely converged minimum still keeps them
@@ -75,7 +81,21 @@ PUSH_OFF_STAGES = (0.2, 0.4, 0.6, 0.8)  # fractions of the limits overlaps are p
 # 2.3 % and 6.9 as placed; held, 2.9 % and 6.9, seeds 1-5).
 CONFORMATION_CONSTANT = 3000.0  # kJ/mol/Å² (500: PE still 3.3 % g±g∓)
 HELD_POLISH_ROUNDS = 4
+STIFF_POLISH_ROUNDS = 8
 PUSH_OFF_ITERATIONS = 300  # per stage, at most (with 100, 50 x PEO-100 at 0.8 g/cm³ missed the limits and was grown again)
+# Chains placed phantom run bonds through one another's rings (6 × PS-100 at 1.04 g/cm³: 125-184
+# piercings as placed), which no push-off undoes. So while their overlaps are pushed off, each ring
+# system (with the hydrogens on it) is shrunk about its centre to RING_SHRINK of its size, small enough
+# that a bond through it is pushed off like any overlap; then it is grown back in RING_GROWTH steps at
+# the full limits, which keep bonds out of a ring (a C-C bond through a benzene's centre has its atoms
+# 1.58 Å from the ring's, under the 2.0 Å limit).
+RING_SHRINK = 0.15
+RING_GROWTH = (0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
+# The stages at the full limits (rings shrunk, then growing back) converge as far as the polish does:
+# stopped at STEP_TOLERANCE, they left polystyrene's overlaps to a polish without the staggering term,
+# which turned its junctions towards eclipsed (4 × PS-50 at 0.8 g/cm³, seed 7: mean cos 3φ -0.34,
+# placed -0.51; so -0.68). Not the earlier stages: for dense PEO that did the opposite (-0.77 → -0.37).
+RING_GROWTH_TOLERANCE = POLISH_TOLERANCE
 
 
 def held_pairs(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
@@ -125,6 +145,75 @@ def staggered_dihedrals(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
     return np.array(dihedrals, dtype=np.int64).reshape(-1, 4), np.array(shares)
 
 
+def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each ring system of `mol` (fused or spiro rings as one): (its ring atoms, whose mean is its centre;
+    the ring atoms and the hydrogens on them, shrunk together about that centre)."""
+    systems: list[set[int]] = []
+    for ring in mol.GetRingInfo().AtomRings():
+        system = set(ring)
+        for joined in [other for other in systems if other & system]:
+            systems.remove(joined)
+            system |= joined
+        systems.append(system)
+    groups = []
+    for system in systems:
+        hydrogens = {n.GetIdx() for a in system for n in mol.GetAtomWithIdx(a).GetNeighbors() if n.GetAtomicNum() == 1}
+        groups.append((np.array(sorted(system), dtype=np.int64), np.array(sorted(system | hydrogens), dtype=np.int64)))
+    return groups
+
+
+@dataclasses.dataclass(frozen=True)
+class _RingGroups:
+    """The ring systems of a whole system (atom indices of the system), for shrinking them."""
+
+    centre_atoms: np.ndarray  # ring atoms
+    centre_of: np.ndarray  # the group of each centre atom
+    members: np.ndarray  # ring atoms and their hydrogens
+    member_of: np.ndarray  # the group of each member
+    groups: int
+
+    def scaled(self, positions: np.ndarray, scale: float) -> np.ndarray:
+        """`positions` (Å) with every group's members moved to `scale` of their distance from its centre."""
+        centres = np.zeros((self.groups, 3))
+        np.add.at(centres, self.centre_of, positions[self.centre_atoms])
+        centres /= np.bincount(self.centre_of, minlength=self.groups)[:, None]
+        scaled = np.array(positions, dtype=float)
+        scaled[self.members] = centres[self.member_of] + scale * (positions[self.members] - centres[self.member_of])
+        return scaled
+
+
+def _system_ring_groups(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> _RingGroups | None:
+    """The ring systems of every molecule, or None when there are none."""
+    by_kind = [ring_groups(kind.mol) for kind in kinds]
+    centres, members = [], []
+    for start, kind_index in zip(molecule_offsets.tolist(), molecule_kinds, strict=True):
+        for ring_atoms, group in by_kind[kind_index]:
+            centres.append(ring_atoms + start)
+            members.append(group + start)
+    if not centres:
+        return None
+    return _RingGroups(
+        np.concatenate(centres),
+        np.repeat(np.arange(len(centres)), [len(c) for c in centres]),
+        np.concatenate(members),
+        np.repeat(np.arange(len(members)), [len(m) for m in members]),
+        len(centres),
+    )
+
+
+def _shrunk_ring_kinds(kinds: list[AssembledPolymer]) -> list[AssembledPolymer]:
+    """The kinds with every pair within one ring group excluded from repulsion too, as a shrunk group
+    would otherwise push itself apart."""
+    shrunk = []
+    for kind in kinds:
+        keys = [kind.close_pairs]
+        for _, group in ring_groups(kind.mol):
+            first, second = np.triu_indices(len(group), 1)
+            keys.append(group[first] * kind.atom_count + group[second])
+        shrunk.append(dataclasses.replace(kind, close_pairs=np.unique(np.concatenate(keys)).astype(np.int64)))
+    return shrunk
+
+
 def _exclusions(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Pairs that never repel (within three bonds: their distances come from the chemistry) as a
     sorted adjacency: the partners j > i of atom i are excluded[start[i]:start[i + 1]]."""
@@ -146,10 +235,11 @@ def relaxer(
     tolerances: Tolerances,
     walls_at: tuple[float, float] | None,
     hold_conformations: bool = False,
+    push: float = PUSH_CONSTANT,
 ) -> Relaxer:
     """The relaxation energy of a system (see the module's docstring and _relax.c), with held pairs at
     their lengths in `positions` (Å) and walls at z = walls_at, if any; with `hold_conformations`,
-    the 1-4 pairs of sp3-sp3 dihedrals too (CONFORMATION_CONSTANT)."""
+    the 1-4 pairs of sp3-sp3 dihedrals too (CONFORMATION_CONSTANT); `push` on pairs inside their limits."""
     held_by_kind = [held_pairs(kind.mol) for kind in kinds]
     dihedrals_by_kind = [staggered_dihedrals(kind.mol) for kind in kinds]
     pairs, constants, torsions, torsion_k = [], [], [], []
@@ -181,12 +271,49 @@ def relaxer(
         excluded,
         tolerances.inter + tolerances.margin + PUSH_BEYOND,
         tolerances.intra + tolerances.margin + PUSH_BEYOND,
-        PUSH_CONSTANT,
+        push,
         WALL_CONSTANT if walls_at else 0.0,
         low,
         high,
         SKIN,
     )
+
+
+def _push_off(
+    current: np.ndarray,
+    grown: np.ndarray,
+    kinds: list[AssembledPolymer],
+    molecule_kinds: list[int],
+    molecule_offsets: np.ndarray,
+    box: np.ndarray,
+    walls_at: tuple[float, float] | None,
+    tolerances: Tolerances,
+    on_progress: Callable[[float], None],
+) -> np.ndarray:
+    """Chains placed without seeing one another overlap everywhere: their overlaps are pushed off
+    slowly, the limits raised in PUSH_OFF_STAGES (Auhl et al. 2003), each stage's minimisation moving
+    atoms only as far as that stage needs, so chains keep their shape on every scale. Ring systems are
+    shrunk meanwhile and grown back at the full limits (RING_SHRINK). Returns the positions (Å) with
+    the rings at full size, their lengths held as `grown`."""
+    rings = _system_ring_groups(kinds, molecule_kinds, molecule_offsets)
+    limits = [(tolerances.inter * scale, tolerances.intra * scale) for scale in PUSH_OFF_STAGES]
+    ring_scales = [RING_SHRINK] * len(limits)
+    stopping = [STEP_TOLERANCE] * len(limits)
+    if rings is not None:
+        limits += [(tolerances.inter, tolerances.intra)] * (len(RING_GROWTH) + 1)
+        ring_scales += [RING_SHRINK, *RING_GROWTH]
+        stopping += [RING_GROWTH_TOLERANCE] * (len(RING_GROWTH) + 1)
+        current = rings.scaled(current, RING_SHRINK)
+    staged_kinds = kinds if rings is None else _shrunk_ring_kinds(kinds)
+    for stage, ((inter, intra), ring_scale, tolerance) in enumerate(zip(limits, ring_scales, stopping, strict=True)):
+        staged = Tolerances(inter=inter, intra=intra, margin=0.0, wall=tolerances.wall)
+        # Held lengths as grown, rings shrunk as this stage has them, not as the previous stage left them.
+        held = grown if rings is None else rings.scaled(grown, ring_scale)
+        relaxer(held, staged_kinds, molecule_kinds, molecule_offsets, staged, walls_at, hold_conformations=True).minimize(
+            current, tuple(float(side) for side in box), 1.0, tolerance, PUSH_OFF_ITERATIONS
+        )
+        on_progress((stage + 1) / (len(limits) + 1))
+    return current
 
 
 def compress(
@@ -211,22 +338,14 @@ def compress(
     walls_at = (tolerances.wall + PUSH_BEYOND, target_box[2] - tolerances.wall - PUSH_BEYOND) if walls else None
     current = np.array(positions, dtype=float)  # minimised in place
     if push_off:
-        # Chains placed without seeing one another overlap everywhere: their overlaps are pushed off
-        # slowly, the limits raised in PUSH_OFF_STAGES (Auhl et al. 2003), each stage's minimisation
-        # moving atoms only as far as that stage needs, so chains keep their shape on every scale.
-        for stage, scale in enumerate(PUSH_OFF_STAGES):
-            staged = Tolerances(inter=tolerances.inter * scale, intra=tolerances.intra * scale, margin=0.0, wall=tolerances.wall)
-            # Held lengths as grown (`positions`), not as the previous stage left them.
-            relaxer(positions, kinds, molecule_kinds, molecule_offsets, staged, walls_at, hold_conformations=True).minimize(
-                current, tuple(float(side) for side in target_box), 1.0, STEP_TOLERANCE, PUSH_OFF_ITERATIONS
-            )
-            on_progress((stage + 1) / (len(PUSH_OFF_STAGES) + 1))
+        current = _push_off(current, positions, kinds, molecule_kinds, molecule_offsets, target_box, walls_at, tolerances, on_progress)
     # Lengths as grown. After a push-off the conformations stay held into the polish, and are let go
     # only where the limits are still not kept after HELD_POLISH_ROUNDS (dense PEO, whose last
-    # overlaps need torsions to give way).
+    # overlaps need torsions to give way); after STIFF_POLISH_ROUNDS the repulsion stiffens.
     energies = [relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, hold_conformations=push_off)]
     if push_off:
         energies.append(relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at))
+        energies.append(relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT))
 
     def minimize(box: np.ndarray, stagger: float, tolerance: float, iterations: int) -> None:
         energies[0].minimize(current, tuple(float(side) for side in box), stagger, tolerance, iterations)
@@ -250,7 +369,7 @@ def compress(
     for polish in range(POLISH_ROUNDS + 1):
         if limits_kept(current) or polish == POLISH_ROUNDS:
             break
-        if polish == HELD_POLISH_ROUNDS and len(energies) > 1:
+        if polish in (HELD_POLISH_ROUNDS, STIFF_POLISH_ROUNDS) and len(energies) > 1:
             energies.pop(0)
         minimize(target_box, 0.0, POLISH_TOLERANCE, POLISH_ITERATIONS)
     return current

@@ -57,6 +57,11 @@ PHANTOM_BACKOFFS_PER_UNIT = 2.0
 # end a hair short of the limits (6 × PMMA-100 at 1.17 g/cm³, seed 5: 2.027 Å between molecules for
 # 2.03), and growing among the other chains then took four times as long, in a cell 2.2 times as wide.
 PHANTOM_TRIES = 2
+# Molecules with rings are placed phantom as the unperturbed chains they stand for: at the full
+# intramolecular limit between atoms at most this many units apart along the chain, and none beyond
+# (bench/chains/reference.py: atactic polystyrene C∞ 9.98 so, 9.5-10 in the literature; at the
+# softer limit 8.1). Their push-off shrinks the rings meanwhile (compress.RING_SHRINK).
+RING_PHANTOM_WINDOW = 4
 
 # Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
 # packing (74 %). Below that no arrangement can keep the atoms apart.
@@ -171,7 +176,8 @@ def _relax(
 
 
 Contacts = tuple[float | None, float | None, float]  # (min intermolecular Å, min intramolecular Å, ...) as measured
-Attempt = tuple[float, float, bool]  # (linear enlargement of the cell, limit scale, phantom placement)
+# (linear enlargement of the cell, limit scale, phantom placement, its window along the chain or None)
+Attempt = tuple[float, float, bool, int | None]
 
 
 def _assemble_kinds(
@@ -232,23 +238,20 @@ def _growth_attempts(box: np.ndarray, total_atoms: int, compressible: np.ndarray
     volume_per_atom = float(np.prod(box)) / total_atoms
     first = (GROWABLE_VOLUME_PER_ATOM / volume_per_atom) ** (1 / compressible.sum())
     first = first if first > 1.1 else 1.0  # nearly growable: try the cell itself first
-    attempts = [(first * factor, 1.0, False) for factor in RETRY_EXPANSIONS]
+    attempts: list[Attempt] = [(first * factor, 1.0, False, None) for factor in RETRY_EXPANSIONS]
     if first > 1.0:
-        attempts.insert(0, (1.0, SOFT_LIMIT_SCALE, False))
+        attempts.insert(0, (1.0, SOFT_LIMIT_SCALE, False, None))
         # Melts as the field's references build them (Auhl et al., J. Chem. Phys. 2003, 119, 12718):
         # chains with their unperturbed local statistics, placed in the cell without seeing one another,
         # then their overlaps pushed off slowly. Growth that avoids other chains (the attempts after it)
-        # squeezes chains in a crowded cell (PMMA at 1.17 g/cm³ to 40 % of its unperturbed size). Not
-        # for molecules with rings: phantom polystyrene came out with bonds through phenyl rings
-        # (rings.py; 6 × PS-50 at 1.04 g/cm³: 46 before the push-off, 29 after, rings threaded through
-        # one another 1.3 Å apart), which no push-off can undo. Ring atoms kept 1.2-1.6 Å from other
-        # molecules' while growing and pushing off left 22 and 9 (backbone bonds through phenyls); ring
-        # centres kept 1.6 Å from every atom left none, but growth then took ~600 back-offs (30-45 s
-        # against 3) and the chains came out no larger. They grow in a larger cell and are compressed
-        # moving whole (compress.py), which keeps their size (aPS C∞ 9.3 against 5.5 scaled).
-        # Branched molecules (dendrimers) neither: they crowd themselves and have no chain statistics.
-        if all(kinds[k].plan.is_linear and not kinds[k].mol.GetRingInfo().NumRings() for k in set(order)):
-            attempts[0:0] = [(1.0, SOFT_LIMIT_SCALE, True)] * PHANTOM_TRIES
+        # squeezes chains in a crowded cell (PMMA at 1.17 g/cm³ to 40 % of its unperturbed size).
+        # Molecules with rings are placed at the full limits within RING_PHANTOM_WINDOW units, and
+        # their rings are shrunk through the push-off, which would not undo bonds run through them.
+        # Branched molecules (dendrimers) are not: they crowd themselves and have no chain statistics.
+        if all(kinds[k].plan.is_linear for k in set(order)):
+            rings = any(kinds[k].mol.GetRingInfo().NumRings() for k in set(order))
+            phantom: Attempt = (1.0, 1.0, True, RING_PHANTOM_WINDOW) if rings else (1.0, SOFT_LIMIT_SCALE, True, None)
+            attempts[0:0] = [phantom] * PHANTOM_TRIES
     return attempts
 
 
@@ -284,7 +287,7 @@ def _pack(
     compressible = np.array([1.0, 1.0, 0.0 if walls else 1.0])
     attempts = _growth_attempts(box, total_atoms, compressible, kinds, order)
     statistics = None  # the chains' transfer tables (chain_statistics.py), computed by the first attempt
-    for attempt, (expansion, limit_scale, phantom) in enumerate(attempts):
+    for attempt, (expansion, limit_scale, phantom, window) in enumerate(attempts):
         last = attempt == len(attempts) - 1
         grown_box = box * (1.0 + (expansion - 1.0) * compressible)
         progress("packing", 15)
@@ -301,6 +304,7 @@ def _pack(
             backoffs_per_unit=PHANTOM_BACKOFFS_PER_UNIT if phantom else SOFT_BACKOFFS_PER_UNIT if limit_scale < 1.0 else None,
             phantom=phantom,
             statistics=statistics,
+            window=window,
         )
         statistics = grower.statistics
         try:
@@ -310,7 +314,7 @@ def _pack(
                 raise
             continue
         offsets = np.array(grower.molecule_offsets, dtype=np.int64)
-        if expansion == 1.0 and limit_scale == 1.0:
+        if expansion == 1.0 and limit_scale == 1.0 and not phantom:
             return _Packed(positions, offsets, None, grown_box, limit_scale)
         contacts, pierced = _relax(grower, kinds, order, offsets, box, walls, tolerances, progress, push_off=phantom)
         positions = grower.positions  # each molecule's centre inside the cell
