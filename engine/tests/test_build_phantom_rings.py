@@ -18,6 +18,7 @@ from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 
 NAPHTHYL_ETHYLENE = "[*:1]CC([*:2])c1ccc2ccccc2c1"
+PHENYLENE_OXIDE = "[*:1]Oc1ccc(cc1)[*:2]"  # rings in the backbone (poly(p-phenylene oxide))
 SHRINK, GROWTH = compression.RING_SHRINK, compression.RING_GROWTH  # before any test sets others
 
 
@@ -112,8 +113,9 @@ def test_the_push_off_leaves_no_bond_through_a_ring_and_keeps_the_chains(monkeyp
 
 def test_dense_polystyrene_is_placed_phantom_in_its_own_cell(tmp_path: Path) -> None:
     """A polystyrene melt is built in its own cell at the full limits (not grown larger and compressed),
-    keeps every limit and has no bond through a ring; so does one with fused rings."""
-    for unit, seed in ((STYRENE, 1), (STYRENE, 3), (NAPHTHYL_ETHYLENE, 1)):
+    keeps every limit and has no bond through a ring; so does one with fused rings, and one whose
+    backbone runs through its rings (whose chain statistics once failed: RDKit cannot turn a ring bond)."""
+    for unit, seed in ((STYRENE, 1), (STYRENE, 3), (NAPHTHYL_ETHYLENE, 1), (PHENYLENE_OXIDE, 1)):
         result = structure.build_structure(parse_build_job(homopolymer_job(unit, 30, 4, density=1.04, seed=seed)), tmp_path / f"{seed}{len(unit)}")
         report = result.report
         assert report["grown_in_cell"] == report["box"], unit

@@ -210,12 +210,15 @@ def _model_energy(positions: np.ndarray, torsions: list, pairs: list, dielectric
 
 
 def _held_dihedrals(frag: Chem.Mol, backbone: list[int], index: dict[int, int]) -> list[tuple[int, ...]]:
-    """The fragment's own dihedrals to hold: every backbone dihedral inside it (fragment indices)."""
+    """The fragment's own dihedrals to hold: every backbone dihedral inside it (fragment indices) about
+    a bond that turns (not one in a ring: a backbone through a phenylene, as in PET or poly(phenylene
+    oxide), passes along ring bonds whose dihedrals the ring fixes)."""
     chain = [a for a in backbone if a in index]
     held = []
     for p in range(len(chain) - 3):
         q = tuple(index[a] for a in chain[p : p + 4])
-        if all(frag.GetBondBetweenAtoms(q[s], q[s + 1]) is not None for s in range(3)):
+        bonds = [frag.GetBondBetweenAtoms(q[s], q[s + 1]) for s in range(3)]
+        if all(bond is not None for bond in bonds) and not bonds[1].IsInRing():
             held.append(q)
     return held
 
