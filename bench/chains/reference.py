@@ -15,8 +15,8 @@ points 0.8 Å more), in a 500 Å cell where a chain never meets its images. Two 
   farther apart along the chain may overlap: an ideal chain with excluded volume between near
   neighbours only (for polystyrene, phenyls of neighbouring units cannot interpenetrate), which is
   the unperturbed chain of RIS theory. Done by the grower's `window` (K units), the mode in which
-  melts of molecules with rings are placed (structure.RING_PHANTOM_WINDOW); with `--scale 1.0` at their
-  full limits, exactly as they are.
+  melts are placed (structure.PHANTOM_WINDOW = 4): 'local 4' as ring-free chains are, 'local 4 scale 1'
+  (the full limits) as chains with rings are.
 
 Writes --out/reference.json; run.py --reference draws its curves into cm.png.
 """

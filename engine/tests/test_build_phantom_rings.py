@@ -99,7 +99,7 @@ def test_the_push_off_leaves_no_bond_through_a_ring_and_keeps_the_chains(monkeyp
     """Phantom polystyrene is threaded through its phenyls everywhere; pushed off with its rings full
     size it stays threaded, with them shrunk and grown back it comes out with none, and its chains keep
     their placed dimensions (internal distances within a few %) on every scale."""
-    placed = _phantom_melt(30, 4, seed=2, window=structure.RING_PHANTOM_WINDOW)
+    placed = _phantom_melt(30, 4, seed=2, window=structure.PHANTOM_WINDOW)
     kinds, order, offsets, positions, box = placed
     assert len(piercings(positions, kinds, order, offsets, box, False)) > 20
     full_size = _pushed_off(placed, 1.0, (), monkeypatch)
