@@ -125,6 +125,7 @@ def main() -> None:
     parser.add_argument(
         "--merge", type=Path, default=None, help="results.json of an earlier run: its polymers not measured here, and its timing if none here, are kept"
     )
+    parser.add_argument("--timing", nargs="*", default=None, help="with --base: only these timing jobs (labels)")
     parser.add_argument("--reference", type=Path, default=None, help="reference.json of bench/chains/reference.py: its ideal chains drawn too")
     args = parser.parse_args()
     out = args.out
@@ -159,15 +160,22 @@ def main() -> None:
     trans, pairs, ris_c = measure.ris_polyethylene(BUILD_TEMPERATURE)
     results["ris_pe"] = {"trans": trans, "gauche_opposite_pairs": pairs, "c_inf": ris_c}
     if args.base:
+        # label: (job, alternating rounds)
         jobs = {
-            "PE-100x17_d0.1": homopolymer_job(POLYMERS["PE"][0], 100, 17, density=0.1, seed=1),
-            "PE-100x166_d0.1": homopolymer_job(POLYMERS["PE"][0], 100, 166, density=0.1, seed=1),
-            "PEO-100x50_d0.8": homopolymer_job(POLYMERS["PEO"][0], 100, 50, density=0.8, seed=1),
-            "PE-100x17_d0.85": homopolymer_job(POLYMERS["PE"][0], 100, 17, density=0.85, seed=1),
+            "PE-100x17_d0.1": (homopolymer_job(POLYMERS["PE"][0], 100, 17, density=0.1, seed=1), 3),
+            "PE-100x166_d0.1": (homopolymer_job(POLYMERS["PE"][0], 100, 166, density=0.1, seed=1), 3),
+            "PEO-100x50_d0.8": (homopolymer_job(POLYMERS["PEO"][0], 100, 50, density=0.8, seed=1), 3),
+            "PE-100x17_d0.85": (homopolymer_job(POLYMERS["PE"][0], 100, 17, density=0.85, seed=1), 3),
+            "aPS-100x6_d1.04": (homopolymer_job(POLYMERS["aPS"][0], 100, 6, density=1.04, seed=1), 3),
+            "PS-100x10_d0.8": (homopolymer_job(POLYMERS["aPS"][0], 100, 10, density=0.8, seed=1), 3),
+            "aPS-100x60_d1.04": (homopolymer_job(POLYMERS["aPS"][0], 100, 60, density=1.04, seed=1), 1),
+            "aPMMA-100x6_d1.17": (homopolymer_job(POLYMERS["aPMMA"][0], 100, 6, density=1.17, seed=1), 3),
         }
-        for label, job in jobs.items():
+        for label, (job, rounds) in jobs.items():
+            if args.timing and label not in args.timing:
+                continue
             times = {"before": [], "now": [], "now_cold": []}
-            for _ in range(3):  # alternating, so both meet the same spells of the shared machine
+            for _ in range(rounds):  # alternating, so both meet the same spells of the shared machine
                 times["before"].append(timed(args.base, job, scratch / "before"))
                 times["now"].append(timed(ROOT / "engine", job, scratch / "now"))
                 # The first build of a chemistry on a machine computes its relaxed torsion scans.
@@ -183,7 +191,8 @@ def main() -> None:
     if args.reference:
         results["reference"] = json.loads(args.reference.read_text())
     (out / "results.json").write_text(json.dumps(results, indent=1))
-    plot(results, Path(__file__).parent / "cm.png")
+    if results["polymers"]:
+        plot(results, Path(__file__).parent / "cm.png")
 
 
 # Reference chains of reference.py drawn in cm.png where measured: its label, legend, line style.
