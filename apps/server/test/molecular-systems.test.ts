@@ -168,6 +168,19 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     return { url: url as string, etag: etag! };
   }
 
+  /** Begins an upload of `file` under `fileName`, sends it as one part and completes it. */
+  async function uploadInOnePart(user: User, systemId: string, fileName: string, file: Buffer) {
+    const { upload_id } = await user.expectCall(200, "POST", `/systems/${systemId}/upload/begin`, {
+      file: fileName,
+      file_size: file.length,
+    });
+    const part = await putPart(user, systemId, upload_id, 1, file);
+    await user.expectCall(200, "POST", `/systems/${systemId}/upload/complete`, {
+      upload_id,
+      parts: [{ part_number: 1, etag: part.etag }],
+    });
+  }
+
   async function waitForStatus(user: User, systemId: string, statuses: string[], timeoutMs = 90_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -278,15 +291,7 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     const file = watersPdb(0);
     const fileName = "eau é 水 💧.pdb";
     const systemId = await createSystem(user, "upload", "Non-ASCII name");
-    const { upload_id } = await user.expectCall(200, "POST", `/systems/${systemId}/upload/begin`, {
-      file: fileName,
-      file_size: file.length,
-    });
-    const part = await putPart(user, systemId, upload_id, 1, file);
-    await user.expectCall(200, "POST", `/systems/${systemId}/upload/complete`, {
-      upload_id,
-      parts: [{ part_number: 1, etag: part.etag }],
-    });
+    await uploadInOnePart(user, systemId, fileName, file);
     const system = await waitForStatus(user, systemId, ["valid", "invalid", "error"]);
     expect(system.system_data).toMatchObject({ status: "valid", file: fileName });
 
@@ -306,15 +311,7 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     const user = await signIn();
     const file = watersPdb(0, 4); // line 4 is the second atom
     const systemId = await createSystem(user, "upload", "Broken waters");
-    const { upload_id } = await user.expectCall(200, "POST", `/systems/${systemId}/upload/begin`, {
-      file: "broken.pdb",
-      file_size: file.length,
-    });
-    const part = await putPart(user, systemId, upload_id, 1, file);
-    await user.expectCall(200, "POST", `/systems/${systemId}/upload/complete`, {
-      upload_id,
-      parts: [{ part_number: 1, etag: part.etag }],
-    });
+    await uploadInOnePart(user, systemId, "broken.pdb", file);
     const system = await waitForStatus(user, systemId, ["valid", "invalid", "error"]);
     expect(system.system_data.status).toBe("invalid");
     expect(system.system_data.problem.line).toBe(4);
