@@ -27,12 +27,13 @@ $(STAMP_NODE): package-lock.json
 	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 	touch $@
 
-# The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) — reinstalled when its
-# pyproject or its compiled parts (build/*.c and *.h, built in place by the editable install) change.
-$(STAMP_VENV): engine/pyproject.toml engine/setup.py $(wildcard engine/polyforge_engine/build/*.[ch])
+# The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) at the versions of
+# engine/constraints.txt — reinstalled when its pyproject, those versions or its compiled parts
+# (build/*.c and *.h, built in place by the editable install) change.
+$(STAMP_VENV): engine/pyproject.toml engine/constraints.txt engine/setup.py $(wildcard engine/polyforge_engine/build/*.[ch])
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e './engine[test]'
+	$(VENV)/bin/pip install --quiet -c engine/constraints.txt -e './engine[test]'
 	@# OpenMM's CUDA platform is a separate package: installed, matching OpenMM, where a GPU answers.
 	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then \
 	  $(VENV)/bin/pip install --quiet "OpenMM-CUDA-12==$$($(VENV)/bin/python -c 'from importlib.metadata import version; print(version("openmm"))')"; fi
