@@ -11,9 +11,9 @@ import pytest
 from conftest import STYRENE, homopolymer_job
 from polyforge_engine.build import compress as compression
 from polyforge_engine.build import structure
-from polyforge_engine.build.compress import _system_ring_groups, ring_groups
+from polyforge_engine.build.compress import _system_ring_groups
 from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.rings import piercings
+from polyforge_engine.build.rings import piercings, ring_groups
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 
@@ -71,7 +71,7 @@ def test_a_window_lets_a_chain_pass_through_itself_only_beyond_it() -> None:
 
 def test_shrinking_ring_groups_keeps_their_centres() -> None:
     kinds, order, offsets, positions, _ = _phantom_melt(10, 2, seed=1, window=4, density=0.3)
-    rings = _system_ring_groups(kinds, order, offsets)
+    rings = _system_ring_groups([ring_groups(kind.mol) for kind in kinds], order, offsets)
     assert rings is not None and rings.groups == 20
     shrunk = rings.scaled(positions, 0.25)
     centre = positions[rings.centre_atoms[rings.centre_of == 3]].mean(axis=0)

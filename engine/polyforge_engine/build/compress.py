@@ -32,6 +32,7 @@ from rdkit import Chem
 from polyforge_engine.build._relax import Relaxer
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.growth import Tolerances
+from polyforge_engine.build.rings import ring_groups
 
 HOLD_CONSTANT = 5.0e3  # kJ/mol/Å² on held pairs that are not bonds (angles, across rigid bonds)
 # Stiffer on bonds: with HOLD_CONSTANT they gave way to crowded neighbours by up to 0.3 Å (C-C at
@@ -145,23 +146,6 @@ def staggered_dihedrals(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
     return np.array(dihedrals, dtype=np.int64).reshape(-1, 4), np.array(shares)
 
 
-def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each ring system of `mol` (fused or spiro rings as one): (its ring atoms, whose mean is its centre;
-    the ring atoms and the hydrogens on them, shrunk together about that centre)."""
-    systems: list[set[int]] = []
-    for ring in mol.GetRingInfo().AtomRings():
-        system = set(ring)
-        for joined in [other for other in systems if other & system]:
-            systems.remove(joined)
-            system |= joined
-        systems.append(system)
-    groups = []
-    for system in systems:
-        hydrogens = {n.GetIdx() for a in system for n in mol.GetAtomWithIdx(a).GetNeighbors() if n.GetAtomicNum() == 1}
-        groups.append((np.array(sorted(system), dtype=np.int64), np.array(sorted(system | hydrogens), dtype=np.int64)))
-    return groups
-
-
 @dataclasses.dataclass(frozen=True)
 class _RingGroups:
     """The ring systems of a whole system (atom indices of the system), for shrinking them."""
@@ -182,9 +166,11 @@ class _RingGroups:
         return scaled
 
 
-def _system_ring_groups(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> _RingGroups | None:
+KindRingGroups = list[list[tuple[np.ndarray, np.ndarray]]]  # ring_groups(kind.mol) of every kind
+
+
+def _system_ring_groups(by_kind: KindRingGroups, molecule_kinds: list[int], molecule_offsets: np.ndarray) -> _RingGroups | None:
     """The ring systems of every molecule, or None when there are none."""
-    by_kind = [ring_groups(kind.mol) for kind in kinds]
     centres, members = [], []
     for start, kind_index in zip(molecule_offsets.tolist(), molecule_kinds, strict=True):
         for ring_atoms, group in by_kind[kind_index]:
@@ -201,13 +187,13 @@ def _system_ring_groups(kinds: list[AssembledPolymer], molecule_kinds: list[int]
     )
 
 
-def _shrunk_ring_kinds(kinds: list[AssembledPolymer]) -> list[AssembledPolymer]:
+def _shrunk_ring_kinds(kinds: list[AssembledPolymer], by_kind: KindRingGroups) -> list[AssembledPolymer]:
     """The kinds with every pair within one ring group excluded from repulsion too, as a shrunk group
     would otherwise push itself apart."""
     shrunk = []
-    for kind in kinds:
+    for kind, groups in zip(kinds, by_kind, strict=True):
         keys = [kind.close_pairs]
-        for _, group in ring_groups(kind.mol):
+        for _, group in groups:
             first, second = np.triu_indices(len(group), 1)
             keys.append(group[first] * kind.atom_count + group[second])
         shrunk.append(dataclasses.replace(kind, close_pairs=np.unique(np.concatenate(keys)).astype(np.int64)))
@@ -295,7 +281,8 @@ def _push_off(
     atoms only as far as that stage needs, so chains keep their shape on every scale. Ring systems are
     shrunk meanwhile and grown back at the full limits (RING_SHRINK). Returns the positions (Å) with
     the rings at full size, their lengths held as `grown`."""
-    rings = _system_ring_groups(kinds, molecule_kinds, molecule_offsets)
+    by_kind = [ring_groups(kind.mol) for kind in kinds]
+    rings = _system_ring_groups(by_kind, molecule_kinds, molecule_offsets)
     limits = [(tolerances.inter * scale, tolerances.intra * scale) for scale in PUSH_OFF_STAGES]
     ring_scales = [RING_SHRINK] * len(limits)
     stopping = [STEP_TOLERANCE] * len(limits)
@@ -304,7 +291,7 @@ def _push_off(
         ring_scales += [RING_SHRINK, *RING_GROWTH]
         stopping += [RING_GROWTH_TOLERANCE] * (len(RING_GROWTH) + 1)
         current = rings.scaled(current, RING_SHRINK)
-    staged_kinds = kinds if rings is None else _shrunk_ring_kinds(kinds)
+    staged_kinds = kinds if rings is None else _shrunk_ring_kinds(kinds, by_kind)
     for stage, ((inter, intra), ring_scale, tolerance) in enumerate(zip(limits, ring_scales, stopping, strict=True)):
         staged = Tolerances(inter=inter, intra=intra, margin=0.0, wall=tolerances.wall)
         # Held lengths as grown, rings shrunk as this stage has them, not as the previous stage left them.

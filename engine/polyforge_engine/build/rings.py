@@ -7,11 +7,14 @@ checks for it before it keeps the result.
 A bond pierces a ring when its two ends lie on opposite sides of the ring's mean plane and the point
 where it crosses that plane lies inside the ring's polygon (projected onto the plane). x and y are
 periodic, z too unless the cell has walls; molecules are whole in `positions`.
+
+Also the ring systems a push-off shrinks so that no bond ends up through one (`ring_groups`, compress.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from rdkit import Chem
 from scipy.spatial import cKDTree
 
 from polyforge_engine.build.assembly import AssembledPolymer
@@ -20,6 +23,23 @@ from polyforge_engine.build.assembly import AssembledPolymer
 def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:
     """Each ring of the kind's molecule as its atoms in order around it."""
     return [np.array(ring, dtype=np.int64) for ring in kind.mol.GetRingInfo().AtomRings()]
+
+
+def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each ring system of `mol` (fused or spiro rings as one): (its ring atoms, whose mean is its centre;
+    the ring atoms and the hydrogens on them, shrunk together about that centre)."""
+    systems: list[set[int]] = []
+    for ring in mol.GetRingInfo().AtomRings():
+        system = set(ring)
+        for joined in [other for other in systems if other & system]:
+            systems.remove(joined)
+            system |= joined
+        systems.append(system)
+    groups = []
+    for system in systems:
+        hydrogens = {n.GetIdx() for a in system for n in mol.GetAtomWithIdx(a).GetNeighbors() if n.GetAtomicNum() == 1}
+        groups.append((np.array(sorted(system), dtype=np.int64), np.array(sorted(system | hydrogens), dtype=np.int64)))
+    return groups
 
 
 def piercings(
