@@ -176,8 +176,10 @@ start_rest() {
   # slurmrestd refuses to run as root or SlurmUser: it has a user of its own. SLURM_JWT=daemon:
   # it talks to slurmctld with the JWT of each request. Only the slurmctld API (openapi/v0.0.38):
   # the accounting one (dbv0.0.38) needs a slurmdbd, which this cluster does without.
-  runuser -u "$REST_USER" -- env SLURM_JWT=daemon nohup /usr/sbin/slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 \
-    "127.0.0.1:$SLURMRESTD_PORT" >"/tmp/slurmrestd.log" 2>&1 </dev/null &
+  # From /: it outlives the checkout that started it, and once that directory was deleted it refused
+  # every job submission ("getcwd failed") and exited.
+  (cd / && exec runuser -u "$REST_USER" -- env SLURM_JWT=daemon nohup /usr/sbin/slurmrestd -a rest_auth/jwt -s openapi/v0.0.38 \
+    "127.0.0.1:$SLURMRESTD_PORT") >"/tmp/slurmrestd.log" 2>&1 </dev/null &
   wait_for "slurmrestd" bash -c "exec 3<>/dev/tcp/127.0.0.1/$SLURMRESTD_PORT"
 }
 
