@@ -57,12 +57,17 @@ async function slurmState(id: string): Promise<string> {
   return done.stdout.trim().split("\n").at(-1) ?? "";
 }
 
-/** Every status an execution passes through, sampled every 50 ms until it ends. */
-function recordStatuses(db: Db, id: string) {
+/** Every status an execution passes through, sampled every 50 ms until it ends or `stop` aborts (a
+ * failed test's teardown: the database closes under it). */
+function recordStatuses(db: Db, id: string, stop: AbortSignal) {
   const seen: Array<{ status: string; reason: string | null; progress: number }> = [];
   const done = (async () => {
-    for (;;) {
-      const row = await executionRow(db, id);
+    while (!stop.aborted) {
+      const row = await executionRow(db, id).catch((error: unknown) => {
+        if (stop.aborted) return undefined;
+        throw error;
+      });
+      if (!row) return;
       const last = seen.at(-1);
       if (!last || last.status !== row.status || last.reason !== row.schedulerReason) {
         seen.push({ status: row.status, reason: row.schedulerReason, progress: row.progress });
@@ -81,6 +86,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
   let user: Caller;
   let token: string;
   const runners: SystemProcessing[] = [];
+  let samplers = new AbortController();
 
   beforeAll(async () => {
     // The app's own runner is off: each test drives runners with the settings it needs.
@@ -100,6 +106,8 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
     user = caller(testApp, token);
   });
   afterEach(async () => {
+    samplers.abort();
+    samplers = new AbortController();
     await Promise.all(runners.splice(0).flatMap((p) => [p.runner.stop(), p.structures.stop()]));
   });
   afterAll(() => testApp.close());
@@ -134,7 +142,7 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
     async () => {
       const first = await queuedSystem();
       const second = await queuedSystem();
-      const statuses = [recordStatuses(db, first.executionId), recordStatuses(db, second.executionId)];
+      const statuses = [first, second].map((job) => recordStatuses(db, job.executionId, samplers.signal));
       startRunner({ perKind: { "build-system": { cpus: nodeCpus(), memory: "1024M" } } });
 
       // Two jobs that each take the whole node: one runs, the other waits with Slurm's reason.
@@ -310,9 +318,10 @@ describe.skipIf(!hasSlurm).each(databaseKinds())("Slurm executor on %s", (kind) 
         300,
       );
       expect(system.system_data.status).toBe("converted");
-      const after = await convertJobs();
-      expect(after.length).toBe(before.length + 1);
-      expect(after.at(-1)).toMatch(/\|COMPLETED$/);
+      // Another client of the cluster may have converted something meanwhile: ours is among the new.
+      const added = (await convertJobs()).filter((line) => !before.includes(line));
+      expect(added.length).toBeGreaterThan(0);
+      expect(added.some((line) => line.endsWith("|COMPLETED"))).toBe(true);
     },
     SLOW,
   );
