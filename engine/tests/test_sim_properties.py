@@ -13,6 +13,7 @@ import pytest
 from polyforge_engine.simulate.properties import (
     ChainKind,
     c_infinity,
+    c_infinity_error,
     density_summary,
     dihedrals_deg,
     internal_distances,
@@ -97,6 +98,32 @@ def test_internal_distances_match_a_brute_force_sum_and_a_zigzag() -> None:
     _m, ratios, _ = internal_distances([steps])
     for k in (2, 6, 10, 20):
         assert ratios[k - 1] == pytest.approx(k * math.sin(tau / 2) ** 2)
+
+
+def _freely_rotating_chain(rng: np.random.Generator, bonds: int, supplement: float) -> np.ndarray:
+    """Unit bond vectors, each at the angle `supplement` (rad) to the previous, at a random azimuth."""
+    steps = np.empty((bonds, 3))
+    steps[0] = (1.0, 0.0, 0.0)
+    for k in range(1, bonds):
+        previous = steps[k - 1]
+        u = np.cross(previous, (0.0, 0.0, 1.0) if abs(previous[2]) < 0.9 else (1.0, 0.0, 0.0))
+        u /= np.linalg.norm(u)
+        v = np.cross(previous, u)
+        phi = rng.uniform(0, 2 * math.pi)
+        steps[k] = math.cos(supplement) * previous + math.sin(supplement) * (math.cos(phi) * u + math.sin(phi) * v)
+    return steps
+
+
+def test_c_infinity_error_matches_the_spread_of_independent_estimates() -> None:
+    """The jackknife error of one set of chains is the scatter of C∞ over independent sets."""
+    rng = np.random.default_rng(5)
+    sets = [[_freely_rotating_chain(rng, 120, math.radians(68.0)) for _ in range(8)] for _ in range(60)]
+    estimates = [c_infinity(*internal_distances(chains)[:2]) for chains in sets]
+    errors = [c_infinity_error(chains) for chains in sets]
+    spread = float(np.std(np.array(estimates, dtype=float), ddof=1))
+    assert float(np.mean(np.array(errors, dtype=float))) == pytest.approx(spread, rel=0.3)
+    assert c_infinity_error(sets[0][:2]) is None
+    assert c_infinity_error([chain[:30] for chain in sets[0]]) is None
 
 
 def test_c_infinity_of_a_freely_rotating_chain() -> None:

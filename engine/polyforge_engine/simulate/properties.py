@@ -114,13 +114,40 @@ def torsion_states(angles: np.ndarray) -> np.ndarray:
 
 def internal_distances(bond_vectors: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, float]:
     """m, C(m) = <R²(m)>/(m <l²>) and <l²> over all sub-chains of m bonds of chains of equal length."""
-    stacked = np.stack(bond_vectors)  # (chains, bonds, 3)
+    square_distances, square_bonds = _per_chain_sums(np.stack(bond_vectors))
+    m = np.arange(1, square_distances.shape[1] + 1)
+    return m, _ratios(square_distances, square_bonds), float(square_bonds.sum() / (len(square_bonds) * len(m)))
+
+
+def _per_chain_sums(stacked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Σ R²(m) over each chain's sub-chains of m bonds, (chains, bonds), and Σ l² of each chain (Å²)."""
     bonds = stacked.shape[1]
-    mean_square_bond = float((stacked**2).sum(axis=2).mean())
     prefix = np.concatenate([np.zeros((len(stacked), 1, 3)), np.cumsum(stacked, axis=1)], axis=1)
+    sums = np.stack([((prefix[:, k:] - prefix[:, :-k]) ** 2).sum(axis=(1, 2)) for k in range(1, bonds + 1)], axis=1)
+    return sums, (stacked**2).sum(axis=(1, 2))
+
+
+def _ratios(square_distances: np.ndarray, square_bonds: np.ndarray) -> np.ndarray:
+    """C(m) of the chains whose per-chain sums are given (see _per_chain_sums)."""
+    chains, bonds = square_distances.shape
     m = np.arange(1, bonds + 1)
-    ratios = np.array([((prefix[:, k:] - prefix[:, :-k]) ** 2).sum(axis=2).mean() / (k * mean_square_bond) for k in m])
-    return m, ratios, mean_square_bond
+    mean_square_distance = square_distances.sum(axis=0) / (chains * (bonds - m + 1))
+    return mean_square_distance / (m * square_bonds.sum() / (chains * bonds))
+
+
+def c_infinity_error(bond_vectors: list[np.ndarray]) -> float | None:
+    """Jackknife standard error of c_infinity over the chains (each left out in turn); None for fewer
+    than 3 chains or chains too short for C∞. Few or short chains give a C(m) too noisy to extrapolate."""
+    if len(bond_vectors) < 3:
+        return None
+    square_distances, square_bonds = _per_chain_sums(np.stack(bond_vectors))
+    m = np.arange(1, square_distances.shape[1] + 1)
+    keep = ~np.eye(len(square_bonds), dtype=bool)
+    estimates = [c_infinity(m, _ratios(square_distances[rest], square_bonds[rest])) for rest in keep]
+    if any(estimate is None for estimate in estimates):
+        return None
+    values = np.array(estimates, dtype=float)
+    return float(math.sqrt((len(values) - 1) / len(values) * ((values - values.mean()) ** 2).sum()))
 
 
 def c_infinity(m: np.ndarray, ratios: np.ndarray) -> float | None:
@@ -208,13 +235,15 @@ def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray |
         ends = np.array([np.linalg.norm(whole[backbone.path[-1]] - whole[backbone.path[0]]) for whole in wholes])
         result["end_to_end_distance_a"] = _stats(ends) | {"root_mean_square": float(math.sqrt((ends**2).mean()))}
         result["backbone_bonds"] = int(len(backbone.path) - 1)
-        m, ratios, mean_square_bond = internal_distances([np.diff(whole[backbone.path], axis=0) for whole in wholes])
+        bond_vectors = [np.diff(whole[backbone.path], axis=0) for whole in wholes]
+        m, ratios, mean_square_bond = internal_distances(bond_vectors)
         picked = _plot_points(len(m))
         distances: dict[str, object] = {
             "m": m[picked].tolist(),
             "c_m": [round(float(value), 4) for value in ratios[picked]],
             "mean_square_bond_length_a2": mean_square_bond,
             "c_infinity": c_infinity(m, ratios),
+            "c_infinity_error": c_infinity_error(bond_vectors),
             "c_n": float(ratios[-1]),
         }
         if len(m) < MIN_BONDS_FOR_C_INFINITY:

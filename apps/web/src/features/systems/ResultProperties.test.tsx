@@ -30,6 +30,7 @@ const report = {
           c_m: [1, 1.9, 3.2],
           mean_square_bond_length_a2: 2.37,
           c_infinity: 7.12,
+          c_infinity_error: 0.31,
           c_n: 6.8,
         },
         torsions: {
@@ -54,7 +55,8 @@ describe("measured properties", () => {
     const row = (label: string) => within(table).getByText(label).closest("tr") as HTMLElement;
     expect(row("Density (g/cm³)")).toHaveTextContent("0.851 ± 0.004 over stage 21 (the last); drift -0.012 per ns");
     expect(row("Density (g/cm³)")).toHaveTextContent("0.85–0.86 (polyethylene)");
-    expect(row("C∞ (fit of C(m))")).toHaveTextContent("7.12");
+    expect(row("C∞ (fit of C(m))")).toHaveTextContent("7.12 ± 0.31");
+    expect(row("C∞ (fit of C(m))")).not.toHaveTextContent("few or short chains");
     expect(row("C∞ (fit of C(m))")).toHaveTextContent("6.7–8.3");
     expect(row("End-to-end distance, RMS (Å)")).toHaveTextContent("52.40");
     expect(within(table).getByText("C-C-C-C: 60 % / 20 % / 20 %")).toBeInTheDocument();
@@ -76,6 +78,20 @@ describe("measured properties", () => {
     // Only the chain that has centres says it.
     expect(rows).toHaveLength(1);
     expect(rows[0]!.closest("tr")).toHaveTextContent("0.98 (1980)");
+  });
+
+  it("says when C∞ is too uncertain to read from few or short chains", () => {
+    const chain = report.properties.chains[0]!;
+    const noisy = {
+      ...chain,
+      internal_distances: { ...chain.internal_distances, c_infinity: 5.67, c_infinity_error: 2.4 },
+    };
+    const withNoisy = { ...report, properties: { ...report.properties, chains: [noisy] } };
+    renderWithProviders(<ResultProperties report={{ data: JSON.stringify(withNoisy), isError: false }} />);
+    const table = screen.getByTestId("measured-properties");
+    expect(within(table).getByText("C∞ (fit of C(m))").closest("tr")).toHaveTextContent(
+      "5.67 ± 2.40: few or short chains; more copies or longer chains narrow it",
+    );
   });
 
   it("says when a result has no properties or a broken report", () => {

@@ -108,6 +108,19 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
   );
 }
 
+// A jackknife error above this share of C∞ says the chains are too few or short to extrapolate.
+const UNCERTAIN_C_INFINITY = 0.15;
+
+function cInfinityText(
+  distances: { c_infinity: number | null; c_infinity_error?: number | null },
+  t: (key: string, options: Record<string, string>) => string,
+): string {
+  const { c_infinity: value, c_infinity_error: error } = distances;
+  if (value === null || error === null || error === undefined) return fixed(value);
+  const key = error > UNCERTAIN_C_INFINITY * Math.abs(value) ? "detail.cInfinityUncertain" : "detail.cInfinityValue";
+  return t(key, { value: fixed(value), error: fixed(error) });
+}
+
 function ChainRows({ chain }: { chain: ChainProperties }) {
   const { t } = useTranslation("systems");
   const row = (label: string, value: React.ReactNode, reference: React.ReactNode = "—") => (
@@ -137,7 +150,7 @@ function ChainRows({ chain }: { chain: ChainProperties }) {
       {chain.internal_distances
         ? row(
             t("detail.cInfinity"),
-            chain.internal_distances.c_infinity_note ?? fixed(chain.internal_distances.c_infinity),
+            chain.internal_distances.c_infinity_note ?? cInfinityText(chain.internal_distances, t),
             chain.reference ? t("detail.referenceRange", chain.reference.c_infinity) : "—",
           )
         : null}

@@ -24,6 +24,7 @@ export const chainProperties = z.object({
       m: z.array(z.number()),
       c_m: z.array(z.number()),
       c_infinity: z.number().nullable(),
+      c_infinity_error: z.number().nullable().optional(),
       c_infinity_note: z.string().optional(),
       c_n: z.number(),
     })
