@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 from rdkit import Chem
-from scipy.spatial import cKDTree
 
 from polyforge_engine.build.assembly import AssembledPolymer
 
@@ -51,6 +50,10 @@ def piercings(
     walls: bool,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """(ring's atoms, bond's two atoms) of every bond passing through a ring, atoms of the system."""
+    # Here, not at the top: SciPy's spatial module is a third of the build command's start-up, and
+    # only systems with rings come this far.
+    from scipy.spatial import cKDTree
+
     box = np.asarray(box, dtype=float)
     periodic = np.array([True, True, not walls])
     found: list[tuple[np.ndarray, np.ndarray]] = []
