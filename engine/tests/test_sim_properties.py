@@ -163,6 +163,19 @@ def test_density_mean_and_drift_of_the_last_part(tmp_path: Path) -> None:
     assert density_summary(None, 0.9) == {"mean": 0.9, "from": "cell"}
 
 
+def test_a_fixed_cell_reports_its_density_without_spread_or_drift(tmp_path: Path) -> None:
+    """NVT or NVE: the density column is constant, so a ± 0.000 and a drift of -0.000 would say nothing."""
+    time = np.linspace(0, 30, 31)
+    rows = "\n".join(f"{t},0,0,0,300,1.0564,3,3,3,1" for t in time)
+    csv = tmp_path / "energies.csv"
+    csv.write_text("header\n" + rows + "\n")
+    summary = density_summary(csv, None)
+    assert summary is not None
+    assert summary["mean"] == pytest.approx(1.0564)
+    assert summary["from"] == "fixed cell"
+    assert "std" not in summary and "drift_per_ns" not in summary
+
+
 def test_known_polymers_are_recognised_by_their_unit() -> None:
     assert reference_for_units({"[*:1]CC([*:2])c1ccccc1"}).name == "atactic polystyrene"
     assert reference_for_units({"[*:2][C@@H](c1ccccc1)C[*:1]"}).name == "atactic polystyrene"

@@ -303,9 +303,13 @@ def _populations(states: np.ndarray) -> dict[str, float | int]:
     }
 
 
+# Relative spread of the density below which the cell is taken as fixed (energies.csv's rounding).
+FIXED_CELL_SPREAD = 1e-6
+
+
 def density_summary(energies_csv: Path | None, static_density: float | None) -> dict[str, object] | None:
     """Mean and drift (g/cm³ per ns, and as the change over the part) of the density over the last
-    part of the run; without dynamics, the cell's density."""
+    part of the run; without dynamics, the cell's density; in a fixed cell, its density alone."""
     if energies_csv is None or not energies_csv.is_file():
         return None if static_density is None else {"mean": static_density, "from": "cell"}
     table = np.loadtxt(energies_csv, delimiter=",", skiprows=1, ndmin=2)
@@ -319,6 +323,9 @@ def density_summary(energies_csv: Path | None, static_density: float | None) -> 
         part = time_ps >= time_ps[-1] * (1 - LAST_PART)
         which = "the last third of the run"
     times, values = time_ps[part], density[part]
+    if np.ptp(values) <= FIXED_CELL_SPREAD * abs(float(values.mean())):
+        # A fixed cell (NVE, NVT): no spread and no drift to report, only the cell's density.
+        return {"mean": float(values.mean()), "from": "fixed cell", "part": which, "samples": len(values)}
     slope = float(np.polyfit(times, values, 1)[0]) if len(times) >= 3 and np.ptp(times) > 0 else 0.0
     return {
         "mean": float(values.mean()),

@@ -94,6 +94,31 @@ describe("measured properties", () => {
     );
   });
 
+  it("gives a fixed cell's density alone, and never a drift of -0.000", () => {
+    const fixedCell = {
+      ...report,
+      properties: {
+        ...report.properties,
+        density_g_cm3: { mean: 1.0564, from: "fixed cell", part: "the last third of the run" },
+      },
+    };
+    const { unmount } = renderWithProviders(
+      <ResultProperties report={{ data: JSON.stringify(fixedCell), isError: false }} />,
+    );
+    const row = () => within(screen.getByTestId("measured-properties")).getByText("Density (g/cm³)").closest("tr");
+    expect(row()).toHaveTextContent("1.056 (a fixed cell: no barostat in this run)");
+    unmount();
+    const still = {
+      ...report,
+      properties: {
+        ...report.properties,
+        density_g_cm3: { ...report.properties.density_g_cm3, std: 0.0001, drift_per_ns: -0.0002 },
+      },
+    };
+    renderWithProviders(<ResultProperties report={{ data: JSON.stringify(still), isError: false }} />);
+    expect(row()).toHaveTextContent("0.851 ± 0.000 over stage 21 (the last); drift 0.000 per ns");
+  });
+
   it("says when a result has no properties or a broken report", () => {
     const { unmount } = renderWithProviders(
       <ResultProperties report={{ data: JSON.stringify({ seed: 1 }), isError: false }} />,

@@ -7,8 +7,9 @@ import { ReportCard } from "./ReportCard";
 // uPlot is heavy: the C(m) plot shares the lazily loaded plotting module with the energy plots.
 const Plot = lazy(() => import("./EnergyPlots").then((module) => ({ default: module.Plot })));
 
+// Rounded to `digits`; a value that rounds to zero shows as 0, not -0.000.
 const fixed = (value: number | null | undefined, digits = 2) =>
-  value === null || value === undefined ? "—" : value.toFixed(digits);
+  value === null || value === undefined ? "—" : (Number(value.toFixed(digits)) || 0).toFixed(digits);
 const percent = (value: number) => `${Math.round(value * 100)} %`;
 
 /** report.json's measured properties beside literature values (loading, failure and absence included). */
@@ -62,12 +63,14 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
               <Table.Td>
                 {density.from === "cell"
                   ? t("detail.densityCell", { mean: fixed(density.mean, 3) })
-                  : t("detail.densityValue", {
-                      mean: fixed(density.mean, 3),
-                      std: fixed(density.std, 3),
-                      part: density.part ?? "",
-                      drift: fixed(density.drift_per_ns, 3),
-                    })}
+                  : density.from === "fixed cell"
+                    ? t("detail.densityFixedCell", { mean: fixed(density.mean, 3) })
+                    : t("detail.densityValue", {
+                        mean: fixed(density.mean, 3),
+                        std: fixed(density.std, 3),
+                        part: density.part ?? "",
+                        drift: fixed(density.drift_per_ns, 3),
+                      })}
               </Table.Td>
               <Table.Td>
                 {reference ? `${t("detail.referenceRange", reference.density_g_cm3)} (${reference.polymer})` : "—"}
