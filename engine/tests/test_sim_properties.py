@@ -19,6 +19,7 @@ from polyforge_engine.simulate.properties import (
     internal_distances,
     measure_kind,
     radius_of_gyration,
+    sub_chain_sums,
     unwrap_molecule,
 )
 from polyforge_engine.simulate.references import reference_for_units
@@ -85,7 +86,7 @@ def test_radius_of_gyration_is_the_trace_of_the_gyration_tensor() -> None:
 def test_internal_distances_match_a_brute_force_sum_and_a_zigzag() -> None:
     rng = np.random.default_rng(8)
     chains = [rng.normal(size=(12, 3)) for _ in range(3)]
-    _m, ratios, mean_square = internal_distances(chains)
+    _m, ratios, mean_square = internal_distances(sub_chain_sums(chains))
     squares = np.mean([np.sum(bond**2) for chain in chains for bond in chain])
     for k in (1, 4, 12):
         brute = np.mean([np.sum(np.sum(chain[i : i + k], axis=0) ** 2) for chain in chains for i in range(len(chain) - k + 1)])
@@ -95,7 +96,7 @@ def test_internal_distances_match_a_brute_force_sum_and_a_zigzag() -> None:
     # A planar all-trans zigzag of bonds l at valence angle τ: R(m) = m l sin(τ/2) for even m.
     tau, bond = math.radians(112.0), 1.54
     steps = np.array([[bond * math.sin(tau / 2), (-1) ** k * bond * math.cos(tau / 2), 0.0] for k in range(20)])
-    _m, ratios, _ = internal_distances([steps])
+    _m, ratios, _ = internal_distances(sub_chain_sums([steps]))
     for k in (2, 6, 10, 20):
         assert ratios[k - 1] == pytest.approx(k * math.sin(tau / 2) ** 2)
 
@@ -118,12 +119,12 @@ def test_c_infinity_error_matches_the_spread_of_independent_estimates() -> None:
     """The jackknife error of one set of chains is the scatter of C∞ over independent sets."""
     rng = np.random.default_rng(5)
     sets = [[_freely_rotating_chain(rng, 120, math.radians(68.0)) for _ in range(8)] for _ in range(60)]
-    estimates = [c_infinity(*internal_distances(chains)[:2]) for chains in sets]
-    errors = [c_infinity_error(chains) for chains in sets]
+    estimates = [c_infinity(*internal_distances(sub_chain_sums(chains))[:2]) for chains in sets]
+    errors = [c_infinity_error(sub_chain_sums(chains)) for chains in sets]
     spread = float(np.std(np.array(estimates, dtype=float), ddof=1))
     assert float(np.mean(np.array(errors, dtype=float))) == pytest.approx(spread, rel=0.3)
-    assert c_infinity_error(sets[0][:2]) is None
-    assert c_infinity_error([chain[:30] for chain in sets[0]]) is None
+    assert c_infinity_error(sub_chain_sums(sets[0][:2])) is None
+    assert c_infinity_error(sub_chain_sums([chain[:30] for chain in sets[0]])) is None
 
 
 def test_c_infinity_of_a_freely_rotating_chain() -> None:

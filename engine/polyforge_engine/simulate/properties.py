@@ -112,42 +112,57 @@ def torsion_states(angles: np.ndarray) -> np.ndarray:
     return np.where(np.abs(angles) >= 120, "t", np.where(angles >= 0, "g+", "g-"))
 
 
-def internal_distances(bond_vectors: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, float]:
-    """m, C(m) = <R²(m)>/(m <l²>) and <l²> over all sub-chains of m bonds of chains of equal length."""
-    square_distances, square_bonds = _per_chain_sums(np.stack(bond_vectors))
-    m = np.arange(1, square_distances.shape[1] + 1)
-    return m, _ratios(square_distances, square_bonds), float(square_bonds.sum() / (len(square_bonds) * len(m)))
+@dataclass(frozen=True)
+class SubChainSums:
+    """Per-chain sums over the backbones of chains of equal length, from which C(m) of any subset of
+    the chains follows (see sub_chain_sums)."""
+
+    square_distances: np.ndarray  # (chains, bonds): Σ R²(m) over each chain's sub-chains of m bonds (Å²)
+    square_bonds: np.ndarray  # (chains,): Σ l² over each chain's bonds (Å²)
+
+    @property
+    def m(self) -> np.ndarray:
+        return np.arange(1, self.square_distances.shape[1] + 1)
 
 
-def _per_chain_sums(stacked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Σ R²(m) over each chain's sub-chains of m bonds, (chains, bonds), and Σ l² of each chain (Å²)."""
+def sub_chain_sums(bond_vectors: list[np.ndarray]) -> SubChainSums:
+    """The sums of chains given by their backbone bond vectors, (bonds, 3) each (Å)."""
+    stacked = np.stack(bond_vectors)  # (chains, bonds, 3)
     bonds = stacked.shape[1]
     prefix = np.concatenate([np.zeros((len(stacked), 1, 3)), np.cumsum(stacked, axis=1)], axis=1)
     sums = np.stack([((prefix[:, k:] - prefix[:, :-k]) ** 2).sum(axis=(1, 2)) for k in range(1, bonds + 1)], axis=1)
-    return sums, (stacked**2).sum(axis=(1, 2))
+    return SubChainSums(sums, (stacked**2).sum(axis=(1, 2)))
 
 
-def _ratios(square_distances: np.ndarray, square_bonds: np.ndarray) -> np.ndarray:
-    """C(m) of the chains whose per-chain sums are given (see _per_chain_sums)."""
-    chains, bonds = square_distances.shape
+def internal_distances(sums: SubChainSums) -> tuple[np.ndarray, np.ndarray, float]:
+    """m, C(m) = <R²(m)>/(m <l²>) and <l²> over all sub-chains of m bonds of the chains."""
+    chains, bonds = sums.square_distances.shape
+    ratios = _ratios(sums.square_distances.sum(axis=0), float(sums.square_bonds.sum()), chains)
+    return sums.m, ratios, float(sums.square_bonds.sum() / (chains * bonds))
+
+
+def _ratios(square_distances: np.ndarray, square_bonds: float, chains: int) -> np.ndarray:
+    """C(m) from the sums over `chains` chains: Σ R²(m), (bonds,), and Σ l²."""
+    bonds = len(square_distances)
     m = np.arange(1, bonds + 1)
-    mean_square_distance = square_distances.sum(axis=0) / (chains * (bonds - m + 1))
-    return mean_square_distance / (m * square_bonds.sum() / (chains * bonds))
+    return (square_distances / (chains * (bonds - m + 1))) / (m * square_bonds / (chains * bonds))
 
 
-def c_infinity_error(bond_vectors: list[np.ndarray]) -> float | None:
+def c_infinity_error(sums: SubChainSums) -> float | None:
     """Jackknife standard error of c_infinity over the chains (each left out in turn); None for fewer
     than 3 chains or chains too short for C∞. Few or short chains give a C(m) too noisy to extrapolate."""
-    if len(bond_vectors) < 3:
+    chains = len(sums.square_bonds)
+    if chains < 3:
         return None
-    square_distances, square_bonds = _per_chain_sums(np.stack(bond_vectors))
-    m = np.arange(1, square_distances.shape[1] + 1)
-    keep = ~np.eye(len(square_bonds), dtype=bool)
-    estimates = [c_infinity(m, _ratios(square_distances[rest], square_bonds[rest])) for rest in keep]
+    distances, bonds = sums.square_distances.sum(axis=0), float(sums.square_bonds.sum())
+    estimates = [
+        c_infinity(sums.m, _ratios(distances - sums.square_distances[left_out], bonds - float(sums.square_bonds[left_out]), chains - 1))
+        for left_out in range(chains)
+    ]
     if any(estimate is None for estimate in estimates):
         return None
     values = np.array(estimates, dtype=float)
-    return float(math.sqrt((len(values) - 1) / len(values) * ((values - values.mean()) ** 2).sum()))
+    return float(math.sqrt((chains - 1) / chains * ((values - values.mean()) ** 2).sum()))
 
 
 def c_infinity(m: np.ndarray, ratios: np.ndarray) -> float | None:
@@ -235,15 +250,15 @@ def measure_kind(kind: ChainKind, molecules: list[np.ndarray], box: np.ndarray |
         ends = np.array([np.linalg.norm(whole[backbone.path[-1]] - whole[backbone.path[0]]) for whole in wholes])
         result["end_to_end_distance_a"] = _stats(ends) | {"root_mean_square": float(math.sqrt((ends**2).mean()))}
         result["backbone_bonds"] = int(len(backbone.path) - 1)
-        bond_vectors = [np.diff(whole[backbone.path], axis=0) for whole in wholes]
-        m, ratios, mean_square_bond = internal_distances(bond_vectors)
+        sums = sub_chain_sums([np.diff(whole[backbone.path], axis=0) for whole in wholes])
+        m, ratios, mean_square_bond = internal_distances(sums)
         picked = _plot_points(len(m))
         distances: dict[str, object] = {
             "m": m[picked].tolist(),
             "c_m": [round(float(value), 4) for value in ratios[picked]],
             "mean_square_bond_length_a2": mean_square_bond,
             "c_infinity": c_infinity(m, ratios),
-            "c_infinity_error": c_infinity_error(bond_vectors),
+            "c_infinity_error": c_infinity_error(sums),
             "c_n": float(ratios[-1]),
         }
         if len(m) < MIN_BONDS_FOR_C_INFINITY:
