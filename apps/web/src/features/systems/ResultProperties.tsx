@@ -1,4 +1,5 @@
 import { Loader, SimpleGrid, Stack, Table, Text } from "@mantine/core";
+import type { TFunction } from "i18next";
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { type ChainProperties, type MeasuredProperties, parseMeasuredProperties } from "./properties";
@@ -60,18 +61,7 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
           {density ? (
             <Table.Tr>
               <Table.Td c="dimmed">{t("detail.densityMeasured")}</Table.Td>
-              <Table.Td>
-                {density.from === "cell"
-                  ? t("detail.densityCell", { mean: fixed(density.mean, 3) })
-                  : density.from === "fixed cell"
-                    ? t("detail.densityFixedCell", { mean: fixed(density.mean, 3) })
-                    : t("detail.densityValue", {
-                        mean: fixed(density.mean, 3),
-                        std: fixed(density.std, 3),
-                        part: density.part ?? "",
-                        drift: fixed(density.drift_per_ns, 3),
-                      })}
-              </Table.Td>
+              <Table.Td>{densityText(density, t)}</Table.Td>
               <Table.Td>
                 {reference ? `${t("detail.referenceRange", reference.density_g_cm3)} (${reference.polymer})` : "—"}
               </Table.Td>
@@ -111,12 +101,25 @@ function PropertiesBody({ properties }: { properties: MeasuredProperties }) {
   );
 }
 
+/** The density without dynamics (the cell's), in a fixed cell (no barostat), or over the run's last part. */
+function densityText(density: NonNullable<MeasuredProperties["density_g_cm3"]>, t: TFunction<"systems">): string {
+  const mean = fixed(density.mean, 3);
+  if (density.from === "cell") return t("detail.densityCell", { mean });
+  if (density.from === "fixed cell") return t("detail.densityFixedCell", { mean });
+  return t("detail.densityValue", {
+    mean,
+    std: fixed(density.std, 3),
+    part: density.part ?? "",
+    drift: fixed(density.drift_per_ns, 3),
+  });
+}
+
 // A jackknife error above this share of C∞ says the chains are too few or short to extrapolate.
 const UNCERTAIN_C_INFINITY = 0.15;
 
 function cInfinityText(
   distances: { c_infinity: number | null; c_infinity_error?: number | null },
-  t: (key: string, options: Record<string, string>) => string,
+  t: TFunction<"systems">,
 ): string {
   const { c_infinity: value, c_infinity_error: error } = distances;
   if (value === null || error === null || error === undefined) return fixed(value);
