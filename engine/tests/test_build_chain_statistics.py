@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import ETHYLENE, STYRENE, homopolymer_job
-from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE
+from polyforge_engine.build import chain_statistics, disk_cache, growth
+from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE, KindStatistics
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
@@ -206,3 +207,75 @@ def test_meso_fraction_follows_the_tacticity(tacticity: dict[str, Any], expected
     assert abs(measured - expected) <= 3 * sigma + 1e-9, f"{measured:.3f} meso over {dyads} dyads, {expected} expected"
     reported = result.report["polymers"][0]["meso_fraction"]
     assert reported == pytest.approx(measured, abs=1e-9)
+
+
+def counted_tables(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[KindStatistics]]:
+    """How many transfer tables builds compute (not read from the store on disk), and the statistics
+    of every kind they build, in order."""
+    computed: list[int] = []
+    built: list[KindStatistics] = []
+    compute, statistics = chain_statistics._log_weights, growth.kind_statistics
+
+    def counted(probe: Any) -> np.ndarray:
+        computed.append(1)
+        return compute(probe)
+
+    def kept(*args: Any) -> KindStatistics:
+        built.append(statistics(*args))
+        return built[-1]
+
+    monkeypatch.setattr(chain_statistics, "_log_weights", counted)
+    monkeypatch.setattr(growth, "kind_statistics", kept)
+    return computed, built
+
+
+def assert_same_tables(first: KindStatistics, second: KindStatistics) -> None:
+    assert len(first.tables) == len(second.tables)
+    for a, b in zip(first.tables, second.tables, strict=True):
+        assert a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_transfer_tables_are_stored_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "store"
+    monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(store))
+    computed, built = counted_tables(monkeypatch)
+    raw = homopolymer_job(STYRENE, 10, 2, density=0.3, seed=5)
+    first = build(raw, tmp_path / "cold")
+    stored = list(store.glob("polyforge-engine/chain-tables-v*/*.npy"))
+    assert computed and stored
+    # A later build (another process: the store is all it shares) reads every table back, bit for bit,
+    # and builds the same cell.
+    computed.clear()
+    second = build(raw, tmp_path / "warm")
+    assert not computed
+    assert_same_tables(built[0], built[1])
+    np.testing.assert_array_equal(second.positions, first.positions)
+
+
+def test_a_store_that_cannot_be_read_or_written_is_computed_around(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "store"
+    monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(store))
+    computed, built = counted_tables(monkeypatch)
+    raw = homopolymer_job(STYRENE, 10, 1, density=0.05, seed=5)
+    build(raw, tmp_path / "first")
+    every = len(computed)
+    stored = sorted(store.glob("polyforge-engine/chain-tables-v*/*.npy"))
+    assert len(stored) >= 3
+    # A file cut short, one that is not a table, one of another shape: computed again and stored whole.
+    stored[0].write_bytes(stored[0].read_bytes()[:100])
+    stored[1].write_bytes(b"not a table")
+    np.save(stored[2], np.zeros((1, 1)))
+    computed.clear()
+    build(raw, tmp_path / "second")
+    assert len(computed) == 3
+    assert_same_tables(built[0], built[1])
+    for path in stored[:3]:
+        assert np.load(path).shape != (1, 1)
+    # No store where there is no directory to keep it in (its root is a file): every table computed.
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(blocked))
+    computed.clear()
+    build(raw, tmp_path / "third")
+    assert len(computed) == every
+    assert_same_tables(built[0], built[2])

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
-from polyforge_engine.build import relaxed_torsions
+from polyforge_engine.build import disk_cache, relaxed_torsions
 from polyforge_engine.build.chain_statistics import BUILD_RT, DIELECTRIC
 from polyforge_engine.build.structure import build_structure
 from polyforge_engine.build.templates import _prochiral_centres
@@ -60,7 +60,7 @@ def polymer_mol(smiles: str) -> tuple[Chem.Mol, list[int]]:
 
 
 def test_scans_are_stored_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(relaxed_torsions.CACHE_VARIABLE, str(tmp_path))
+    monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(tmp_path))
     monkeypatch.setattr(relaxed_torsions, "_CACHE", {})
     mol, path = polymer_mol("CC(c1ccccc1)CC(c1ccccc1)CC(c1ccccc1)CC")
     centres = [c[:4] for c in _prochiral_centres(mol, path)]

@@ -25,7 +25,7 @@ the floor of a gauche state moves little (hexane's middle bond, MMFF94: 1.14 kca
 1.2 rigid). Polyethylene melts built without it had trans 0.73 and C∞ 10.3; with it ~0.64 and ~7
 (bench/README.md).
 
-Fragments are cached by their canonical SMILES in memory and on disk (CACHE_VARIABLE), so a
+Fragments are cached by their canonical SMILES in memory and on disk (disk_cache.py), so a
 chemistry pays for its scans (2 × SCAN_POINTS constrained minimisations per distinct fragment, a few
 to a dozen fragments per polymer) once per machine.
 
@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +45,8 @@ from typing import Any
 import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
+
+from polyforge_engine.build.disk_cache import cache_directory, write_atomically
 
 SCAN_POINTS = 12  # growth's states, every 30° (relaxed every 15°)
 FRAGMENT_REACH = 2  # heavy atoms within this many bonds of the bond's atoms
@@ -68,11 +68,10 @@ MAX_CORRECTION = 1.0
 MAX_BARE_CORRECTION = 6.0
 FRAGMENT_LIMIT = 24.0  # kcal/mol: |Δ| beyond this is a fragment gone wrong (ring strain, a clash): none
 
-# Scans are kept on disk too (one small JSON file per fragment, written atomically), so a chemistry
-# pays for its scans once per machine, not once per build: POLYFORGE_CACHE_DIR, else the user's cache
-# directory. Bump CACHE_VERSION whenever what a scan computes changes.
+# Scans are kept on disk too (one small JSON file per fragment, disk_cache.py), so a chemistry pays
+# for its scans once per machine, not once per build. Bump CACHE_VERSION whenever what a scan computes
+# changes.
 CACHE_VERSION = 1
-CACHE_VARIABLE = "POLYFORGE_CACHE_DIR"
 
 # fragment key -> (relaxed energies every 15°, rigid model energies every 30°, hand per centre by
 # canonical rank), or None where the fragment has no correction
@@ -93,15 +92,16 @@ class BondCorrection:
         return np.interp(np.mod(phi_degrees, 360.0), x, y)
 
 
-def _distances(neighbours: list[list[int]], starts: tuple[int, ...], blocked: set[int], reach: int) -> dict[int, int]:
-    """Bond distances from `starts`, not passing through `blocked` atoms (they can be reached, not crossed)."""
+def _distances(mol: Chem.Mol, starts: tuple[int, ...], blocked: set[int], reach: int) -> dict[int, int]:
+    """Bond distances between heavy atoms from `starts`, not passing through `blocked` atoms (they can
+    be reached, not crossed). Only the atoms within `reach` are looked at (a molecule has thousands)."""
     seen = dict.fromkeys(starts, 0)
     queue = deque(starts)
     while queue:
         current = queue.popleft()
         if seen[current] == reach or (current in blocked and current not in starts):
             continue
-        for n in neighbours[current]:
+        for n in (atom.GetIdx() for atom in mol.GetAtomWithIdx(current).GetNeighbors() if atom.GetAtomicNum() > 1):
             if n not in seen:
                 seen[n] = seen[current] + 1
                 queue.append(n)
@@ -110,9 +110,8 @@ def _distances(neighbours: list[list[int]], starts: tuple[int, ...], blocked: se
 
 def fragment_atoms(mol: Chem.Mol, bond: tuple[int, int], backbone: set[int]) -> list[int]:
     """Heavy atoms of the fragment around `bond` (see the module's docstring), sorted."""
-    neighbours = [[n.GetIdx() for n in atom.GetNeighbors() if n.GetAtomicNum() > 1] for atom in mol.GetAtoms()]
-    near = set(_distances(neighbours, bond, set(), FRAGMENT_REACH))
-    side = _distances(neighbours, bond, backbone, SIDE_REACH)
+    near = set(_distances(mol, bond, set(), FRAGMENT_REACH))
+    side = _distances(mol, bond, backbone, SIDE_REACH)
     chosen = {a for a in near if a in backbone or a in side}
     chosen |= set(side)
     # Whole ring systems of rings touched on the bond's side (a phenyl on the bond's atom), none
@@ -145,7 +144,9 @@ def _fragment_mol(mol: Chem.Mol, atoms: list[int]) -> tuple[Chem.Mol, dict[int, 
         atom.SetNumExplicitHs(hydrogens)
         atom.SetNoImplicit(True)
         index[a] = rw.AddAtom(atom)
-    for b in mol.GetBonds():
+    # The fragment's bonds in the molecule's order of bonds, found from its atoms.
+    for number in sorted({bond.GetIdx() for a in atoms for bond in mol.GetAtomWithIdx(a).GetBonds()}):
+        b = mol.GetBondWithIdx(number)
         i, j = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
         if i in keep and j in keep:
             rw.AddBond(index[i], index[j], b.GetBondType())
@@ -351,15 +352,11 @@ def bond_correction(
 
 
 def _cache_file(key: tuple) -> Path | None:
-    root = os.environ.get(CACHE_VARIABLE) or os.environ.get("XDG_CACHE_HOME")
-    if not root:
-        try:
-            root = str(Path.home() / ".cache")
-        except (RuntimeError, KeyError):  # no home directory (a bare service account): memory only
-            return None
+    directory = cache_directory(f"relaxed-torsions-v{CACHE_VERSION}")
+    if directory is None:
+        return None
     payload = json.dumps([CACHE_VERSION, list(key), SCAN_POINTS, FRAGMENT_REACH, SIDE_REACH, RESTRAINT, EMBED_SEED])
-    digest = hashlib.sha256(payload.encode()).hexdigest()
-    return Path(root) / "polyforge-engine" / f"relaxed-torsions-v{CACHE_VERSION}" / f"{digest}.json"
+    return directory / f"{hashlib.sha256(payload.encode()).hexdigest()}.json"
 
 
 def _load(key: tuple) -> Any:
@@ -385,13 +382,7 @@ def _store(key: tuple, scan: Any) -> None:
     if path is None:
         return
     body = None if scan is None else [scan[0].tolist(), scan[1].tolist(), {str(rank): hand for rank, hand in scan[2].items()}]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
-            json.dump({"key": list(key), "scan": body}, handle)
-        os.replace(handle.name, path)
-    except OSError:
-        return
+    write_atomically(path, json.dumps({"key": list(key), "scan": body}).encode())
 
 
 def _clip(mol: Chem.Mol, bond: tuple[int, int], backbone: set[int]) -> float:
