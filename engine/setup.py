@@ -1,5 +1,6 @@
 """The engine's compiled modules (plain C against Python's own headers, sharing build/*.h): the
-relaxation of dense builds, the distance checks of chain growth and the closest-contact measurement.
+relaxation of dense builds (on the job's threads, OpenMP), the distance checks of chain growth and the
+closest-contact measurement.
 Everything else about the package is in pyproject.toml. Compiled with -Wall -Wextra: a warning is a
 defect to fix, not noise."""
 
@@ -7,7 +8,12 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension(f"polyforge_engine.build.{name}", [f"polyforge_engine/build/{name}.c"], extra_compile_args=["-O3", "-Wall", "-Wextra"])
-        for name in ("_relax", "_growth", "_contacts")
+        Extension(
+            f"polyforge_engine.build.{name}",
+            [f"polyforge_engine/build/{name}.c"],
+            extra_compile_args=["-O3", "-Wall", "-Wextra", *openmp],
+            extra_link_args=openmp,
+        )
+        for name, openmp in (("_relax", ["-fopenmp"]), ("_growth", []), ("_contacts", []))
     ]
 )

@@ -26,6 +26,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+# The engine tests' conftest runs every build on one thread; a timed build runs as a job does, on the
+# threads it is given (every CPU unless POLYFORGE_ENGINE_THREADS was set before this script).
+THREADS = os.environ.get("POLYFORGE_ENGINE_THREADS")
 sys.path.insert(0, str(ROOT / "engine"))
 sys.path.insert(0, str(ROOT / "engine" / "tests"))
 sys.path.insert(0, str(Path(__file__).parent))
@@ -103,6 +106,8 @@ def timed(engine_dir: Path, job: dict, workdir: Path, cache: Path | None = None)
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "job.json").write_text(json.dumps(job))
     env = dict(os.environ, PYTHONPATH=str(engine_dir))
+    if THREADS is None:
+        env.pop("POLYFORGE_ENGINE_THREADS", None)
     if cache is not None:
         env["POLYFORGE_CACHE_DIR"] = str(cache)
     start = time.perf_counter()

@@ -13,9 +13,11 @@ from polyforge_engine.build.compress import (
     HOLD_CONSTANT,
     PUSH_BEYOND,
     PUSH_CONSTANT,
+    RELEASE_REACH,
     SKIN,
     STAGGER_CONSTANT,
     WALL_CONSTANT,
+    _crowded,
     held_pairs,
     relaxer,
     staggered_dihedrals,
@@ -23,6 +25,7 @@ from polyforge_engine.build.compress import (
 from polyforge_engine.build.growth import Tolerances
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
+from rdkit import Chem
 
 TOLERANCES = Tolerances()
 INTER = TOLERANCES.inter + TOLERANCES.margin + PUSH_BEYOND
@@ -144,3 +147,61 @@ def test_dense_polyethylene_relaxes_to_the_limits(tmp_path: Path) -> None:
     assert result.report["grown_with_limits"] == [1.2, 0.9]
     assert result.report["min_intermolecular_distance"] >= 2.0
     assert result.report["min_intramolecular_nonbonded_distance"] >= 1.5
+
+
+def test_minimiser_gives_the_same_result_on_any_number_of_threads(chains: BuildResult, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its work is cut into fixed parts summed in a fixed order, so the threads change nothing, to the bit."""
+    side = 16.0
+    results = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("POLYFORGE_ENGINE_THREADS", threads)
+        energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+        x = squeezed(chains, side, seed=11)
+        iterations, after = energy.minimize(x, (side, side, side), 1.0, 1.0, 300)
+        gradient = np.zeros_like(x)
+        results.append((iterations, after, x, energy.energy(x, gradient, (side, side, side), 1.0), gradient))
+    for iterations, after, x, value, gradient in results[1:]:
+        assert iterations == results[0][0] and iterations > 10
+        assert after == results[0][1] and value == results[0][3]
+        assert np.array_equal(x, results[0][2]) and np.array_equal(gradient, results[0][4])
+
+
+def test_holds_are_let_go_only_about_pairs_inside_their_limits(chains: BuildResult) -> None:
+    """After a push-off the polish frees the torsions about a pair still too close (RELEASE_REACH
+    bonds around it), and keeps every other conformation held."""
+    side = 40.0
+    box = np.array([side, side, side])
+    x = np.ascontiguousarray(chains.positions.copy())
+    first, second = int(chains.molecule_offsets[0]) + 10, int(chains.molecule_offsets[1]) + 10
+    x[chains.molecule_offsets[1] : chains.molecule_offsets[1] + chains.kinds[0].atom_count] += x[first] + [1.2, 0, 0] - x[second]
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None, hold_conformations=True)
+    crowded = _crowded(energy, x, box, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES)
+    # Every pair inside its limit, over all pairs (no neighbour list), and what lies RELEASE_REACH bonds around it.
+    hops = Chem.GetDistanceMatrix(chains.kinds[0].mol)
+    size = chains.kinds[0].atom_count
+    molecule = np.repeat(np.arange(3), size)
+    distance = np.linalg.norm(x[:, None] - x[None, :], axis=2)
+    same = molecule[:, None] == molecule[None, :]
+    apart = np.where(same, np.tile(hops, (3, 3)), np.inf)
+    limit = np.where(same, TOLERANCES.intra + TOLERANCES.margin, TOLERANCES.inter + TOLERANCES.margin)
+    too_close = {(int(i), int(j)) for i, j in zip(*np.nonzero((distance < limit) & (apart > 3)), strict=True) if i < j}
+    assert (first, second) in too_close
+    limits = (TOLERANCES.inter + TOLERANCES.margin, TOLERANCES.intra + TOLERANCES.margin)
+    assert too_close == {tuple(sorted(pair)) for pair in energy.close_pairs(x, tuple(box), *limits)}
+    expected = np.zeros(len(x), dtype=bool)
+    for atom in {atom for pair in too_close for atom in pair}:
+        expected |= same[atom] & (np.tile(hops, (3, 3))[atom] <= RELEASE_REACH)
+    assert np.array_equal(crowded, expected)
+    assert 0 < expected.sum() < len(x) // 2
+    # Released everywhere, the holds are gone; released nowhere, all are kept.
+    jiggled = np.ascontiguousarray(x + np.random.default_rng(2).normal(scale=0.2, size=x.shape))
+    scratch = np.zeros_like(x)
+    system = (chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    free = relaxer(*system)
+    nowhere = relaxer(*system, hold_conformations=True, released=np.zeros(len(x), dtype=bool))
+    everywhere = relaxer(*system, hold_conformations=True, released=np.ones(len(x), dtype=bool))
+    partly = relaxer(*system, hold_conformations=True, released=crowded)
+    values = [e.energy(jiggled, scratch, tuple(box), 0.0) for e in (free, nowhere, everywhere, partly, energy)]
+    assert values[2] == pytest.approx(values[0], rel=1e-12)
+    assert values[1] == pytest.approx(values[4], rel=1e-12)
+    assert values[0] < values[3] < values[1]

@@ -11,8 +11,14 @@
  *                          push (limit - r)^2, limit = inter between molecules, intra within one
  *   walls (wall_k > 0):    wall_k (low - z)^2 below low, wall_k (z - high)^2 above high
  * x and y are periodic; z too unless there are walls (wall_k > 0). Held pairs and torsions use raw
- * coordinates (molecules are kept whole), repulsion the minimum image. Serial, so a given input always
- * gives the same result. */
+ * coordinates (molecules are kept whole), repulsion the minimum image.
+ *
+ * The energy and the neighbour list run on the job's threads (OpenMP), yet a given input always gives
+ * the same result on any number of them: the term lists and the neighbour list are cut into CHUNKS
+ * fixed parts, each part sums into its own gradient buffer, and the parts are added in one fixed order.
+ * The minimiser's vector work stays serial: run on threads too, it needed a hand-over between threads
+ * at every pass over a vector, which cost more than it saved with threads that sleep when idle
+ * (runtime/openmm_cpu.py; measured in bench/README.md). */
 
 #include "buffers.h"
 #include "cells.h"
@@ -22,6 +28,17 @@
 #define FIRST_STEP 0.05    /* largest move of one atom along the first (steepest-descent) direction */
 #define ARMIJO 1e-4        /* sufficient decrease */
 #define BACKTRACKS 30      /* halvings of a step before the line search gives up */
+#define CHUNKS 4           /* fixed parts of all work (see above): more threads than this go unused */
+
+/* The first index of part c of n items (part c covers [chunk_start(n, c), chunk_start(n, c + 1))). */
+static inline Py_ssize_t chunk_start(Py_ssize_t n, int c) { return (Py_ssize_t)((int64_t)n * c / CHUNKS); }
+
+/* One part of the Verlet list: pairs (i, j) and each pair's image shift. */
+typedef struct {
+    int32_t *pairs;  /* (count, 2) */
+    double *shift;   /* (count, 3): x[j] - x[i] - shift is the pair's minimum image */
+    size_t count, capacity;
+} NearList;
 
 typedef struct {
     PyObject_HEAD
@@ -41,36 +58,36 @@ typedef struct {
     double inter, intra, push;
     /* walls */
     double wall_k, wall_low, wall_high;
-    /* Verlet list: pairs within the largest limit plus the skin at the last build */
+    /* Verlet list: pairs within the largest limit plus the skin at the last build, in CHUNKS parts
+     * (part c: pairs whose first atom's cell is in part c of the cells) */
     double skin;
-    double *built_at;   /* positions at the last build */
-    int32_t *near;      /* (near_count, 2) */
-    double *near_shift; /* (near_count, 3): x[j] - x[i] - shift is the pair's minimum image */
-    size_t near_count, near_capacity;
+    double *built_at; /* positions at the last build */
+    NearList near[CHUNKS];
     int list_valid;
     double list_box[3];
+    /* threads, and the gradient buffers of parts 1 .. CHUNKS - 1 ((CHUNKS - 1) * 3 * atoms; part 0 sums into g) */
+    int threads;
+    double *part_g;
 } Relaxer;
 
 /* ---------------------------------------------------------------- Verlet list */
 
-/* Adds pair (i, j) with its image shift to the list, growing it as needed. */
-static int add_near(Relaxer *self, int32_t i, int32_t j, const double shift[3]) {
-    if (self->near_count == self->near_capacity) {
-        size_t grown = self->near_capacity * 2 + 1024;
-        int32_t *pairs = realloc(self->near, grown * 2 * sizeof(int32_t));
-        if (pairs) self->near = pairs;
-        double *shifts = pairs ? realloc(self->near_shift, grown * 3 * sizeof(double)) : NULL;
-        if (!shifts) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        self->near_shift = shifts;
-        self->near_capacity = grown;
+/* Adds pair (i, j) with its image shift to a part of the list, growing it as needed; -1 when memory
+ * ran out (no exception: this runs on worker threads). */
+static int add_near(NearList *near, int32_t i, int32_t j, const double shift[3]) {
+    if (near->count == near->capacity) {
+        size_t grown = near->capacity * 2 + 1024;
+        int32_t *pairs = realloc(near->pairs, grown * 2 * sizeof(int32_t));
+        if (pairs) near->pairs = pairs;
+        double *shifts = pairs ? realloc(near->shift, grown * 3 * sizeof(double)) : NULL;
+        if (!shifts) return -1;
+        near->shift = shifts;
+        near->capacity = grown;
     }
-    size_t at = self->near_count++;
-    self->near[2 * at] = i;
-    self->near[2 * at + 1] = j;
-    memcpy(self->near_shift + 3 * at, shift, 3 * sizeof(double));
+    size_t at = near->count++;
+    near->pairs[2 * at] = i;
+    near->pairs[2 * at + 1] = j;
+    memcpy(near->shift + 3 * at, shift, 3 * sizeof(double));
     return 0;
 }
 
@@ -82,20 +99,38 @@ static int is_excluded(const Relaxer *self, int32_t i, int32_t j) {
     return sorted_contains(self->excluded + start, self->excluded_start[low + 1] - start, high);
 }
 
+typedef struct {
+    const Relaxer *self;
+    NearList *near;
+} ListPart;
+
 static int list_pair(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]) {
     (void)d, (void)d2;
-    Relaxer *self = context;
-    if (self->molecule[i] == self->molecule[j] && is_excluded(self, i, j)) return 0;
-    return add_near(self, i, j, shift);
+    ListPart *part = context;
+    if (part->self->molecule[i] == part->self->molecule[j] && is_excluded(part->self, i, j)) return 0;
+    return add_near(part->near, i, j, shift);
 }
 
-/* Every pair not excluded and closer than the largest limit plus the skin (cells.h). */
+/* Every pair not excluded and closer than the largest limit plus the skin (cells.h), part c of the
+ * list from part c of the cells. */
 static int build_list(Relaxer *self, const double *x, const double *box) {
     double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
-    self->near_count = 0;
-    int status = for_each_close_pair(x, self->atoms, box, !(self->wall_k > 0.0), cutoff, list_pair, self);
-    if (status < 0) {
-        if (!PyErr_Occurred()) PyErr_NoMemory();
+    PairCells cells = {0};
+    pair_cells_frame(&cells, x, self->atoms, box, !(self->wall_k > 0.0), cutoff);
+    int failed = pair_cells_sort(&cells, x, self->atoms) < 0;
+    int64_t total = pair_cells_total(&cells);
+    if (!failed) {
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(| : failed)
+        for (int c = 0; c < CHUNKS; c++) {
+            ListPart part = {self, &self->near[c]};
+            self->near[c].count = 0;
+            int64_t first = total * c / CHUNKS, last = total * (c + 1) / CHUNKS;
+            failed |= pair_cells_visit_homes(&cells, first, last, cutoff * cutoff, list_pair, &part) != 0;
+        }
+    }
+    pair_cells_free(&cells);
+    if (failed) {
+        PyErr_NoMemory();
         return -1;
     }
     memcpy(self->built_at, x, (size_t)self->atoms * 3 * sizeof(double));
@@ -127,9 +162,9 @@ static int ensure_list(Relaxer *self, const double *x, const double *box) {
 /* Each term below adds its energy to `energy` (returned) and its gradient to g, in the order evaluate()
  * calls them: the sum is then taken in one sequence, as when they were one function. */
 
-/* Held pairs: k/2 (r - r0)^2 for each (i, j) with its length r0. */
-static inline double add_held_pairs(const Relaxer *self, const double *x, double *g, double energy) {
-    for (Py_ssize_t p = 0; p < self->pair_count; p++) {
+/* Held pairs: k/2 (r - r0)^2 for each (i, j) of part c with its length r0. */
+static inline double add_held_pairs(const Relaxer *self, const double *x, double *g, double energy, int c) {
+    for (Py_ssize_t p = chunk_start(self->pair_count, c); p < chunk_start(self->pair_count, c + 1); p++) {
         int64_t a = self->pairs[2 * p], b = self->pairs[2 * p + 1];
         double d[3] = {x[3 * b] - x[3 * a], x[3 * b + 1] - x[3 * a + 1], x[3 * b + 2] - x[3 * a + 2]};
         double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -146,8 +181,8 @@ static inline double add_held_pairs(const Relaxer *self, const double *x, double
 
 /* Staggering: k (1 + cos 3 phi) about each torsion (i, j, k, l) given, k = stagger * its torsion_k;
  * a torsion with collinear atoms has no angle and adds nothing. */
-static inline double add_staggering(const Relaxer *self, const double *x, double *g, double stagger, double energy) {
-    for (Py_ssize_t t = 0; t < self->torsion_count; t++) {
+static inline double add_staggering(const Relaxer *self, const double *x, double *g, double stagger, double energy, int c) {
+    for (Py_ssize_t t = chunk_start(self->torsion_count, c); t < chunk_start(self->torsion_count, c + 1); t++) {
         const int64_t *q = self->torsions + 4 * t;
         const double *xi = x + 3 * q[0], *xj = x + 3 * q[1], *xk = x + 3 * q[2], *xl = x + 3 * q[3];
         double rij[3], rkj[3], rkl[3];
@@ -187,13 +222,14 @@ static inline double add_staggering(const Relaxer *self, const double *x, double
     return energy;
 }
 
-/* Repulsion: push (limit - r)^2 for each pair of the Verlet list closer than its limit (intra within a
- * molecule, inter between two), at its minimum image. */
-static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy) {
+/* Repulsion: push (limit - r)^2 for each pair of part c of the Verlet list closer than its limit (intra
+ * within a molecule, inter between two), at its minimum image. */
+static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy, int c) {
     double inter2 = self->inter * self->inter, intra2 = self->intra * self->intra;
-    for (size_t p = 0; p < self->near_count; p++) {
-        int32_t i = self->near[2 * p], j = self->near[2 * p + 1];
-        const double *shift = self->near_shift + 3 * p;
+    const NearList *near = &self->near[c];
+    for (size_t p = 0; p < near->count; p++) {
+        int32_t i = near->pairs[2 * p], j = near->pairs[2 * p + 1];
+        const double *shift = near->shift + 3 * p;
         double dx = x[3 * j] - x[3 * i] - shift[0], dy = x[3 * j + 1] - x[3 * i + 1] - shift[1],
                dz = x[3 * j + 2] - x[3 * i + 2] - shift[2];
         double r2 = dx * dx + dy * dy + dz * dz;
@@ -209,9 +245,9 @@ static inline double add_repulsion(const Relaxer *self, const double *x, double 
     return energy;
 }
 
-/* Walls: wall_k (low - z)^2 for each atom below wall_low, wall_k (z - high)^2 above wall_high. */
-static inline double add_walls(const Relaxer *self, const double *x, double *g, double energy) {
-    for (Py_ssize_t i = 0; i < self->atoms; i++) {
+/* Walls: wall_k (low - z)^2 for each atom of part c below wall_low, wall_k (z - high)^2 above wall_high. */
+static inline double add_walls(const Relaxer *self, const double *x, double *g, double energy, int c) {
+    for (Py_ssize_t i = chunk_start(self->atoms, c); i < chunk_start(self->atoms, c + 1); i++) {
         double z = x[3 * i + 2];
         if (z < self->wall_low) {
             energy += self->wall_k * (self->wall_low - z) * (self->wall_low - z);
@@ -224,13 +260,32 @@ static inline double add_walls(const Relaxer *self, const double *x, double *g, 
     return energy;
 }
 
-/* The relaxation energy at x (the Verlet list current for it) and its gradient dE/dx, written to g. */
+/* The relaxation energy at x (the Verlet list current for it) and its gradient dE/dx, written to g:
+ * each part's terms summed into its own buffer, the buffers then added in order. */
 static double evaluate(Relaxer *self, const double *x, double *g, double stagger) {
-    memset(g, 0, (size_t)self->atoms * 3 * sizeof(double));
-    double energy = add_held_pairs(self, x, g, 0.0);
-    if (stagger != 0.0) energy = add_staggering(self, x, g, stagger, energy);
-    energy = add_repulsion(self, x, g, energy);
-    if (self->wall_k > 0.0) energy = add_walls(self, x, g, energy);
+    Py_ssize_t size = 3 * self->atoms;
+    double partial[CHUNKS];
+#pragma omp parallel num_threads(self->threads) if (self->threads > 1)
+    {
+#pragma omp for schedule(static, 1)
+        for (int c = 0; c < CHUNKS; c++) {
+            double *part = c ? self->part_g + (size_t)(c - 1) * (size_t)size : g;
+            memset(part, 0, (size_t)size * sizeof(double));
+            double energy = add_held_pairs(self, x, part, 0.0, c);
+            if (stagger != 0.0) energy = add_staggering(self, x, part, stagger, energy, c);
+            energy = add_repulsion(self, x, part, energy, c);
+            if (self->wall_k > 0.0) energy = add_walls(self, x, part, energy, c);
+            partial[c] = energy;
+        }
+#pragma omp for schedule(static)
+        for (Py_ssize_t k = 0; k < size; k++) {
+            double sum = g[k];
+            for (int c = 1; c < CHUNKS; c++) sum += self->part_g[(size_t)(c - 1) * (size_t)size + (size_t)k];
+            g[k] = sum;
+        }
+    }
+    double energy = 0.0;
+    for (int c = 0; c < CHUNKS; c++) energy += partial[c];
     return energy;
 }
 
@@ -398,10 +453,14 @@ fail:
 static void release(Relaxer *self) {
     void **owned[] = {(void **)&self->pairs, (void **)&self->lengths, (void **)&self->pair_k, (void **)&self->torsions,
                       (void **)&self->torsion_k, (void **)&self->molecule, (void **)&self->excluded_start,
-                      (void **)&self->excluded, (void **)&self->built_at, (void **)&self->near, (void **)&self->near_shift};
+                      (void **)&self->excluded, (void **)&self->built_at, (void **)&self->part_g};
     for (size_t k = 0; k < sizeof(owned) / sizeof(owned[0]); k++) {
         free(*owned[k]);
         *owned[k] = NULL;
+    }
+    for (int c = 0; c < CHUNKS; c++) {
+        free(self->near[c].pairs), free(self->near[c].shift);
+        self->near[c] = (NearList){0};
     }
     self->list_valid = 0;
 }
@@ -425,12 +484,18 @@ static int copy_rows(PyObject *object, const char *name, Py_ssize_t width, int64
 
 static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"pairs", "lengths", "pair_k", "torsions", "torsion_k", "molecule", "excluded_start", "excluded",
-                               "inter", "intra", "push", "wall_k", "wall_low", "wall_high", "skin", NULL};
+                               "inter", "intra", "push", "wall_k", "wall_low", "wall_high", "skin", "threads", NULL};
     PyObject *pairs, *lengths, *pair_k, *torsions, *torsion_k, *molecule, *excluded_start, *excluded;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOddddddd", keywords, &pairs, &lengths, &pair_k, &torsions, &torsion_k,
+    int threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOddddddd|i", keywords, &pairs, &lengths, &pair_k, &torsions, &torsion_k,
                                      &molecule, &excluded_start, &excluded, &self->inter, &self->intra, &self->push,
-                                     &self->wall_k, &self->wall_low, &self->wall_high, &self->skin))
+                                     &self->wall_k, &self->wall_low, &self->wall_high, &self->skin, &threads))
         return -1;
+    if (threads < 1) {
+        PyErr_SetString(PyExc_ValueError, "threads must be at least 1");
+        return -1;
+    }
+    self->threads = threads;
     release(self); /* __init__ called again */
     Py_ssize_t atoms, starts;
     if (copy_buffer(molecule, "molecule", "i", 4, -1, (void **)&self->molecule, &atoms) < 0) return -1;
@@ -458,11 +523,16 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
             return -1;
         }
     self->built_at = malloc((size_t)(atoms > 0 ? atoms : 1) * 3 * sizeof(double));
-    self->near_count = 0;
-    self->near_capacity = (size_t)atoms * 2 + 1024;
-    self->near = malloc(self->near_capacity * 2 * sizeof(int32_t));
-    self->near_shift = malloc(self->near_capacity * 3 * sizeof(double));
-    if (!self->built_at || !self->near || !self->near_shift) {
+    self->part_g = malloc((size_t)(CHUNKS - 1) * (size_t)(atoms > 0 ? atoms : 1) * 3 * sizeof(double));
+    int lists = 1;
+    for (int c = 0; c < CHUNKS; c++) {
+        NearList *near = &self->near[c];
+        near->capacity = (size_t)atoms * 2 / CHUNKS + 1024;
+        near->pairs = malloc(near->capacity * 2 * sizeof(int32_t));
+        near->shift = malloc(near->capacity * 3 * sizeof(double));
+        lists &= near->pairs && near->shift;
+    }
+    if (!self->built_at || !self->part_g || !lists) {
         PyErr_NoMemory();
         return -1;
     }
@@ -520,12 +590,60 @@ static PyObject *Relaxer_energy(Relaxer *self, PyObject *args, PyObject *kwargs)
     return result;
 }
 
+/* The pairs of the Verlet list closer than `inter` (between molecules) or `intra` (within one), at x. */
+static PyObject *close_pair_array(Relaxer *self, const double *x, double inter, double intra) {
+    size_t total = 0;
+    for (int c = 0; c < CHUNKS; c++) total += self->near[c].count;
+    int32_t *found = malloc((total > 0 ? total : 1) * 2 * sizeof(int32_t));
+    if (!found) return PyErr_NoMemory();
+    size_t count = 0;
+    for (int c = 0; c < CHUNKS; c++) {
+        const NearList *near = &self->near[c];
+        for (size_t p = 0; p < near->count; p++) {
+            int32_t i = near->pairs[2 * p], j = near->pairs[2 * p + 1];
+            const double *shift = near->shift + 3 * p;
+            double dx = x[3 * j] - x[3 * i] - shift[0], dy = x[3 * j + 1] - x[3 * i + 1] - shift[1], dz = x[3 * j + 2] - x[3 * i + 2] - shift[2];
+            double limit = self->molecule[i] == self->molecule[j] ? intra : inter;
+            if (dx * dx + dy * dy + dz * dz < limit * limit) found[2 * count] = i, found[2 * count + 1] = j, count++;
+        }
+    }
+    PyObject *list = PyList_New((Py_ssize_t)count);
+    for (size_t k = 0; list && k < count; k++) {
+        PyObject *pair = Py_BuildValue("(ii)", found[2 * k], found[2 * k + 1]);
+        if (!pair) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, (Py_ssize_t)k, pair);
+    }
+    free(found);
+    return list;
+}
+
+static PyObject *Relaxer_close_pairs(Relaxer *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"positions", "box", "inter", "intra", NULL};
+    PyObject *positions;
+    double box[3], inter, intra;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O(ddd)dd", keywords, &positions, &box[0], &box[1], &box[2], &inter, &intra))
+        return NULL;
+    if (inter > self->inter || intra > self->intra) {
+        PyErr_SetString(PyExc_ValueError, "inter and intra must not exceed the relaxer's limits");
+        return NULL;
+    }
+    Buffer x = {0};
+    PyObject *result = NULL;
+    if (open_coordinates(self, positions, "positions", 0, &x) == 0 && ensure_list(self, x.view.buf, box) == 0)
+        result = close_pair_array(self, x.view.buf, inter, intra);
+    close_buffer(&x);
+    return result;
+}
+
 static PyMethodDef Relaxer_methods[] = {
     {"minimize", (PyCFunction)(void (*)(void))Relaxer_minimize, METH_VARARGS | METH_KEYWORDS,
      "minimize(positions, box, stagger, tolerance, iterations) -> (iterations run, energy): L-BFGS in place "
      "until the root-mean-square gradient component is below tolerance."},
     {"energy", (PyCFunction)(void (*)(void))Relaxer_energy, METH_VARARGS | METH_KEYWORDS,
      "energy(positions, gradient, box, stagger) -> energy; fills gradient (dE/dx)."},
+    {"close_pairs", (PyCFunction)(void (*)(void))Relaxer_close_pairs, METH_VARARGS | METH_KEYWORDS,
+     "close_pairs(positions, box, inter, intra) -> [(i, j), ...]: pairs not excluded closer than inter (between molecules) "
+     "or intra (within one), each at most the relaxer's own limit."},
     {NULL, NULL, 0, NULL},
 };
 

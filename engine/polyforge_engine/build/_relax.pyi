@@ -20,7 +20,9 @@ class Relaxer:
         wall_low: float,
         wall_high: float,
         skin: float,
+        threads: int = 1,
     ) -> None: ...
     def minimize(self, positions: np.ndarray, box: tuple[float, ...], stagger: float, tolerance: float, iterations: int) -> tuple[int, float]:
         """Minimises in place; (iterations done, final energy)."""
     def energy(self, positions: np.ndarray, gradient: np.ndarray, box: tuple[float, ...], stagger: float) -> float: ...
+    def close_pairs(self, positions: np.ndarray, box: tuple[float, ...], inter: float, intra: float) -> list[tuple[int, int]]: ...

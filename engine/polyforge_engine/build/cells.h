@@ -154,31 +154,40 @@ static inline int pair_cells_visit(const PairCells *list, int64_t home, int64_t 
     return status;
 }
 
+static inline int64_t pair_cells_total(const PairCells *list) { return list->cells[0] * list->cells[1] * list->cells[2]; }
+
+/* Visits the pairs closer than sqrt(cutoff2) whose first atom lies in a home cell numbered first to
+ * last - 1, comparing each home with itself and the half of its neighbours ahead of it (offsets after
+ * (0, 0, 0) in lexicographic order), so that the homes of all ranges together meet every pair once.
+ * Returns the visitor's first non-zero answer, or 0. Ranges may be visited at once from several threads. */
+static inline int pair_cells_visit_homes(const PairCells *list, int64_t first, int64_t last, double cutoff2, PairVisitor visit,
+                                         void *context) {
+    const int64_t *cells = list->cells;
+    const int *reach = list->reach;
+    int status = 0;
+    for (int64_t home = first; home < last && !status; home++) {
+        int64_t here[3] = {home / (cells[1] * cells[2]), (home / cells[2]) % cells[1], home % cells[2]};
+        for (int dx = -reach[0]; dx <= reach[0] && !status; dx++)
+            for (int dy = -reach[1]; dy <= reach[1] && !status; dy++)
+                for (int dz = -reach[2]; dz <= reach[2] && !status; dz++) {
+                    if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue; /* the half behind */
+                    int offset[3] = {dx, dy, dz};
+                    double image[3];
+                    int64_t other = pair_cells_neighbour(list, here, offset, image);
+                    if (other >= 0) status = pair_cells_visit(list, home, other, image, cutoff2, visit, context);
+                }
+    }
+    return status;
+}
+
 /* Visits every pair of the n atoms at x (n, 3) closer than `cutoff`; returns 0, the visitor's
- * non-zero answer, or -1 when memory ran out. Each cell is compared with itself and the half of its
- * neighbours ahead of it: offsets after (0, 0, 0) in lexicographic order. */
+ * non-zero answer, or -1 when memory ran out. */
 static inline int for_each_close_pair(const double *x, int64_t n, const double box[3], int periodic_z, double cutoff,
                                       PairVisitor visit, void *context) {
-    double cutoff2 = cutoff * cutoff;
     PairCells list = {0};
     pair_cells_frame(&list, x, n, box, periodic_z, cutoff);
     int status = pair_cells_sort(&list, x, n);
-    const int64_t *cells = list.cells;
-    const int *reach = list.reach;
-    for (int64_t cx = 0; cx < cells[0] && !status; cx++)
-        for (int64_t cy = 0; cy < cells[1] && !status; cy++)
-            for (int64_t cz = 0; cz < cells[2] && !status; cz++) {
-                int64_t home = (cx * cells[1] + cy) * cells[2] + cz, here[3] = {cx, cy, cz};
-                for (int dx = -reach[0]; dx <= reach[0] && !status; dx++)
-                    for (int dy = -reach[1]; dy <= reach[1] && !status; dy++)
-                        for (int dz = -reach[2]; dz <= reach[2] && !status; dz++) {
-                            if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue; /* the half behind */
-                            int offset[3] = {dx, dy, dz};
-                            double image[3];
-                            int64_t other = pair_cells_neighbour(&list, here, offset, image);
-                            if (other >= 0) status = pair_cells_visit(&list, home, other, image, cutoff2, visit, context);
-                        }
-            }
+    if (!status) status = pair_cells_visit_homes(&list, 0, pair_cells_total(&list), cutoff * cutoff, visit, context);
     pair_cells_free(&list);
     return status;
 }
