@@ -11,6 +11,7 @@ from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
 from polyforge_engine.build.compress import (
     BOND_CONSTANT,
     HOLD_CONSTANT,
+    POLISH_ROUNDS,
     PUSH_BEYOND,
     PUSH_CONSTANT,
     RELEASE_REACH,
@@ -18,6 +19,7 @@ from polyforge_engine.build.compress import (
     STAGGER_CONSTANT,
     WALL_CONSTANT,
     _crowded,
+    compress,
     held_pairs,
     relaxer,
     staggered_dihedrals,
@@ -205,3 +207,19 @@ def test_holds_are_let_go_only_about_pairs_inside_their_limits(chains: BuildResu
     assert values[2] == pytest.approx(values[0], rel=1e-12)
     assert values[1] == pytest.approx(values[4], rel=1e-12)
     assert values[0] < values[3] < values[1]
+
+
+@pytest.mark.parametrize("push_off", [False, True])
+def test_a_polish_that_cannot_move_stops(chains: BuildResult, push_off: bool) -> None:
+    """Limits never kept (the check always says no): once a polish round cannot move, neither could any
+    after it with the same energy, so the polish ends instead of running all its rounds."""
+    checks: list[int] = []
+
+    def never_kept(positions: np.ndarray) -> bool:
+        checks.append(1)
+        return False
+
+    box = np.array([16.0, 16.0, 16.0])
+    start = squeezed(chains, 16.0, seed=11)
+    compress(start, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, box, box, False, TOLERANCES, lambda _: None, never_kept, push_off=push_off)
+    assert 1 < len(checks) < POLISH_ROUNDS // 2
