@@ -175,6 +175,15 @@ def staggered_dihedrals(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
     return about_bonds, bond_shares
 
 
+@functools.lru_cache(maxsize=32)
+def conformation_ends(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
+    """The 1-4 pairs (i, m) of the staggered dihedrals, sorted and unique, (n, 2), and the pair of
+    each dihedral (read-only arrays)."""
+    dihedrals, _ = staggered_dihedrals(mol)
+    ends, end_of = np.unique(np.sort(dihedrals[:, [0, 3]], axis=1), axis=0, return_inverse=True)
+    return _read_only(ends.reshape(-1, 2), end_of.reshape(-1))
+
+
 @dataclasses.dataclass(frozen=True)
 class _RingGroups:
     """The ring systems of a whole system (atom indices of the system), for shrinking them."""
@@ -267,11 +276,12 @@ def relaxer(
             constants.append(np.full(len(held), constant))
         dihedrals, shares = dihedrals_by_kind[kind_index]
         if hold_conformations and len(dihedrals):
-            held = dihedrals + start
-            if released is not None:
-                held = held[~(released[held[:, 1]] | released[held[:, 2]])]
-            ends = np.unique(np.sort(held[:, [0, 3]], axis=1), axis=0).reshape(-1, 2)
-            pairs.append(ends)
+            ends, end_of = conformation_ends(kinds[kind_index].mol)
+            if released is not None:  # a pair stays held while one of its dihedrals is
+                kept = np.zeros(len(ends), dtype=bool)
+                kept[end_of[~(released[dihedrals[:, 1] + start] | released[dihedrals[:, 2] + start])]] = True
+                ends = ends[kept]
+            pairs.append(ends + start)
             constants.append(np.full(len(ends), CONFORMATION_CONSTANT))
         torsions.append(dihedrals + start)
         torsion_k.append(STAGGER_CONSTANT * shares)
