@@ -181,7 +181,8 @@ def conformation_ends(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
     each dihedral (read-only arrays)."""
     dihedrals, _ = staggered_dihedrals(mol)
     ends, end_of = np.unique(np.sort(dihedrals[:, [0, 3]], axis=1), axis=0, return_inverse=True)
-    return _read_only(ends.reshape(-1, 2), end_of.reshape(-1))
+    pairs, pair_of_dihedral = _read_only(ends.reshape(-1, 2), end_of.reshape(-1))
+    return pairs, pair_of_dihedral
 
 
 @dataclasses.dataclass(frozen=True)
