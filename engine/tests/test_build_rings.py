@@ -11,6 +11,7 @@ from typing import cast
 import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from polyforge_engine.build._contacts import pairs_between
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.compress import compress
 from polyforge_engine.build.growth import Tolerances
@@ -88,3 +89,18 @@ def test_compression_keeps_linear_chains_shapes(tmp_path: Path) -> None:
         far = before > 6.0
         assert np.median(kept[far] / before[far]) == pytest.approx(1.0, abs=0.03)
         assert np.median(scaled[far] / before[far]) < 0.95  # 0.91 (bonds and angles restored, not the coil)
+
+
+@pytest.mark.parametrize("periodic_z", [True, False])
+def test_points_near_one_another_are_paired_as_a_sum_over_every_pair_pairs_them(periodic_z: bool) -> None:
+    """The compiled search behind the check (pairs_between) against every pair at the minimum image."""
+    rng = np.random.default_rng(4)
+    box = np.array([12.0, 13.0, 14.0])
+    first, second = rng.uniform(0, 1, (40, 3)) * box, rng.uniform(-1, 2, (300, 3)) * box  # raw: some boxes away
+    found = np.frombuffer(pairs_between(first, second, tuple(box), periodic_z, 2.5), dtype=np.int64).reshape(-1, 2)
+    delta = second[None, :, :] - first[:, None, :]
+    periodic = np.array([True, True, periodic_z])
+    delta = np.where(periodic, delta - np.round(delta / box) * box, delta)
+    expected = {(int(i), int(j)) for i, j in zip(*np.nonzero(np.linalg.norm(delta, axis=2) < 2.5), strict=True)}
+    assert {(int(i), int(j)) for i, j in found} == expected
+    assert len(found) == len(expected) > 10

@@ -16,3 +16,6 @@ def closest_contacts(
 ) -> tuple[float | None, float | None]:
     """The closest distances (Å) between atoms of different molecules and between non-bonded atoms
     of one molecule within `search`, None where none is that close."""
+
+def pairs_between(first: np.ndarray, second: np.ndarray, box: tuple[float, ...], periodic_z: bool, search: float) -> bytes:
+    """int64 pairs (i in first, j in second) of points closer than `search`, as bytes."""

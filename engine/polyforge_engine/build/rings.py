@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from rdkit import Chem
 
+from polyforge_engine.build._contacts import pairs_between
 from polyforge_engine.build.assembly import AssembledPolymer
 
 
@@ -50,10 +51,6 @@ def piercings(
     walls: bool,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """(ring's atoms, bond's two atoms) of every bond passing through a ring, atoms of the system."""
-    # Here, not at the top: SciPy's spatial module is a third of the build command's start-up, and
-    # only systems with rings come this far.
-    from scipy.spatial import cKDTree
-
     box = np.asarray(box, dtype=float)
     periodic = np.array([True, True, not walls])
     found: list[tuple[np.ndarray, np.ndarray]] = []
@@ -64,10 +61,6 @@ def piercings(
     first, second = positions[bond_atoms[:, 0]], positions[bond_atoms[:, 1]]
     middle = (first + second) / 2
     half = np.linalg.norm(second - first, axis=1).max() / 2
-    # Bond midpoints in a periodic tree (an axis with walls gets a period far beyond the cell).
-    span = np.where(periodic, box, np.abs(middle[:, 2]).max() * 4 + 4 * box[2] + 1.0)
-    shift = np.where(periodic, 0.0, span / 2)
-    tree = cKDTree(np.mod(middle + shift, span), boxsize=span)
     for ring_size in sorted({len(ring) for kind in kinds for ring in kind_rings(kind)}):
         rings = [ring + int(molecule_offsets[m]) for m, k in enumerate(molecule_kinds) for ring in kind_rings(kinds[k]) if len(ring) == ring_size]
         if not rings:
@@ -79,9 +72,12 @@ def piercings(
         # Plane normal: least-squares through the corners.
         _, _, vt = np.linalg.svd(corners - centres[:, None], full_matrices=False)
         normals = vt[:, 2]
-        near = tree.query_ball_point(np.mod(centres + shift, span), radius + half + 0.01)
-        ring_index = np.repeat(np.arange(len(rings)), [len(n) for n in near])
-        bond_index = np.concatenate([np.asarray(n, dtype=np.int64) for n in near]) if len(ring_index) else np.zeros(0, dtype=np.int64)
+        # Bond midpoints within reach of a ring's centre (the compiled cell search of the contacts).
+        reach = radius + half + 0.01
+        found_pairs = pairs_between(np.ascontiguousarray(centres), np.ascontiguousarray(middle), tuple(box.tolist()), not walls, reach)
+        near = np.frombuffer(found_pairs, dtype=np.int64).reshape(-1, 2)
+        near = near[np.lexsort((near[:, 1], near[:, 0]))]
+        ring_index, bond_index = near[:, 0], near[:, 1]
         if not len(ring_index):
             continue
         # Bonds touching the ring (its own bonds and those leaving it) cannot pierce it.
