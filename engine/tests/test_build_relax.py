@@ -10,6 +10,7 @@ import pytest
 from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
 from polyforge_engine.build.compress import (
     BOND_CONSTANT,
+    CAGE_REACH,
     HOLD_CONSTANT,
     POLISH_ROUNDS,
     PUSH_BEYOND,
@@ -18,6 +19,7 @@ from polyforge_engine.build.compress import (
     SKIN,
     STAGGER_CONSTANT,
     WALL_CONSTANT,
+    _cages,
     _crowded,
     compress,
     held_pairs,
@@ -223,3 +225,53 @@ def test_a_polish_that_cannot_move_stops(chains: BuildResult, push_off: bool) ->
     start = squeezed(chains, 16.0, seed=11)
     compress(start, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, box, box, False, TOLERANCES, lambda _: None, never_kept, push_off=push_off)
     assert 1 < len(checks) < POLISH_ROUNDS // 2
+
+
+def test_pairs_kept_apart_are_not_repelled(chains: BuildResult) -> None:
+    """`apart` takes chosen pairs out of the repulsion and nothing else: the energy falls by exactly
+    their repulsion, summed here over those pairs at the minimum image."""
+    side = 16.0
+    box = np.array([side, side, side])
+    x = squeezed(chains, side, seed=3)
+    delta = x[None, :, :] - x[:, None, :]
+    distance = np.linalg.norm(delta - np.round(delta / box) * box, axis=2)
+    molecule = np.repeat(np.arange(3), chains.kinds[0].atom_count)
+    between = (molecule[:, None] != molecule[None, :]) & (distance < INTER)
+    first, second = np.nonzero(np.triu(between))
+    chosen = np.random.default_rng(1).choice(len(first), size=len(first) // 2, replace=False)
+    keys = np.sort(first[chosen] * len(x) + second[chosen]).astype(np.int64)
+    repulsion = float((PUSH_CONSTANT * (INTER - distance[first[chosen], second[chosen]]) ** 2).sum())
+    system = (chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    scratch = np.zeros_like(x)
+    whole = relaxer(*system).energy(x, scratch, tuple(box), 0.0)
+    kept_apart = relaxer(*system, apart=keys).energy(x, scratch, tuple(box), 0.0)
+    assert repulsion > 1e3
+    assert kept_apart == pytest.approx(whole - repulsion, rel=1e-9)
+    with pytest.raises(ValueError, match="sorted unique keys"):
+        relaxer(*system, apart=keys[::-1].copy())
+
+
+def test_cages_are_the_atoms_two_bonds_about_each_atom_of_a_pair_too_close(chains: BuildResult) -> None:
+    """What a stuck polish lets through each other: every pair between the atoms within CAGE_REACH
+    bonds of one atom and of the other of a pair inside its limit, the pair itself excepted."""
+    side = 40.0
+    box = np.array([side, side, side])
+    x = np.ascontiguousarray(chains.positions.copy())
+    start = int(chains.molecule_offsets[1])
+    size = chains.kinds[0].atom_count
+    first, second = int(chains.molecule_offsets[0]) + 10, start + 10
+    x[start : start + size] += x[first] + [1.2, 0, 0] - x[second]
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    limits = (TOLERANCES.inter + TOLERANCES.margin, TOLERANCES.intra + TOLERANCES.margin)
+    too_close = [tuple(sorted(pair)) for pair in energy.close_pairs(x, tuple(box), *limits)]
+    assert (first, second) in too_close
+    hops = Chem.GetDistanceMatrix(chains.kinds[0].mol)
+
+    def cage(atom: int) -> set[int]:
+        base = int(chains.molecule_offsets[atom // size])
+        return {base + int(n) for n in np.flatnonzero(hops[atom - base] <= CAGE_REACH)}
+
+    expected = {min(p, q) * len(x) + max(p, q) for a, b in too_close for p in cage(a) for q in cage(b) if p != q and {p, q} != {a, b}}
+    keys = _cages(energy, x, box, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES)
+    assert keys.tolist() == sorted(expected)
+    assert len(keys) > len(too_close)

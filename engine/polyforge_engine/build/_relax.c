@@ -58,6 +58,10 @@ typedef struct {
     /* the same, for partners j = i + 1 .. i + 64 as bits j - i - 1 (the neighbour list asks for every
      * pair within the cutoff: a search through the sorted partners took a fifth of its time) */
     uint64_t *excluded_near;
+    /* pairs kept apart from repulsion besides those (sorted keys i * atoms + j, i < j): a caged pair's
+     * cages, let through each other (compress.py) */
+    int64_t *apart;
+    Py_ssize_t apart_count;
     double inter, intra, push;
     /* walls */
     double wall_k, wall_low, wall_high;
@@ -124,6 +128,10 @@ static int list_pair(void *context, int32_t i, int32_t j, const double d[3], dou
     (void)d, (void)d2;
     ListPart *part = context;
     if (part->self->molecule[i] == part->self->molecule[j] && is_excluded(part->self, i, j)) return 0;
+    if (part->self->apart_count) {
+        int64_t low = i < j ? i : j, high = i < j ? j : i;
+        if (sorted_contains(part->self->apart, part->self->apart_count, low * part->self->atoms + high)) return 0;
+    }
     return add_near(part->near, i, j, shift);
 }
 
@@ -468,7 +476,7 @@ fail:
 
 static void release(Relaxer *self) {
     void **owned[] = {(void **)&self->pairs, (void **)&self->lengths, (void **)&self->pair_k, (void **)&self->torsions,
-                      (void **)&self->torsion_k, (void **)&self->molecule, (void **)&self->excluded_start, (void **)&self->excluded_near,
+                      (void **)&self->torsion_k, (void **)&self->molecule, (void **)&self->excluded_start, (void **)&self->excluded_near, (void **)&self->apart,
                       (void **)&self->excluded, (void **)&self->built_at, (void **)&self->part_g};
     for (size_t k = 0; k < sizeof(owned) / sizeof(owned[0]); k++) {
         free(*owned[k]);
@@ -500,12 +508,12 @@ static int copy_rows(PyObject *object, const char *name, Py_ssize_t width, int64
 
 static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"pairs", "lengths", "pair_k", "torsions", "torsion_k", "molecule", "excluded_start", "excluded",
-                               "inter", "intra", "push", "wall_k", "wall_low", "wall_high", "skin", "threads", NULL};
-    PyObject *pairs, *lengths, *pair_k, *torsions, *torsion_k, *molecule, *excluded_start, *excluded;
+                               "inter", "intra", "push", "wall_k", "wall_low", "wall_high", "skin", "threads", "apart", NULL};
+    PyObject *pairs, *lengths, *pair_k, *torsions, *torsion_k, *molecule, *excluded_start, *excluded, *apart = NULL;
     int threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOddddddd|i", keywords, &pairs, &lengths, &pair_k, &torsions, &torsion_k,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOddddddd|iO", keywords, &pairs, &lengths, &pair_k, &torsions, &torsion_k,
                                      &molecule, &excluded_start, &excluded, &self->inter, &self->intra, &self->push,
-                                     &self->wall_k, &self->wall_low, &self->wall_high, &self->skin, &threads))
+                                     &self->wall_k, &self->wall_low, &self->wall_high, &self->skin, &threads, &apart))
         return -1;
     if (threads < 1) {
         PyErr_SetString(PyExc_ValueError, "threads must be at least 1");
@@ -532,6 +540,13 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
         PyErr_NoMemory();
         return -1;
     }
+    self->apart_count = 0;
+    if (apart && apart != Py_None && copy_buffer(apart, "apart", "ql", 8, -1, (void **)&self->apart, &self->apart_count) < 0) return -1;
+    for (Py_ssize_t k = 0; k < self->apart_count; k++)
+        if (self->apart[k] < 0 || self->apart[k] >= (int64_t)atoms * atoms || (k && self->apart[k] <= self->apart[k - 1])) {
+            PyErr_SetString(PyExc_ValueError, "apart: sorted unique keys i * atoms + j expected");
+            return -1;
+        }
     for (Py_ssize_t p = 0; p < 2 * self->pair_count; p++)
         if (self->pairs[p] < 0 || self->pairs[p] >= atoms) {
             PyErr_SetString(PyExc_ValueError, "pairs: atom index out of range");

@@ -21,6 +21,7 @@ class Relaxer:
         wall_high: float,
         skin: float,
         threads: int = 1,
+        apart: np.ndarray | None = None,
     ) -> None: ...
     def minimize(self, positions: np.ndarray, box: tuple[float, ...], stagger: float, tolerance: float, iterations: int) -> tuple[int, float]:
         """Minimises in place; (iterations done, final energy)."""

@@ -94,6 +94,15 @@ CONFORMATION_CONSTANT = 3000.0  # kJ/mol/Å² (500: PE still 3.3 % g±g∓)
 RELEASE_REACH = 2
 PUSHED_OFF_ITERATIONS = 100  # at the full limits after a push-off, before the polish (300 before: no better)
 STIFF_POLISH_ROUNDS = 8
+# A push-off can leave two atoms caged in each other's substituents, which no push separates (6 ×
+# aPMMA-100 at 1.17 g/cm³, seed 1: two backbone quaternary carbons of one chain at 1.35 Å, after which
+# the chains were placed and pushed off again). A polish stuck there lets, once, the atoms within
+# CAGE_REACH bonds of one and of the other through each other while the pair is pushed apart (within
+# one bond was not enough), minimised to CAGE_TOLERANCE: at the polish's, the global gradient of one
+# stuck pair is already below it.
+CAGE_REACH = 2
+CAGE_ITERATIONS = 100
+CAGE_TOLERANCE = 1.0
 PUSH_OFF_ITERATIONS = 300  # per stage, at most (with 100, 50 x PEO-100 at 0.8 g/cm³ missed the limits and was grown again)
 # Chains placed phantom run bonds through one another's rings (6 × PS-100 at 1.04 g/cm³: 125-184
 # piercings as placed), which no push-off undoes. So while their overlaps are pushed off, each ring
@@ -262,6 +271,7 @@ def relaxer(
     hold_conformations: bool = False,
     push: float = PUSH_CONSTANT,
     released: np.ndarray | None = None,
+    apart: np.ndarray | None = None,
 ) -> Relaxer:
     """The relaxation energy of a system (see the module's docstring and _relax.c), with held pairs at
     their lengths in `positions` (Å) and walls at z = walls_at, if any; with `hold_conformations`,
@@ -308,7 +318,37 @@ def relaxer(
         high,
         SKIN,
         engine_threads(),
+        apart,
     )
+
+
+def _cages(
+    energy: Relaxer,
+    positions: np.ndarray,
+    box: np.ndarray,
+    kinds: list[AssembledPolymer],
+    molecule_kinds: list[int],
+    molecule_offsets: np.ndarray,
+    tolerances: Tolerances,
+) -> np.ndarray:
+    """Sorted keys i * atoms + j of the pairs between the cages (an atom and its bonded neighbours) of
+    the two atoms of every pair that breaks its limit, the pair itself left out."""
+    pairs = energy.close_pairs(positions, tuple(float(side) for side in box), tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin)
+    bonds = np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)])
+    neighbours: dict[int, set[int]] = {}
+    for a, b in bonds.tolist():
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    atoms = len(positions)
+
+    def cage(atom: int) -> set[int]:
+        near = {atom}
+        for _ in range(CAGE_REACH):
+            near |= {n for m in near for n in neighbours.get(m, set())}
+        return near
+
+    keys = {min(x, y) * atoms + max(x, y) for a, b in pairs for x in cage(a) for y in cage(b) if x != y and {x, y} != {a, b}}
+    return np.array(sorted(keys), dtype=np.int64)
 
 
 def _crowded(
@@ -424,7 +464,7 @@ def compress(
     # A round that cannot move (its energy already converged) is followed by none with the same energy:
     # nothing would change. After a push-off the next energy is then the stiff one, else the polish ends.
     released = np.zeros(len(current), dtype=bool)
-    stiff, stalled = not push_off, False
+    stiff, stalled, tunnelled = not push_off, False, False
     for polish in range(POLISH_ROUNDS + 1):
         if limits_kept(current) or polish == POLISH_ROUNDS:
             break
@@ -437,6 +477,15 @@ def compress(
                 released = more
                 energy = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, hold_conformations=True, released=released)
         if stiff and stalled:
-            break
+            if tunnelled or not push_off:
+                break
+            # Still stuck: pairs caged in each other's neighbours, which no push separates. Once, let the
+            # cages through each other while the pair itself is pushed apart.
+            tunnelled = True
+            cages = _cages(energy, current, target_box, kinds, molecule_kinds, molecule_offsets, tolerances)
+            if not len(cages):
+                break
+            caged = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT, apart=cages)
+            caged.minimize(current, tuple(float(side) for side in target_box), 0.0, CAGE_TOLERANCE, CAGE_ITERATIONS)
         stalled = minimize(target_box, 0.0, POLISH_TOLERANCE, POLISH_ITERATIONS) == 0
     return current
