@@ -322,56 +322,51 @@ def relaxer(
     )
 
 
-def _cages(
-    energy: Relaxer,
-    positions: np.ndarray,
-    box: np.ndarray,
-    kinds: list[AssembledPolymer],
-    molecule_kinds: list[int],
-    molecule_offsets: np.ndarray,
-    tolerances: Tolerances,
-) -> np.ndarray:
-    """Sorted keys i * atoms + j of the pairs between the cages (an atom and its bonded neighbours) of
-    the two atoms of every pair that breaks its limit, the pair itself left out."""
-    pairs = energy.close_pairs(positions, tuple(float(side) for side in box), tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin)
-    bonds = np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)])
-    neighbours: dict[int, set[int]] = {}
-    for a, b in bonds.tolist():
-        neighbours.setdefault(a, set()).add(b)
-        neighbours.setdefault(b, set()).add(a)
-    atoms = len(positions)
-
-    def cage(atom: int) -> set[int]:
-        near = {atom}
-        for _ in range(CAGE_REACH):
-            near |= {n for m in near for n in neighbours.get(m, set())}
-        return near
-
-    keys = {min(x, y) * atoms + max(x, y) for a, b in pairs for x in cage(a) for y in cage(b) if x != y and {x, y} != {a, b}}
-    return np.array(sorted(keys), dtype=np.int64)
+def _too_close(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: Tolerances) -> list[tuple[int, int]]:
+    """The pairs inside their limits as the build measures them (margin included)."""
+    return energy.close_pairs(positions, tuple(float(side) for side in box), tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin)
 
 
-def _crowded(
-    energy: Relaxer,
-    positions: np.ndarray,
-    box: np.ndarray,
-    kinds: list[AssembledPolymer],
-    molecule_kinds: list[int],
-    molecule_offsets: np.ndarray,
-    tolerances: Tolerances,
-) -> np.ndarray:
-    """A mask of the atoms within RELEASE_REACH bonds of a pair that breaks its limit."""
-    pairs = energy.close_pairs(positions, tuple(float(side) for side in box), tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin)
-    mask = np.zeros(len(positions), dtype=bool)
-    if pairs:
-        mask[np.array(pairs).ravel()] = True
-    bonds = np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)])
-    for _ in range(RELEASE_REACH):
+def _system_bonds(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> np.ndarray:
+    """Every bond of the system, (bonds, 2) atom indices."""
+    return np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)])
+
+
+def _within_bonds(mask: np.ndarray, bonds: np.ndarray, reach: int) -> np.ndarray:
+    """A mask of the atoms at most `reach` bonds from an atom of `mask`."""
+    for _ in range(reach):
         grown = mask.copy()
         grown[bonds[:, 0][mask[bonds[:, 1]]]] = True
         grown[bonds[:, 1][mask[bonds[:, 0]]]] = True
         mask = grown
     return mask
+
+
+def _crowded(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: Tolerances, bonds: np.ndarray) -> np.ndarray:
+    """A mask of the atoms within RELEASE_REACH bonds (`bonds`: the system's) of a pair that breaks its limit."""
+    mask = np.zeros(len(positions), dtype=bool)
+    pairs = _too_close(energy, positions, box, tolerances)
+    if pairs:
+        mask[np.array(pairs).ravel()] = True
+    return _within_bonds(mask, bonds, RELEASE_REACH)
+
+
+def _cages(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: Tolerances, bonds: np.ndarray) -> np.ndarray:
+    """Sorted keys i * atoms + j of the pairs between the cages (the atoms within CAGE_REACH bonds;
+    `bonds`: the system's) of the two atoms of every pair that breaks its limit, the pair itself left out."""
+    atoms = len(positions)
+
+    def cage(atom: int) -> np.ndarray:
+        alone = np.zeros(atoms, dtype=bool)
+        alone[atom] = True
+        return np.flatnonzero(_within_bonds(alone, bonds, CAGE_REACH))
+
+    keys: set[int] = set()
+    for a, b in _too_close(energy, positions, box, tolerances):
+        low, high = np.minimum.outer(cage(a), cage(b)), np.maximum.outer(cage(a), cage(b))
+        kept = (low != high) & ~((low == min(a, b)) & (high == max(a, b)))
+        keys.update((low * atoms + high)[kept].tolist())
+    return np.array(sorted(keys), dtype=np.int64)
 
 
 def _push_off(
@@ -464,12 +459,13 @@ def compress(
     # A round that cannot move (its energy already converged) is followed by none with the same energy:
     # nothing would change. After a push-off the next energy is then the stiff one, else the polish ends.
     released = np.zeros(len(current), dtype=bool)
+    bonds = _system_bonds(kinds, molecule_kinds, molecule_offsets)
     stiff, stalled, tunnelled = not push_off, False, False
     for polish in range(POLISH_ROUNDS + 1):
         if limits_kept(current) or polish == POLISH_ROUNDS:
             break
         if not stiff:
-            more = released | _crowded(energy, current, target_box, kinds, molecule_kinds, molecule_offsets, tolerances)
+            more = released | _crowded(energy, current, target_box, tolerances, bonds)
             if polish >= STIFF_POLISH_ROUNDS or (stalled and np.array_equal(more, released)):
                 stiff, stalled = True, False
                 energy = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT)
@@ -482,7 +478,7 @@ def compress(
             # Still stuck: pairs caged in each other's neighbours, which no push separates. Once, let the
             # cages through each other while the pair itself is pushed apart.
             tunnelled = True
-            cages = _cages(energy, current, target_box, kinds, molecule_kinds, molecule_offsets, tolerances)
+            cages = _cages(energy, current, target_box, tolerances, bonds)
             if not len(cages):
                 break
             caged = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT, apart=cages)
