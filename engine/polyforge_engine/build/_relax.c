@@ -246,25 +246,34 @@ static inline double add_staggering(const Relaxer *self, const double *x, double
     return energy;
 }
 
+/* Pair p of a part of the Verlet list: its atoms in *i and *j, and d = its minimum image x[j] - x[i];
+ * returns |d|². */
+static inline double near_pair(const NearList *near, size_t p, const double *x, int32_t *i, int32_t *j, double d[3]) {
+    *i = near->pairs[2 * p], *j = near->pairs[2 * p + 1];
+    const double *shift = near->shift + 3 * p;
+    for (int c = 0; c < 3; c++) d[c] = x[3 * *j + c] - x[3 * *i + c] - shift[c];
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
 /* Repulsion: push (limit - r)^2 for each pair of part c of the Verlet list closer than its limit (intra
  * within a molecule, inter between two), at its minimum image. */
 static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy, int c) {
     double inter2 = self->inter * self->inter, intra2 = self->intra * self->intra;
     const NearList *near = &self->near[c];
     for (size_t p = 0; p < near->count; p++) {
-        int32_t i = near->pairs[2 * p], j = near->pairs[2 * p + 1];
-        const double *shift = near->shift + 3 * p;
-        double dx = x[3 * j] - x[3 * i] - shift[0], dy = x[3 * j + 1] - x[3 * i + 1] - shift[1],
-               dz = x[3 * j + 2] - x[3 * i + 2] - shift[2];
-        double r2 = dx * dx + dy * dy + dz * dz;
+        int32_t i, j;
+        double d[3];
+        double r2 = near_pair(near, p, x, &i, &j, d);
         int same = self->molecule[i] == self->molecule[j];
         if (r2 >= (same ? intra2 : inter2)) continue;
         double r = sqrt(r2), limit = same ? self->intra : self->inter;
         double gap = limit - r;
         energy += self->push * gap * gap;
         double f = r > 0 ? -2.0 * self->push * gap / r : 0.0; /* dE/dr / r */
-        g[3 * j] += f * dx, g[3 * j + 1] += f * dy, g[3 * j + 2] += f * dz;
-        g[3 * i] -= f * dx, g[3 * i + 1] -= f * dy, g[3 * i + 2] -= f * dz;
+        for (int c = 0; c < 3; c++) {
+            g[3 * j + c] += f * d[c];
+            g[3 * i + c] -= f * d[c];
+        }
     }
     return energy;
 }
@@ -626,29 +635,20 @@ static PyObject *Relaxer_energy(Relaxer *self, PyObject *args, PyObject *kwargs)
 }
 
 /* The pairs of the Verlet list closer than `inter` (between molecules) or `intra` (within one), at x. */
-static PyObject *close_pair_array(Relaxer *self, const double *x, double inter, double intra) {
-    size_t total = 0;
-    for (int c = 0; c < CHUNKS; c++) total += self->near[c].count;
-    int32_t *found = malloc((total > 0 ? total : 1) * 2 * sizeof(int32_t));
-    if (!found) return PyErr_NoMemory();
-    size_t count = 0;
-    for (int c = 0; c < CHUNKS; c++) {
+static PyObject *close_pair_list(const Relaxer *self, const double *x, double inter, double intra) {
+    PyObject *list = PyList_New(0);
+    for (int c = 0; list && c < CHUNKS; c++) {
         const NearList *near = &self->near[c];
-        for (size_t p = 0; p < near->count; p++) {
-            int32_t i = near->pairs[2 * p], j = near->pairs[2 * p + 1];
-            const double *shift = near->shift + 3 * p;
-            double dx = x[3 * j] - x[3 * i] - shift[0], dy = x[3 * j + 1] - x[3 * i + 1] - shift[1], dz = x[3 * j + 2] - x[3 * i + 2] - shift[2];
-            double limit = self->molecule[i] == self->molecule[j] ? intra : inter;
-            if (dx * dx + dy * dy + dz * dz < limit * limit) found[2 * count] = i, found[2 * count + 1] = j, count++;
+        for (size_t p = 0; list && p < near->count; p++) {
+            int32_t i, j;
+            double d[3];
+            double r2 = near_pair(near, p, x, &i, &j, d), limit = self->molecule[i] == self->molecule[j] ? intra : inter;
+            if (r2 >= limit * limit) continue;
+            PyObject *pair = Py_BuildValue("(ii)", i, j);
+            if (!pair || PyList_Append(list, pair) < 0) Py_CLEAR(list);
+            Py_XDECREF(pair);
         }
     }
-    PyObject *list = PyList_New((Py_ssize_t)count);
-    for (size_t k = 0; list && k < count; k++) {
-        PyObject *pair = Py_BuildValue("(ii)", found[2 * k], found[2 * k + 1]);
-        if (!pair) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, (Py_ssize_t)k, pair);
-    }
-    free(found);
     return list;
 }
 
@@ -665,7 +665,7 @@ static PyObject *Relaxer_close_pairs(Relaxer *self, PyObject *args, PyObject *kw
     Buffer x = {0};
     PyObject *result = NULL;
     if (open_coordinates(self, positions, "positions", 0, &x) == 0 && ensure_list(self, x.view.buf, box) == 0)
-        result = close_pair_array(self, x.view.buf, inter, intra);
+        result = close_pair_list(self, x.view.buf, inter, intra);
     close_buffer(&x);
     return result;
 }

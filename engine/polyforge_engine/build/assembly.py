@@ -64,6 +64,11 @@ def pairs_within_three_bonds(bonds: np.ndarray, atom_count: int) -> np.ndarray:
     return sorted_unique(low * atom_count + high)
 
 
+def system_bonds(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> np.ndarray:
+    """Every bond of a system of molecules (kind of each, first atom of each), (bonds, 2) atom indices."""
+    return np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)]).astype(np.int64)
+
+
 def _atom_names(elements: tuple[str, ...], residue_of_atom: np.ndarray) -> tuple[str, ...]:
     """Element plus a running number within the residue (C1, C2, H1…), at most four characters."""
     counters: dict[int, Counter[str]] = {}

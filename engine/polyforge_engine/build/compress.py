@@ -30,7 +30,7 @@ from collections.abc import Callable
 import numpy as np
 from rdkit import Chem
 
-from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.build.assembly import AssembledPolymer, system_bonds
 from polyforge_engine.build.growth import Tolerances
 from polyforge_engine.build.rings import ring_groups
 from polyforge_engine.runtime.openmm_cpu import engine_threads, sleeping_openmp_threads
@@ -327,11 +327,6 @@ def _too_close(energy: Relaxer, positions: np.ndarray, box: np.ndarray, toleranc
     return energy.close_pairs(positions, tuple(float(side) for side in box), tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin)
 
 
-def _system_bonds(kinds: list[AssembledPolymer], molecule_kinds: list[int], molecule_offsets: np.ndarray) -> np.ndarray:
-    """Every bond of the system, (bonds, 2) atom indices."""
-    return np.concatenate([kinds[k].bonds + int(start) for start, k in zip(molecule_offsets, molecule_kinds, strict=True)])
-
-
 def _within_bonds(mask: np.ndarray, bonds: np.ndarray, reach: int) -> np.ndarray:
     """A mask of the atoms at most `reach` bonds from an atom of `mask`."""
     for _ in range(reach):
@@ -363,7 +358,8 @@ def _cages(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: 
 
     keys: set[int] = set()
     for a, b in _too_close(energy, positions, box, tolerances):
-        low, high = np.minimum.outer(cage(a), cage(b)), np.maximum.outer(cage(a), cage(b))
+        around_a, around_b = cage(a), cage(b)
+        low, high = np.minimum.outer(around_a, around_b), np.maximum.outer(around_a, around_b)
         kept = (low != high) & ~((low == min(a, b)) & (high == max(a, b)))
         keys.update((low * atoms + high)[kept].tolist())
     return np.array(sorted(keys), dtype=np.int64)
@@ -459,7 +455,7 @@ def compress(
     # A round that cannot move (its energy already converged) is followed by none with the same energy:
     # nothing would change. After a push-off the next energy is then the stiff one, else the polish ends.
     released = np.zeros(len(current), dtype=bool)
-    bonds = _system_bonds(kinds, molecule_kinds, molecule_offsets)
+    bonds = system_bonds(kinds, molecule_kinds, molecule_offsets)
     stiff, stalled, tunnelled = not push_off, False, False
     for polish in range(POLISH_ROUNDS + 1):
         if limits_kept(current) or polish == POLISH_ROUNDS:

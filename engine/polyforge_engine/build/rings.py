@@ -17,7 +17,7 @@ import numpy as np
 from rdkit import Chem
 
 from polyforge_engine.build._contacts import pairs_between
-from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.build.assembly import AssembledPolymer, system_bonds
 
 
 def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:
@@ -55,7 +55,7 @@ def piercings(
     periodic = np.array([True, True, not walls])
     found: list[tuple[np.ndarray, np.ndarray]] = []
     # Bonds of the whole system: ends (unwrapped, molecules whole), and the atoms they join.
-    bond_atoms = np.concatenate([kinds[k].bonds + int(molecule_offsets[m]) for m, k in enumerate(molecule_kinds)]).astype(np.int64)
+    bond_atoms = system_bonds(kinds, molecule_kinds, molecule_offsets)
     if not len(bond_atoms):
         return found
     first, second = positions[bond_atoms[:, 0]], positions[bond_atoms[:, 1]]
