@@ -2,6 +2,7 @@ import { GrowthBookProvider } from "@growthbook/growthbook-react";
 import { FLAGS } from "@polyforge/contracts/flags";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { fileTooLargeMessage, MB, unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
+import { useQueryClient } from "@tanstack/react-query";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { Ketcher } from "ketcher-core";
@@ -311,5 +312,55 @@ describe("add molecular system: from structure", () => {
     expect(screen.getByText("Structure validation failed")).toBeInTheDocument();
     expect(screen.getByRole("alert")).toHaveTextContent("Xe is not supported by GAFF");
     expect(screen.getByRole("button", { name: "Save structure" })).toBeEnabled();
+  });
+});
+
+/** Reads every query again, as a notification does. */
+function RefreshButton() {
+  const queryClient = useQueryClient();
+  return (
+    <button type="button" onClick={() => void queryClient.invalidateQueries()}>
+      refresh
+    </button>
+  );
+}
+
+describe("add molecular system: reading the system again", () => {
+  signedInWithFetch(fetchMock);
+  beforeAll(async () => {
+    await loadRDKit();
+  });
+
+  /** The structure step with a SMILES typed in the dialog; then each GET of the system answers `status`. */
+  async function typingWhenReadsFail(status: number) {
+    serve(molecularSystem("smiles", {}));
+    const left = vi.fn();
+    renderWithProviders(
+      <>
+        <RefreshButton />
+        <MolecularSystemFlow systemId={SYSTEM_ID} onLoadFailed={left} />
+      </>,
+    );
+    await screen.findByTestId("ketcher-editor");
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Enter SMILES" }));
+    const dialog = await screen.findByRole("dialog", { name: "Enter SMILES" });
+    await user.type(within(dialog).getByLabelText("SMILES"), "CCO");
+    fetchMock.mockImplementation(async () => jsonResponse(status, { errors: [{ error_code: "NOT_FOUND" }] }));
+    await user.click(screen.getByRole("button", { name: "refresh", hidden: true }));
+    return { left, dialog };
+  }
+
+  it("keeps the user and what they typed when a refresh fails", async () => {
+    const { left, dialog } = await typingWhenReadsFail(403);
+    await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(left).not.toHaveBeenCalled();
+    expect(within(dialog).getByLabelText("SMILES")).toHaveValue("CCO");
+  });
+
+  it("leaves the flow once the system is gone", async () => {
+    const { left } = await typingWhenReadsFail(404);
+    await waitFor(() => expect(left).toHaveBeenCalledOnce());
   });
 });

@@ -3,6 +3,7 @@ import { type MolecularSystemDetailsForm, potentialsStepEnabled } from "@polyfor
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { ProductError } from "../../lib/api/productError";
 import { useCreateMolecularSystem } from "./api/createMolecularSystem";
 import { type MolecularSystem, useMolecularSystem } from "./api/getMolecularSystem";
 import { DetailsStep } from "./DetailsStep";
@@ -30,11 +31,12 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
   const system = useMolecularSystem(systemId);
   const [active, setActive] = useActiveStep(systemId, system.data);
   const create = useCreateOnce(onCreated);
+  const unreadable = systemUnreadable(system);
   useEffect(() => {
-    if (!system.isError) return;
+    if (!unreadable) return;
     toast.error(t("loadFailed"));
     onLoadFailed();
-  }, [system.isError, onLoadFailed, t]);
+  }, [unreadable, onLoadFailed, t]);
 
   if (systemId && !system.data) return <Loader aria-label={t("loading")} />;
   const data = system.data;
@@ -77,6 +79,16 @@ export function MolecularSystemFlow({ systemId, onCreated, onLoadFailed }: Molec
       {data ? <StepNavigation active={active} potentialsOpen={potentialsOpen} onMove={setActive} /> : null}
     </Stack>
   );
+}
+
+/**
+ * The flow is left when the system cannot be read at all, or is gone (404). A refresh that fails
+ * while it is shown (a notification's refetch on a busy server) keeps the user, and what they were
+ * typing, where they are: the next notification or poll reads it again.
+ */
+function systemUnreadable(system: { isError: boolean; data?: unknown; error: unknown }): boolean {
+  if (!system.isError) return false;
+  return system.data === undefined || (system.error instanceof ProductError && system.error.status === 404);
 }
 
 /**
