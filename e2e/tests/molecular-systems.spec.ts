@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
+import { openSmilesDialog } from "../support/structure";
 
 /** Three water molecules in a 12 Å cell: small, and a system (several copies of one kind). */
 const WATER_PDB = `CRYST1   12.000   12.000   12.000  90.00  90.00  90.00 P 1           1
@@ -60,8 +61,7 @@ test("a user adds a system from a .pdb file and one from a typed structure, sees
 
   // From structure: a bad SMILES is refused, aspirin is drawn in Ketcher and saved.
   await startSystem(page, aspirinName, "From structure");
-  await page.getByRole("button", { name: "Enter SMILES" }).click();
-  const dialog = page.getByRole("dialog", { name: "Enter SMILES" });
+  const dialog = await openSmilesDialog(page);
   await dialog.getByLabel("SMILES").fill("C1CC(");
   await dialog.getByRole("button", { name: "Draw structure" }).click();
   await expect(dialog.getByText("Invalid SMILES format")).toBeVisible();

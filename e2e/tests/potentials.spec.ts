@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
+import { openSmilesDialog } from "../support/structure";
 
 /** Three waters in a 25 Å cell, as GROMACS writes them. */
 const WATER_GRO = `Three waters
@@ -70,8 +71,7 @@ async function addPotential(page: Page, kind: "Generate" | "Upload file") {
 /** A drawn structure (ethanol), converted to 3D, on its Potentials step. */
 async function drawEthanol(page: Page, ethanolName: string) {
   await startSystem(page, ethanolName, "From structure");
-  await page.getByRole("button", { name: "Enter SMILES" }).click();
-  const smiles = page.getByRole("dialog", { name: "Enter SMILES" });
+  const smiles = await openSmilesDialog(page);
   await smiles.getByLabel("SMILES").fill("CCO");
   await smiles.getByRole("button", { name: "Draw structure" }).click();
   await expect(smiles).toBeHidden({ timeout: 30_000 });
