@@ -171,6 +171,64 @@ def test_minimiser_gives_the_same_result_on_any_number_of_threads(chains: BuildR
         assert np.array_equal(x, results[0][2]) and np.array_equal(gradient, results[0][4])
 
 
+def textbook_lbfgs(energy, x: np.ndarray, box: tuple[float, float, float], steps: int) -> np.ndarray:
+    """`steps` steps of the minimiser as _relax.c states it, with the two-loop recursion written as
+    Nocedal & Wright (Algorithm 7.4) give it: 8 pairs kept, a unit step (steepest descent: 0.05 Å for
+    the atom moving most), no atom moving more than 0.3 Å, Armijo backtracking (1e-4, halving)."""
+    x = x.copy()
+
+    def at(point: np.ndarray) -> tuple[float, np.ndarray]:
+        gradient = np.zeros_like(point)
+        return energy.energy(np.ascontiguousarray(point), gradient, box, 1.0), gradient.ravel()
+
+    value, g = at(x)
+    history: list[tuple[np.ndarray, np.ndarray]] = []  # oldest first
+    for _ in range(steps):
+        q = g.copy()
+        alphas = []
+        for s, y in reversed(history):
+            alphas.append(s @ q / (s @ y))
+            q -= alphas[-1] * y
+        if history:
+            s, y = history[-1]
+            q *= (s @ y) / (y @ y)
+        for (s, y), alpha in zip(history, reversed(alphas), strict=True):
+            q += (alpha - (y @ q) / (s @ y)) * s
+        d = -q
+        largest = np.linalg.norm(d.reshape(-1, 3), axis=1).max()
+        step = 1.0 if history else 0.05 / largest
+        if g @ d >= 0:
+            history, d = [], -g
+            largest = np.linalg.norm(d.reshape(-1, 3), axis=1).max()
+            step = 0.05 / largest
+        step = min(step, 0.3 / largest)
+        for _ in range(30):
+            trial = x + step * d.reshape(-1, 3)
+            trial_value, trial_g = at(trial)
+            if trial_value <= value + 1e-4 * step * (g @ d):
+                break
+            step *= 0.5
+        s, y = (trial - x).ravel(), trial_g - g
+        if s @ y > 1e-12:
+            history = [*history, (s, y)][-8:]
+        x, value, g = trial, trial_value, trial_g
+    return x
+
+
+def test_minimiser_steps_are_the_textbook_lbfgs_steps(chains: BuildResult) -> None:
+    """The compiled minimiser keeps every product of its pairs and the gradient and takes the two-loop
+    recursion over those (one pass over the vectors a step): its steps are the recursion's."""
+    side = 16.0
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    start = squeezed(chains, side, seed=5)
+    expected = textbook_lbfgs(energy, start, (side, side, side), steps=25)
+    x = start.copy()
+    iterations, _ = energy.minimize(x, (side, side, side), 1.0, 1e-9, 25)
+    assert iterations == 25
+    assert np.abs(x - start).max() > 0.5  # it went somewhere
+    np.testing.assert_allclose(x, expected, atol=1e-6)
+
+
 def test_holds_are_let_go_only_about_pairs_inside_their_limits(chains: BuildResult) -> None:
     """After a push-off the polish frees the torsions about a pair still too close (RELEASE_REACH
     bonds around it), and keeps every other conformation held."""

@@ -16,9 +16,9 @@
  * The energy and the neighbour list run on the job's threads (OpenMP), yet a given input always gives
  * the same result on any number of them: the term lists and the neighbour list are cut into CHUNKS
  * fixed parts, each part sums into its own gradient buffer, and the parts are added in one fixed order.
- * The minimiser's vector work stays serial: run on threads too, it needed a hand-over between threads
- * at every pass over a vector, which cost more than it saved with threads that sleep when idle
- * (runtime/openmm_cpu.py; measured in bench/README.md). */
+ * The minimiser's vector work is two passes a step (History below), each on the threads in the same
+ * CHUNKS parts: with a hand-over between threads at every one of the two-loop recursion's passes it
+ * cost more than it saved with threads that sleep when idle (runtime/openmm_cpu.py; bench/README.md). */
 
 #include "buffers.h"
 #include "cells.h"
@@ -28,6 +28,7 @@
 #define FIRST_STEP 0.05    /* largest move of one atom along the first (steepest-descent) direction */
 #define ARMIJO 1e-4        /* sufficient decrease */
 #define BACKTRACKS 30      /* halvings of a step before the line search gives up */
+#define BLOCK_ATOMS 128    /* atoms per block of the L-BFGS passes: their vectors stay in L1 while read */
 #define CHUNKS 4           /* fixed parts of all work (see above): more threads than this go unused */
 
 /* The first index of part c of n items (part c covers [chunk_start(n, c), chunk_start(n, c + 1))). */
@@ -330,61 +331,80 @@ static double dot(const double *a, const double *b, Py_ssize_t n) {
     return sum;
 }
 
-/* Largest move of one atom along d. */
-static double largest_move(const double *d, Py_ssize_t atoms) {
-    double worst = 0.0;
-    for (Py_ssize_t i = 0; i < atoms; i++) {
-        double m2 = d[3 * i] * d[3 * i] + d[3 * i + 1] * d[3 * i + 1] + d[3 * i + 2] * d[3 * i + 2];
-        if (m2 > worst) worst = m2;
-    }
-    return sqrt(worst);
+/* L-BFGS history: the pairs (s, y) kept in HISTORY slots, with every dot product between them and
+ * with the current gradient g, so that a direction costs one pass over the vectors and a new pair
+ * one more (the two-loop recursion, written over these products; it took four passes and a write of
+ * d on each, and the passes were most of a step's memory traffic at 35 k atoms). */
+typedef struct {
+    double *s, *y;                                /* HISTORY slots of `size` values each */
+    double rho[HISTORY];                          /* 1 / s·y */
+    double sy[HISTORY][HISTORY], yy[HISTORY][HISTORY]; /* s_i·y_j, y_i·y_j */
+    double sg[HISTORY], yg[HISTORY];              /* s_i·g, y_i·g */
+    double gg;                                    /* g·g */
+    int stored, newest;
+} History;
+
+/* The slots kept, newest first; returns how many. */
+static int kept_slots(const History *h, int order[HISTORY]) {
+    for (int k = 0; k < h->stored; k++) order[k] = (h->newest - k + HISTORY) % HISTORY;
+    return h->stored;
 }
 
-/* The L-BFGS direction d = -H g by the two-loop recursion over the `stored` pairs (s, y) kept,
- * newest at `newest` (steepest descent while there is no history), each pass over the vectors also
- * taking the dot product the next one needs. Returns 1 where history shaped d (a unit step suits it),
- * 0 for steepest descent. */
-static int lbfgs_direction(double *d, const double *g, const double *s, const double *y, const double *rho,
-                           const double *yy, double *alpha, int stored, int newest, Py_ssize_t size) {
-    int order[HISTORY]; /* newest first */
-    for (int h = 0; h < stored; h++) order[h] = (newest - h + HISTORY) % HISTORY;
-    double acc = 0.0;
-    const double *ahead = stored ? s + order[0] * size : NULL;
-    for (Py_ssize_t k = 0; k < size; k++) {
-        d[k] = -g[k];
-        if (ahead) acc += ahead[k] * d[k];
+/* The direction d = -H g: the two-loop recursion's coefficients from the kept products, then
+ * d = -(gamma (g - sum alpha_j y_j) + sum c_j s_j) in one pass, parts summed in fixed order.
+ * *slope = g·d, *largest = the largest move of one atom along d. Returns 1 where history shaped d
+ * (a unit step suits it), 0 for steepest descent. */
+static int lbfgs_direction(const Relaxer *self, double *d, const double *g, const History *h, double *slope, double *largest) {
+    int order[HISTORY], m = kept_slots(h, order);
+    double alpha[HISTORY] = {0}, c[HISTORY] = {0}, gamma = 1.0;
+    for (int a = 0; a < m; a++) { /* newest to oldest: alpha_i = rho_i s_i·(g - sum over newer of alpha_j y_j) */
+        int i = order[a];
+        double sq = h->sg[i];
+        for (int b = 0; b < a; b++) sq -= alpha[order[b]] * h->sy[i][order[b]];
+        alpha[i] = h->rho[i] * sq;
     }
-    for (int h = 0; h < stored; h++) {
-        int at = order[h];
-        alpha[at] = rho[at] * acc;
-        const double *ya = y + at * size;
-        ahead = h + 1 < stored ? s + order[h + 1] * size : NULL;
-        acc = 0.0;
-        for (Py_ssize_t k = 0; k < size; k++) {
-            d[k] -= alpha[at] * ya[k];
-            if (ahead) acc += ahead[k] * d[k];
+    if (m) gamma = 1.0 / (h->rho[h->newest] * h->yy[h->newest][h->newest]); /* s·y / y·y of the newest pair */
+    for (int a = m - 1; a >= 0; a--) { /* oldest to newest: beta_i = rho_i y_i·r */
+        int i = order[a];
+        double yq = h->yg[i];
+        for (int b = 0; b < m; b++) yq -= alpha[order[b]] * h->yy[i][order[b]];
+        double yr = gamma * yq;
+        for (int b = a + 1; b < m; b++) yr += c[order[b]] * h->sy[order[b]][i];
+        c[i] = alpha[i] - h->rho[i] * yr;
+    }
+    Py_ssize_t size = 3 * self->atoms;
+    double slopes[CHUNKS], moves[CHUNKS];
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1)
+    for (int part = 0; part < CHUNKS; part++) {
+        double gd = 0.0, worst = 0.0;
+        Py_ssize_t first = chunk_start(self->atoms, part), last = chunk_start(self->atoms, part + 1);
+        for (Py_ssize_t atom = first; atom < last; atom += BLOCK_ATOMS) {
+            Py_ssize_t from = 3 * atom, n = 3 * ((atom + BLOCK_ATOMS < last ? atom + BLOCK_ATOMS : last) - atom);
+            double *restrict r = d + from; /* this block of d, summed as r = -d */
+            const double *restrict gb = g + from;
+            for (Py_ssize_t k = 0; k < n; k++) r[k] = gamma * gb[k];
+            for (int b = 0; b < m; b++) {
+                int j = order[b];
+                const double *restrict sj = h->s + j * size + from, *restrict yj = h->y + j * size + from;
+                double cs = c[j], ca = gamma * alpha[j];
+                for (Py_ssize_t k = 0; k < n; k++) r[k] += cs * sj[k] - ca * yj[k];
+            }
+            for (Py_ssize_t k = 0; k < n; k += 3) {
+                r[k] = -r[k], r[k + 1] = -r[k + 1], r[k + 2] = -r[k + 2];
+                gd += gb[k] * r[k] + gb[k + 1] * r[k + 1] + gb[k + 2] * r[k + 2];
+                double m2 = r[k] * r[k] + r[k + 1] * r[k + 1] + r[k + 2] * r[k + 2];
+                if (m2 > worst) worst = m2;
+            }
         }
+        slopes[part] = gd, moves[part] = worst;
     }
-    if (stored == 0) return 0;
-    double gamma = 1.0 / (rho[newest] * yy[newest]); /* s·y / y·y of the newest pair */
-    ahead = y + order[stored - 1] * size;
-    acc = 0.0;
-    for (Py_ssize_t k = 0; k < size; k++) {
-        d[k] *= gamma;
-        acc += ahead[k] * d[k];
+    *slope = 0.0, *largest = 0.0;
+    for (int part = 0; part < CHUNKS; part++) {
+        *slope += slopes[part];
+        if (moves[part] > *largest) *largest = moves[part];
     }
-    for (int h = stored - 1; h >= 0; h--) {
-        int at = order[h];
-        double coefficient = alpha[at] - rho[at] * acc;
-        const double *sa = s + at * size;
-        ahead = h > 0 ? y + order[h - 1] * size : NULL;
-        acc = 0.0;
-        for (Py_ssize_t k = 0; k < size; k++) {
-            d[k] += coefficient * sa[k];
-            if (ahead) acc += ahead[k] * d[k];
-        }
-    }
-    return 1;
+    *largest = sqrt(*largest);
+    return m > 0;
 }
 
 /* Backtracking line search (sufficient decrease) from x along d, halving `step` up to BACKTRACKS
@@ -404,25 +424,72 @@ static int line_search(Relaxer *self, const double *x, const double *d, const do
     return 0;
 }
 
-/* Keeps the step's pair s = x_new - x, y = g_new - g in the next history slot when its curvature
- * s·y is positive; updates *stored and *newest. */
-static void remember_pair(double *s, double *y, double *rho, double *yy, const double *x, const double *x_new,
-                          const double *g, const double *g_new, int *stored, int *newest, Py_ssize_t size) {
-    int next = (*newest + 1) % HISTORY;
-    double *sn = s + next * size, *yn = y + next * size, sy = 0.0, y2 = 0.0;
-    for (Py_ssize_t k = 0; k < size; k++) {
-        sn[k] = x_new[k] - x[k];
-        yn[k] = g_new[k] - g[k];
-        sy += sn[k] * yn[k];
-        y2 += yn[k] * yn[k];
+/* Dot products one pass takes per kept slot j: s_new·y_j, s_j·g_new, y_j·g_new (s_j·y_new and
+ * y_j·y_new follow from the last two less the products with g). */
+enum { SN_Y, S_GN, Y_GN, PER_SLOT };
+/* ... and of the new pair itself: s·y, y·y, g_new·g_new, s·g_new, y·g_new. */
+enum { SN_YN, YN_YN, GN_GN, SN_GN, YN_GN, OWN };
+
+/* After a step x -> x_new (gradients g -> g_new): writes the pair s = x_new - x, y = g_new - g into
+ * the next slot and keeps it when its curvature s·y is positive; updates every product with g_new,
+ * all in one pass, parts summed in fixed order. */
+static void remember_pair(const Relaxer *self, History *h, const double *x, const double *x_new, const double *g, const double *g_new) {
+    Py_ssize_t size = 3 * self->atoms;
+    int next = (h->newest + 1) % HISTORY, order[HISTORY], m = kept_slots(h, order);
+    if (m == HISTORY) m--; /* the oldest is in `next`: overwritten now */
+    double *sn = h->s + next * size, *yn = h->y + next * size;
+    double sums[CHUNKS][HISTORY * PER_SLOT + OWN];
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1)
+    for (int part = 0; part < CHUNKS; part++) {
+        double *sum = sums[part];
+        memset(sum, 0, sizeof(sums[part]));
+        Py_ssize_t first = 3 * chunk_start(self->atoms, part), last = 3 * chunk_start(self->atoms, part + 1);
+        for (Py_ssize_t from = first; from < last; from += 3 * BLOCK_ATOMS) {
+            Py_ssize_t to = from + 3 * BLOCK_ATOMS < last ? from + 3 * BLOCK_ATOMS : last;
+            double sy = 0.0, y2 = 0.0, g2 = 0.0, sg = 0.0, yg = 0.0;
+#pragma omp simd reduction(+ : sy, y2, g2, sg, yg)
+            for (Py_ssize_t k = from; k < to; k++) {
+                double sk = x_new[k] - x[k], yk = g_new[k] - g[k], gk = g_new[k];
+                sn[k] = sk, yn[k] = yk;
+                sy += sk * yk, y2 += yk * yk, g2 += gk * gk, sg += sk * gk, yg += yk * gk;
+            }
+            double *own = sum + HISTORY * PER_SLOT;
+            own[SN_YN] += sy, own[YN_YN] += y2, own[GN_GN] += g2, own[SN_GN] += sg, own[YN_GN] += yg;
+            for (int b = 0; b < m; b++) {
+                int j = order[b];
+                const double *restrict sj = h->s + j * size, *restrict yj = h->y + j * size;
+                const double *restrict sk = sn, *restrict gk = g_new;
+                double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+#pragma omp simd reduction(+ : a0, a1, a2)
+                for (Py_ssize_t k = from; k < to; k++) a0 += sk[k] * yj[k], a1 += sj[k] * gk[k], a2 += yj[k] * gk[k];
+                double *at = sum + b * PER_SLOT;
+                at[SN_Y] += a0, at[S_GN] += a1, at[Y_GN] += a2;
+            }
+        }
     }
-    if (sy > 1e-12) {
-        rho[next] = 1.0 / sy;
-        yy[next] = y2;
-        *newest = next;
-        if (*stored < HISTORY) (*stored)++;
-    } else if (*stored == HISTORY) {
-        (*stored)--; /* the pair just overwritten in `next` was the oldest kept: it is gone */
+    double total[HISTORY * PER_SLOT + OWN] = {0};
+    for (int part = 0; part < CHUNKS; part++)
+        for (int k = 0; k < HISTORY * PER_SLOT + OWN; k++) total[k] += sums[part][k];
+    const double *own = total + HISTORY * PER_SLOT;
+    int kept = own[SN_YN] > 1e-12;
+    for (int b = 0; b < m; b++) {
+        int j = order[b];
+        double sg = total[b * PER_SLOT + S_GN], yg = total[b * PER_SLOT + Y_GN];
+        if (kept) {
+            h->sy[next][j] = total[b * PER_SLOT + SN_Y], h->sy[j][next] = sg - h->sg[j];
+            h->yy[next][j] = h->yy[j][next] = yg - h->yg[j];
+        }
+        h->sg[j] = sg, h->yg[j] = yg;
+    }
+    h->gg = own[GN_GN];
+    if (kept) {
+        h->rho[next] = 1.0 / own[SN_YN];
+        h->sy[next][next] = own[SN_YN], h->yy[next][next] = own[YN_YN];
+        h->sg[next] = own[SN_GN], h->yg[next] = own[YN_GN];
+        h->newest = next;
+        h->stored = m + 1;
+    } else {
+        h->stored = m; /* a full history lost its oldest pair to `next` */
     }
 }
 
@@ -436,28 +503,26 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
         PyErr_NoMemory();
         return -1;
     }
-    double *s = memory, *y = s + HISTORY * size, *g = y + HISTORY * size, *d = g + size, *trial = d + size, *trial_g = trial + size;
+    History h = {.s = memory, .y = memory + HISTORY * size, .stored = 0, .newest = HISTORY - 1};
+    double *g = h.y + HISTORY * size, *d = g + size, *trial = d + size, *trial_g = trial + size;
     double *result = x; /* the caller's: the minimiser works in its own buffers, swapped as it goes */
     x = trial_g + size;
     memcpy(x, result, (size_t)size * sizeof(double));
-    double rho[HISTORY], yy[HISTORY], alpha[HISTORY];
-    int stored = 0, newest = -1;
     Py_ssize_t done = 0;
 
     if (ensure_list(self, x, box) < 0) goto fail;
     double energy = evaluate(self, x, g, stagger);
+    h.gg = dot(g, g, size);
     double threshold = tolerance * tolerance * (double)size;
-    while (done < iterations && dot(g, g, size) > threshold) {
-        double step = lbfgs_direction(d, g, s, y, rho, yy, alpha, stored, newest, size) ? 1.0
-                                                                                        : FIRST_STEP / largest_move(d, self->atoms);
-        double slope = dot(g, d, size);
+    while (done < iterations && h.gg > threshold) {
+        double slope, largest;
+        double step = lbfgs_direction(self, d, g, &h, &slope, &largest) ? 1.0 : FIRST_STEP / largest;
         if (slope >= 0.0) { /* not a descent direction: forget the history and go downhill */
-            stored = 0;
-            for (Py_ssize_t k = 0; k < size; k++) d[k] = -g[k];
-            slope = dot(g, d, size);
-            step = FIRST_STEP / largest_move(d, self->atoms);
+            h.stored = 0;
+            lbfgs_direction(self, d, g, &h, &slope, &largest);
+            step = FIRST_STEP / largest;
         }
-        double move = largest_move(d, self->atoms) * step;
+        double move = largest * step;
         if (move > MAX_STEP) step *= MAX_STEP / move;
 
         double trial_energy = energy;
@@ -465,7 +530,7 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
         if (accepted < 0) goto fail;
         if (!accepted) break; /* no lower energy along this direction: as good as it gets */
 
-        remember_pair(s, y, rho, yy, x, trial, g, trial_g, &stored, &newest, size);
+        remember_pair(self, &h, x, trial, g, trial_g);
         double *swap = x;
         x = trial, trial = swap;
         swap = g, g = trial_g, trial_g = swap;
