@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
-import { openSmilesDialog } from "../support/structure";
+import { openSmilesDialog, startSystem } from "../support/molecularSystem";
 
 /** Three water molecules in a 12 Å cell: small, and a system (several copies of one kind). */
 const WATER_PDB = `CRYST1   12.000   12.000   12.000  90.00  90.00  90.00 P 1           1
@@ -18,18 +18,6 @@ END
 `;
 
 const ASPIRIN = "CC(=O)Oc1ccccc1C(=O)O";
-
-/** Opens Add Molecular System from the sidebar and passes the Details step. */
-async function startSystem(page: Page, name: string, origin: "From file" | "From structure") {
-  await page.getByRole("navigation").getByRole("link", { name: "Add Molecular System" }).click();
-  await expect(page.getByRole("heading", { name: "Add molecular system" })).toBeVisible();
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel("Description").fill("Added by the end-to-end test");
-  await page.getByLabel(origin).check();
-  await page.getByRole("button", { name: "Next" }).click();
-  // The new system's id is in the URL, so a reload resumes it.
-  await expect(page).toHaveURL(/\/add-molecular-system\?systemId=[0-9a-f-]{36}$/);
-}
 
 test("a user adds a system from a .pdb file and one from a typed structure, sees both validated live and in the catalogue", async ({
   page,

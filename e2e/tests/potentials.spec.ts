@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, type Page, test } from "@playwright/test";
 import { artifact, signUp } from "../support/auth";
-import { openSmilesDialog } from "../support/structure";
+import { openSmilesDialog, startSystem } from "../support/molecularSystem";
 
 /** Three waters in a 25 Å cell, as GROMACS writes them. */
 const WATER_GRO = `Three waters
@@ -52,16 +52,6 @@ SOL  3
 
 /** The same topology for four waters: it does not describe the structure. */
 const WRONG_TOP = WATER_TOP.replace(/SOL {2}3\n$/, "SOL  4\n");
-
-/** Opens Add Molecular System from the sidebar and passes the Details step. */
-async function startSystem(page: Page, name: string, origin: "From file" | "From structure") {
-  await page.getByRole("navigation").getByRole("link", { name: "Add Molecular System" }).click();
-  await expect(page.getByRole("heading", { name: "Add molecular system" })).toBeVisible();
-  await page.getByLabel("Name").fill(name);
-  await page.getByLabel(origin).check();
-  await page.getByRole("button", { name: "Next" }).click();
-  await expect(page).toHaveURL(/\/add-molecular-system\?systemId=[0-9a-f-]{36}$/);
-}
 
 async function addPotential(page: Page, kind: "Generate" | "Upload file") {
   await page.getByRole("button", { name: "Add potential" }).click();
