@@ -137,6 +137,49 @@ def test_minimiser_pushes_molecules_apart_and_keeps_their_geometry(chains: Build
         assert np.abs(now / built - 1).max() < 0.02
 
 
+def broken_limits(result: BuildResult, x: np.ndarray, side: float, keep: tuple[float, float, float, float]) -> int:
+    """Pairs closer than keep's inter (between molecules) or intra (within one, more than three bonds
+    apart) at the minimum image, over every pair, and atoms with z outside (keep's low, high)."""
+    molecule = np.repeat(np.arange(len(result.molecule_kinds)), result.kinds[0].atom_count)
+    hops = np.tile(Chem.GetDistanceMatrix(result.kinds[0].mol), (3, 3))
+    delta = x[:, None] - x[None, :]
+    delta -= np.round(delta / side) * side
+    distance = np.linalg.norm(delta, axis=2)
+    same = molecule[:, None] == molecule[None, :]
+    inside = np.where(same, (distance < keep[1]) & (hops > 3), distance < keep[0])
+    return int(np.triu(inside, 1).sum()) + int(((x[:, 2] <= keep[2]) | (x[:, 2] >= keep[3])).sum())
+
+
+@pytest.mark.parametrize("walls", [False, True])
+def test_a_minimisation_told_what_to_keep_stops_at_the_first_step_that_keeps_it(chains: BuildResult, walls: bool) -> None:
+    """With `keep`, the minimiser stops after the first step that leaves no pair inside the kept limits
+    and no atom outside the kept walls (counted here over every pair); without, the same steps go on."""
+    side = 16.0
+    box = (side, side, side)
+    walls_at = (1.15, side - 1.15) if walls else None
+    keep = (TOLERANCES.inter + TOLERANCES.margin, TOLERANCES.intra + TOLERANCES.margin, *((1.0, side - 1.0) if walls else (-np.inf, np.inf)))
+    start = squeezed(chains, side, seed=11)
+    if walls:
+        start[:, 2] = np.clip(start[:, 2], -0.5, side + 0.5)  # some atoms beyond the walls
+
+    def minimised(iterations: int, told: bool) -> tuple[int, np.ndarray]:
+        x = start.copy()  # a new relaxer each time: the same steps, bit for bit
+        energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, walls_at)
+        done, _ = energy.minimize(x, box, 0.0, 1e-9, iterations, keep if told else None)
+        return done, x
+
+    assert broken_limits(chains, start, side, keep) > 10
+    done, kept = minimised(2000, told=True)
+    assert 1 < done < 2000
+    assert broken_limits(chains, kept, side, keep) == 0
+    assert broken_limits(chains, minimised(done - 1, told=True)[1], side, keep) > 0
+    assert minimised(done + 5, told=False)[0] == done + 5
+    assert np.array_equal(minimised(done, told=False)[1], kept)
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, walls_at)
+    with pytest.raises(ValueError, match="must not exceed"):
+        energy.minimize(start.copy(), box, 0.0, 1.0, 10, (INTER + 0.1, 1.0, -np.inf, np.inf))
+
+
 def test_relaxer_refuses_a_cell_its_neighbour_list_cannot_serve(chains: BuildResult) -> None:
     energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
     x = np.ascontiguousarray(chains.positions.copy())

@@ -73,6 +73,11 @@ typedef struct {
     NearList near[CHUNKS];
     int list_valid;
     double list_box[3];
+    /* the limits minimize() may stop at (keep_inter <= inter, keep_intra <= intra; walls: keep_low,
+     * keep_high), whether it does, and how many pairs and atoms broke them at the last evaluation */
+    double keep_inter, keep_intra, keep_low, keep_high;
+    int keeping;
+    size_t broken;
     /* threads, and the gradient buffers of parts 1 .. CHUNKS - 1 ((CHUNKS - 1) * 3 * atoms; part 0 sums into g) */
     int threads;
     double *part_g;
@@ -258,8 +263,9 @@ static inline double near_pair(const NearList *near, size_t p, const double *x, 
 
 /* Repulsion: push (limit - r)^2 for each pair of part c of the Verlet list closer than its limit (intra
  * within a molecule, inter between two), at its minimum image. */
-static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy, int c) {
+static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy, int c, size_t *broken) {
     double inter2 = self->inter * self->inter, intra2 = self->intra * self->intra;
+    double keep_inter2 = self->keep_inter * self->keep_inter, keep_intra2 = self->keep_intra * self->keep_intra;
     const NearList *near = &self->near[c];
     for (size_t p = 0; p < near->count; p++) {
         int32_t i, j;
@@ -267,6 +273,7 @@ static inline double add_repulsion(const Relaxer *self, const double *x, double 
         double r2 = near_pair(near, p, x, &i, &j, d);
         int same = self->molecule[i] == self->molecule[j];
         if (r2 >= (same ? intra2 : inter2)) continue;
+        *broken += r2 < (same ? keep_intra2 : keep_inter2);
         double r = sqrt(r2), limit = same ? self->intra : self->inter;
         double gap = limit - r;
         energy += self->push * gap * gap;
@@ -280,9 +287,10 @@ static inline double add_repulsion(const Relaxer *self, const double *x, double 
 }
 
 /* Walls: wall_k (low - z)^2 for each atom of part c below wall_low, wall_k (z - high)^2 above wall_high. */
-static inline double add_walls(const Relaxer *self, const double *x, double *g, double energy, int c) {
+static inline double add_walls(const Relaxer *self, const double *x, double *g, double energy, int c, size_t *broken) {
     for (Py_ssize_t i = chunk_start(self->atoms, c); i < chunk_start(self->atoms, c + 1); i++) {
         double z = x[3 * i + 2];
+        *broken += z <= self->keep_low || z >= self->keep_high;
         if (z < self->wall_low) {
             energy += self->wall_k * (self->wall_low - z) * (self->wall_low - z);
             g[3 * i + 2] -= 2.0 * self->wall_k * (self->wall_low - z);
@@ -295,10 +303,12 @@ static inline double add_walls(const Relaxer *self, const double *x, double *g, 
 }
 
 /* The relaxation energy at x (the Verlet list current for it) and its gradient dE/dx, written to g:
- * each part's terms summed into its own buffer, the buffers then added in order. */
+ * each part's terms summed into its own buffer, the buffers then added in order. Counts in
+ * self->broken the pairs and atoms that break the kept limits. */
 static double evaluate(Relaxer *self, const double *x, double *g, double stagger) {
     Py_ssize_t size = 3 * self->atoms;
     double partial[CHUNKS];
+    size_t broken[CHUNKS] = {0};
 #pragma omp parallel num_threads(self->threads) if (self->threads > 1)
     {
 #pragma omp for schedule(static, 1)
@@ -307,8 +317,8 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
             memset(part, 0, (size_t)size * sizeof(double));
             double energy = add_held_pairs(self, x, part, 0.0, c);
             if (stagger != 0.0) energy = add_staggering(self, x, part, stagger, energy, c);
-            energy = add_repulsion(self, x, part, energy, c);
-            if (self->wall_k > 0.0) energy = add_walls(self, x, part, energy, c);
+            energy = add_repulsion(self, x, part, energy, c, &broken[c]);
+            if (self->wall_k > 0.0) energy = add_walls(self, x, part, energy, c, &broken[c]);
             partial[c] = energy;
         }
 #pragma omp for schedule(static)
@@ -319,7 +329,8 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
         }
     }
     double energy = 0.0;
-    for (int c = 0; c < CHUNKS; c++) energy += partial[c];
+    self->broken = 0;
+    for (int c = 0; c < CHUNKS; c++) energy += partial[c], self->broken += broken[c];
     return energy;
 }
 
@@ -494,7 +505,8 @@ static void remember_pair(const Relaxer *self, History *h, const double *x, cons
 }
 
 /* Minimise from x (updated in place) until the root-mean-square gradient component falls below
- * tolerance or `iterations` iterations have run. Returns the iterations run, or -1 with an exception. */
+ * tolerance, `iterations` iterations have run or, when self->keeping, a step leaves no pair inside
+ * the kept limits and no atom outside the kept walls. Returns the iterations run, or -1 with an exception. */
 static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double stagger, double tolerance,
                            Py_ssize_t iterations, double *energy_out) {
     Py_ssize_t size = 3 * self->atoms;
@@ -536,6 +548,7 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
         swap = g, g = trial_g, trial_g = swap;
         energy = trial_energy;
         done++;
+        if (self->keeping && self->broken == 0) break;
     }
     memcpy(result, x, (size_t)size * sizeof(double));
     free(memory);
@@ -660,13 +673,26 @@ static int open_coordinates(Relaxer *self, PyObject *object, const char *name, i
 }
 
 static PyObject *Relaxer_minimize(Relaxer *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"positions", "box", "stagger", "tolerance", "iterations", NULL};
-    PyObject *positions;
+    static char *keywords[] = {"positions", "box", "stagger", "tolerance", "iterations", "keep", NULL};
+    PyObject *positions, *keep = Py_None;
     double box[3], stagger, tolerance;
     Py_ssize_t iterations;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O(ddd)ddn", keywords, &positions, &box[0], &box[1], &box[2], &stagger,
-                                     &tolerance, &iterations))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O(ddd)ddn|O", keywords, &positions, &box[0], &box[1], &box[2], &stagger,
+                                     &tolerance, &iterations, &keep))
         return NULL;
+    /* keep: (inter, intra, low, high), the limits to stop at; none by default (nothing counts as broken) */
+    self->keeping = keep != Py_None;
+    self->keep_inter = self->keep_intra = 0.0, self->keep_low = -INFINITY, self->keep_high = INFINITY;
+    if (self->keeping) {
+        if (!PyArg_ParseTuple(keep, "dddd;keep: (inter, intra, low, high)", &self->keep_inter, &self->keep_intra, &self->keep_low,
+                              &self->keep_high))
+            return NULL;
+        if (self->keep_inter > self->inter || self->keep_intra > self->intra) {
+            self->keeping = 0;
+            PyErr_SetString(PyExc_ValueError, "keep: inter and intra must not exceed the relaxer's limits");
+            return NULL;
+        }
+    }
     double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
     if (box[0] < 2 * cutoff || box[1] < 2 * cutoff || (!(self->wall_k > 0.0) && box[2] < 2 * cutoff)) {
         PyErr_SetString(PyExc_ValueError, "box: every periodic side must be at least twice the cutoff");
@@ -737,8 +763,9 @@ static PyObject *Relaxer_close_pairs(Relaxer *self, PyObject *args, PyObject *kw
 
 static PyMethodDef Relaxer_methods[] = {
     {"minimize", (PyCFunction)(void (*)(void))Relaxer_minimize, METH_VARARGS | METH_KEYWORDS,
-     "minimize(positions, box, stagger, tolerance, iterations) -> (iterations run, energy): L-BFGS in place "
-     "until the root-mean-square gradient component is below tolerance."},
+     "minimize(positions, box, stagger, tolerance, iterations, keep=None) -> (iterations run, energy): L-BFGS in place "
+     "until the root-mean-square gradient component is below tolerance or, with keep = (inter, intra, low, high), a step "
+     "leaves no pair closer than inter (between molecules) or intra (within one) and, with walls, every z between low and high."},
     {"energy", (PyCFunction)(void (*)(void))Relaxer_energy, METH_VARARGS | METH_KEYWORDS,
      "energy(positions, gradient, box, stagger) -> energy; fills gradient (dE/dx)."},
     {"close_pairs", (PyCFunction)(void (*)(void))Relaxer_close_pairs, METH_VARARGS | METH_KEYWORDS,

@@ -23,7 +23,16 @@ class Relaxer:
         threads: int = 1,
         apart: np.ndarray | None = None,
     ) -> None: ...
-    def minimize(self, positions: np.ndarray, box: tuple[float, ...], stagger: float, tolerance: float, iterations: int) -> tuple[int, float]:
-        """Minimises in place; (iterations done, final energy)."""
+    def minimize(
+        self,
+        positions: np.ndarray,
+        box: tuple[float, ...],
+        stagger: float,
+        tolerance: float,
+        iterations: int,
+        keep: tuple[float, float, float, float] | None = None,
+    ) -> tuple[int, float]:
+        """Minimises in place, stopping early once a step keeps the limits `keep` (inter, intra, wall
+        low, wall high); (iterations done, final energy)."""
     def energy(self, positions: np.ndarray, gradient: np.ndarray, box: tuple[float, ...], stagger: float) -> float: ...
     def close_pairs(self, positions: np.ndarray, box: tuple[float, ...], inter: float, intra: float) -> list[tuple[int, int]]: ...
