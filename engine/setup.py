@@ -11,6 +11,7 @@ setup(
         Extension(
             f"polyforge_engine.build.{name}",
             [f"polyforge_engine/build/{name}.c"],
+            depends=["polyforge_engine/build/buffers.h", "polyforge_engine/build/cells.h"],  # rebuilt when a shared header changes
             extra_compile_args=["-O3", "-Wall", "-Wextra", *openmp],
             extra_link_args=openmp,
         )

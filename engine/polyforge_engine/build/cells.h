@@ -2,7 +2,8 @@
  * neighbour list (_relax.c) and the measurement of closest contacts (_contacts.c).
  *
  * Atoms are sorted into cells at least the cutoff wide and each cell is compared with itself and the
- * 13 of its 26 neighbours ahead of it, so every pair is met once. Along a periodic axis too short for
+ * 13 of its 26 neighbours ahead of it, so every pair is met once (read as columns along z where the
+ * cells allow: pair_cells_visit_homes). Along a periodic axis too short for
  * three such cells all atoms share one cell and the minimum image is taken pair by pair. (Cells half
  * as wide with a 5 × 5 × 5 neighbourhood meet fewer pairs, but at melt densities most of them are
  * empty and visiting them cost more than the pairs saved.) x and y are periodic, z when asked; along
@@ -126,8 +127,9 @@ static inline int64_t pair_cells_neighbour(const PairCells *list, const int64_t 
 }
 
 /* Visits the pairs closer than the cutoff between the atoms of cell `home` and those of cell `other`
- * moved by `image` (each pair once where the two are one cell); returns the visitor's first non-zero
- * answer, or 0. */
+ * moved by `image` (each pair once where the two are one cell), taking the minimum image pair by pair
+ * along axes of one cell; returns the visitor's first non-zero answer, or 0. For cells along an axis
+ * too short for three (pair_cells_visit_homes takes the others by columns). */
 static inline int pair_cells_visit(const PairCells *list, int64_t home, int64_t other, const double image[3], double cutoff2,
                                    PairVisitor visit, void *context) {
     const double *wrapped = list->wrapped, *lattice = list->lattice, *span = list->span;
@@ -156,28 +158,125 @@ static inline int pair_cells_visit(const PairCells *list, int64_t home, int64_t 
 
 static inline int64_t pair_cells_total(const PairCells *list) { return list->cells[0] * list->cells[1] * list->cells[2]; }
 
+/* A run of atoms (slots from..to - 1 of the cell order) in cells next to one another along z, all
+ * moved by one image. */
+typedef struct {
+    int64_t from, to;
+    double image[3];
+} PairCellsRun;
+
+#define PAIR_CELLS_BATCH 64 /* candidates measured before the pairs among them are visited */
+/* Inlined whole into each caller, so that its visitor, known there, is inlined too instead of called
+ * through a pointer for every pair. */
+#define PAIR_CELLS_INLINE static inline __attribute__((always_inline))
+
+/* Visits the pairs closer than sqrt(cutoff2) between the atom at slot p and the run's atoms from slot
+ * `from` on: distances measured a batch at a time without a branch per candidate (at melt densities
+ * about one candidate in seven is a pair, and a branch on each was mispredicted more often than not),
+ * then the pairs visited in slot order. Returns the visitor's first non-zero answer, or 0. */
+PAIR_CELLS_INLINE int pair_cells_visit_run(const PairCells *list, int64_t p, int64_t from, const PairCellsRun *run, double cutoff2,
+                                       PairVisitor visit, void *context) {
+    const double *wrapped = list->wrapped, *lattice = list->lattice;
+    double px = wrapped[3 * p] - run->image[0], py = wrapped[3 * p + 1] - run->image[1], pz = wrapped[3 * p + 2] - run->image[2];
+    int64_t found[PAIR_CELLS_BATCH];
+    for (int64_t batch = from; batch < run->to; batch += PAIR_CELLS_BATCH) {
+        int64_t stop = batch + PAIR_CELLS_BATCH < run->to ? batch + PAIR_CELLS_BATCH : run->to;
+        int count = 0;
+        for (int64_t q = batch; q < stop; q++) {
+            double dx = wrapped[3 * q] - px, dy = wrapped[3 * q + 1] - py, dz = wrapped[3 * q + 2] - pz;
+            found[count] = q;
+            count += dx * dx + dy * dy + dz * dz < cutoff2;
+        }
+        for (int k = 0; k < count; k++) {
+            int64_t q = found[k];
+            double d[3] = {wrapped[3 * q] - px, wrapped[3 * q + 1] - py, wrapped[3 * q + 2] - pz}, shift[3];
+            for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - run->image[a];
+            int status = visit(context, list->atom_at[p], list->atom_at[q], d, d[0] * d[0] + d[1] * d[1] + d[2] * d[2], shift);
+            if (status) return status;
+        }
+    }
+    return 0;
+}
+
+/* The runs of the column of cells (x, y) = `column` (already inside the grid, moved by `image_xy`)
+ * from z = z_low to z_high, wrapped across a periodic z and cut at a non-periodic one: cells next to
+ * one another with the same image make one run. Returns how many runs were written (at most 3). */
+PAIR_CELLS_INLINE int pair_cells_column(const PairCells *list, const int64_t column[2], const double image_xy[2], int64_t z_low, int64_t z_high,
+                                    PairCellsRun runs[3]) {
+    int count = 0;
+    int64_t nz = list->cells[2], last_cell = -2;
+    double last_image = 0.0;
+    for (int64_t z = z_low; z <= z_high; z++) {
+        int64_t k = z;
+        double image_z = 0.0;
+        if (k < 0 || k >= nz) {
+            if (!list->periodic[2]) continue;
+            image_z = k < 0 ? -list->span[2] : list->span[2];
+            k = k < 0 ? k + nz : k - nz;
+        }
+        int64_t cell = (column[0] * list->cells[1] + column[1]) * nz + k;
+        if (count && cell == last_cell + 1 && image_z == last_image) {
+            runs[count - 1].to = list->cell_start[cell + 1];
+        } else {
+            runs[count++] = (PairCellsRun){list->cell_start[cell], list->cell_start[cell + 1], {image_xy[0], image_xy[1], image_z}};
+        }
+        last_cell = cell, last_image = image_z;
+    }
+    return count;
+}
+
 /* Visits the pairs closer than sqrt(cutoff2) whose first atom lies in a home cell numbered first to
  * last - 1, comparing each home with itself and the half of its neighbours ahead of it (offsets after
  * (0, 0, 0) in lexicographic order), so that the homes of all ranges together meet every pair once.
- * Returns the visitor's first non-zero answer, or 0. Ranges may be visited at once from several threads. */
-static inline int pair_cells_visit_homes(const PairCells *list, int64_t first, int64_t last, double cutoff2, PairVisitor visit,
+ * The neighbours are taken as columns along z (cells (0, 0, 1), then (dx, dy, -1..1) for (dx, dy) =
+ * (0, 1), (1, -1), (1, 0), (1, 1)), whose atoms lie next to one another in the cell order: a few long
+ * runs instead of thirteen short ones. Returns the visitor's first non-zero answer, or 0. Ranges may
+ * be visited at once from several threads. */
+PAIR_CELLS_INLINE int pair_cells_visit_homes(const PairCells *list, int64_t first, int64_t last, double cutoff2, PairVisitor visit,
                                          void *context) {
     const int64_t *cells = list->cells;
-    const int *reach = list->reach;
-    int status = 0;
-    for (int64_t home = first; home < last && !status; home++) {
-        int64_t here[3] = {home / (cells[1] * cells[2]), (home / cells[2]) % cells[1], home % cells[2]};
-        for (int dx = -reach[0]; dx <= reach[0] && !status; dx++)
-            for (int dy = -reach[1]; dy <= reach[1] && !status; dy++)
-                for (int dz = -reach[2]; dz <= reach[2] && !status; dz++) {
-                    if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue; /* the half behind */
-                    int offset[3] = {dx, dy, dz};
-                    double image[3];
-                    int64_t other = pair_cells_neighbour(list, here, offset, image);
-                    if (other >= 0) status = pair_cells_visit(list, home, other, image, cutoff2, visit, context);
-                }
+    static const int columns[4][2] = {{0, 1}, {1, -1}, {1, 0}, {1, 1}};
+    if (list->single_cell) { /* the minimum image pair by pair (pair_cells_visit), every neighbour on its own */
+        const int *reach = list->reach;
+        int status = 0;
+        for (int64_t home = first; home < last && !status; home++) {
+            int64_t here[3] = {home / (cells[1] * cells[2]), (home / cells[2]) % cells[1], home % cells[2]};
+            for (int dx = -reach[0]; dx <= reach[0] && !status; dx++)
+                for (int dy = -reach[1]; dy <= reach[1] && !status; dy++)
+                    for (int dz = -reach[2]; dz <= reach[2] && !status; dz++) {
+                        if (dx < 0 || (dx == 0 && (dy < 0 || (dy == 0 && dz < 0)))) continue; /* the half behind */
+                        int offset[3] = {dx, dy, dz};
+                        double image[3];
+                        int64_t other = pair_cells_neighbour(list, here, offset, image);
+                        if (other >= 0) status = pair_cells_visit(list, home, other, image, cutoff2, visit, context);
+                    }
+        }
+        return status;
     }
-    return status;
+    for (int64_t home = first; home < last; home++) {
+        int64_t here[3] = {home / (cells[1] * cells[2]), (home / cells[2]) % cells[1], home % cells[2]};
+        PairCellsRun runs[1 + 1 + 4 * 3];
+        int count = 0;
+        runs[count++] = (PairCellsRun){list->cell_start[home], list->cell_start[home + 1], {0.0, 0.0, 0.0}}; /* itself */
+        const double none[2] = {0.0, 0.0};
+        count += pair_cells_column(list, here, none, here[2] + 1, here[2] + 1, runs + count);
+        for (int c = 0; c < 4; c++) {
+            int64_t column[2];
+            double image_xy[2];
+            for (int a = 0; a < 2; a++) { /* x and y are periodic, at least three cells each here */
+                int64_t k = here[a] + columns[c][a];
+                image_xy[a] = k < 0 ? -list->span[a] : (k >= cells[a] ? list->span[a] : 0.0);
+                column[a] = k < 0 ? k + cells[a] : (k >= cells[a] ? k - cells[a] : k);
+            }
+            count += pair_cells_column(list, column, image_xy, here[2] - 1, here[2] + 1, runs + count);
+        }
+        for (int64_t p = list->cell_start[home]; p < list->cell_start[home + 1]; p++)
+            for (int r = 0; r < count; r++) {
+                int status = pair_cells_visit_run(list, p, r == 0 ? p + 1 : runs[r].from, &runs[r], cutoff2, visit, context);
+                if (status) return status;
+            }
+    }
+    return 0;
 }
 
 /* Visits every pair of the n atoms at x (n, 3) closer than `cutoff`; returns 0, the visitor's
