@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
+from polyforge_engine.build._relax import HISTORY
 from polyforge_engine.build.assembly import system_bonds
 from polyforge_engine.build.compress import (
     BOND_CONSTANT,
@@ -216,7 +217,7 @@ def test_minimiser_gives_the_same_result_on_any_number_of_threads(chains: BuildR
 
 def textbook_lbfgs(energy, x: np.ndarray, box: tuple[float, float, float], steps: int) -> np.ndarray:
     """`steps` steps of the minimiser as _relax.c states it, with the two-loop recursion written as
-    Nocedal & Wright (Algorithm 7.4) give it: 8 pairs kept, a unit step (steepest descent: 0.05 Å for
+    Nocedal & Wright (Algorithm 7.4) give it: HISTORY pairs kept, a unit step (steepest descent: 0.05 Å for
     the atom moving most), no atom moving more than 0.3 Å, Armijo backtracking (1e-4, halving)."""
     x = x.copy()
 
@@ -253,7 +254,7 @@ def textbook_lbfgs(energy, x: np.ndarray, box: tuple[float, float, float], steps
             step *= 0.5
         s, y = (trial - x).ravel(), trial_g - g
         if s @ y > 1e-12:
-            history = [*history, (s, y)][-8:]
+            history = [*history, (s, y)][-HISTORY:]
         x, value, g = trial, trial_value, trial_g
     return x
 

@@ -23,7 +23,7 @@
 #include "buffers.h"
 #include "cells.h"
 
-#define HISTORY 8          /* L-BFGS correction pairs kept */
+#define HISTORY 4          /* L-BFGS correction pairs kept (8 took as many steps on dense melts, each with twice the vector work) */
 #define MAX_STEP 0.3       /* largest move of one atom in one line-search trial (Å) */
 #define FIRST_STEP 0.05    /* largest move of one atom along the first (steepest-descent) direction */
 #define ARMIJO 1e-4        /* sufficient decrease */
@@ -800,6 +800,10 @@ PyMODINIT_FUNC PyInit__relax(void) {
     Py_INCREF(&RelaxerType);
     if (PyModule_AddObject(m, "Relaxer", (PyObject *)&RelaxerType) < 0) {
         Py_DECREF(&RelaxerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "HISTORY", HISTORY) < 0) {
         Py_DECREF(m);
         return NULL;
     }

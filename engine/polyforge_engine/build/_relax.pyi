@@ -2,6 +2,8 @@
 
 import numpy as np
 
+HISTORY: int  # L-BFGS correction pairs the minimiser keeps
+
 class Relaxer:
     def __init__(
         self,
