@@ -93,10 +93,9 @@ CONFORMATION_CONSTANT = 3000.0  # kJ/mol/Å² (500: PE still 3.3 % g±g∓)
 # keep their statistics (g±g∓ PE 2.77 → 2.77 %, aPMMA 4.88 → 4.73 %; C∞, trans and cos 3φ as before).
 RELEASE_REACH = 2
 PUSHED_OFF_ITERATIONS = 100  # at the full limits after a push-off, before the polish (300 before: no better)
-# Two, not eight: the pairs a held polish leaves wobble just inside their limits for round after round
-# (50 × PEO-100 at 0.8 g/cm³, seed 3: 1.91-1.98 Å over five rounds of 50 iterations), and the stiff
-# energy clears them in a few steps. Seeds 1-10 of the four melts kept their statistics (bench/README.md).
-STIFF_POLISH_ROUNDS = 2
+# Not fewer: after two held rounds instead of eight, whole stiff rounds (no holds) turned more
+# torsions (PE g±g∓ 2.78 → 2.92 %, aPMMA 4.83 → 5.37 %, seeds 1-10).
+STIFF_POLISH_ROUNDS = 8
 # A push-off can leave two atoms caged in each other's substituents, which no push separates (6 ×
 # aPMMA-100 at 1.17 g/cm³, seed 1: two backbone quaternary carbons of one chain at 1.35 Å, after which
 # the chains were placed and pushed off again). A polish stuck there lets, once, the atoms within
@@ -465,9 +464,11 @@ def compress(
     minimize(target_box, 0.0, STEP_TOLERANCE, STEP_ITERATIONS)
     # A round that cannot move (its energy already converged) is followed by none with the same energy:
     # nothing would change. After a push-off the next energy is then the stiff one, else the polish ends.
-    # A polish round stops at the first step that keeps every limit as limits_kept measures them: the
-    # one or two pairs left were spending whole rounds of the full system's iterations after that. Where
-    # limits_kept then disagrees (rounding), the rounds after run whole again.
+    # A held polish round stops at the first step that keeps every limit as limits_kept measures them:
+    # the one or two pairs left were spending whole rounds of the full system's iterations after that.
+    # Not a stiff round: its push strains bonds while it clears a pair, and stopped there a C-C bond of
+    # 50 × PS-50 at 0.8 g/cm³ came out 11 % long; run whole, the bonds take it back. Where limits_kept
+    # disagrees with the relaxer (rounding), the rounds after run whole too.
     kept: Limits | None = (tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin, *_kept_walls(walls, target_box, tolerances))
     released = np.zeros(len(current), dtype=bool)
     bonds = system_bonds(kinds, molecule_kinds, molecule_offsets)
@@ -496,5 +497,5 @@ def compress(
                 break
             caged = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT, apart=cages)
             caged.minimize(current, tuple(float(side) for side in target_box), 0.0, CAGE_TOLERANCE, CAGE_ITERATIONS)
-        stalled = minimize(target_box, 0.0, POLISH_TOLERANCE, POLISH_ITERATIONS, kept) == 0
+        stalled = minimize(target_box, 0.0, POLISH_TOLERANCE, POLISH_ITERATIONS, None if stiff else kept) == 0
     return current
