@@ -467,7 +467,7 @@ def compress(
     # A held polish round stops at the first step that keeps every limit as limits_kept measures them:
     # the one or two pairs left were spending whole rounds of the full system's iterations after that.
     # Not a stiff round: its push strains bonds while it clears a pair, and stopped there a C-C bond of
-    # 50 × PS-50 at 0.8 g/cm³ came out 11 % long; run whole, the bonds take it back. Where limits_kept
+    # 4 × PS-50 at 0.8 g/cm³ came out 11 % long; run whole, the bonds take it back. Where limits_kept
     # disagrees with the relaxer (rounding), the rounds after run whole too.
     kept: Limits | None = (tolerances.inter + tolerances.margin, tolerances.intra + tolerances.margin, *_kept_walls(walls, target_box, tolerances))
     released = np.zeros(len(current), dtype=bool)
