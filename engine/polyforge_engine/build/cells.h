@@ -198,29 +198,25 @@ PAIR_CELLS_INLINE int pair_cells_visit_run(const PairCells *list, int64_t p, int
     return 0;
 }
 
-/* The runs of the column of cells (x, y) = `column` (already inside the grid, moved by `image_xy`)
- * from z = z_low to z_high, wrapped across a periodic z and cut at a non-periodic one: cells next to
- * one another with the same image make one run. Returns how many runs were written (at most 3). */
-PAIR_CELLS_INLINE int pair_cells_column(const PairCells *list, const int64_t column[2], const double image_xy[2], int64_t z_low, int64_t z_high,
-                                    PairCellsRun runs[3]) {
+/* The runs of the neighbours of cell `here` at (dx, dy, dz_low..dz_high) (pair_cells_neighbour, so
+ * wrapped across periodic sides and cut at a non-periodic z): cells next to one another with the same
+ * image make one run. Returns how many runs were written (at most 3). */
+PAIR_CELLS_INLINE int pair_cells_column(const PairCells *list, const int64_t here[3], int dx, int dy, int dz_low, int dz_high,
+                                        PairCellsRun runs[3]) {
     int count = 0;
-    int64_t nz = list->cells[2], last_cell = -2;
-    double last_image = 0.0;
-    for (int64_t z = z_low; z <= z_high; z++) {
-        int64_t k = z;
-        double image_z = 0.0;
-        if (k < 0 || k >= nz) {
-            if (!list->periodic[2]) continue;
-            image_z = k < 0 ? -list->span[2] : list->span[2];
-            k = k < 0 ? k + nz : k - nz;
-        }
-        int64_t cell = (column[0] * list->cells[1] + column[1]) * nz + k;
-        if (count && cell == last_cell + 1 && image_z == last_image) {
-            runs[count - 1].to = list->cell_start[cell + 1];
+    int64_t last = -2;
+    for (int dz = dz_low; dz <= dz_high; dz++) {
+        int offset[3] = {dx, dy, dz};
+        double image[3];
+        int64_t cell = pair_cells_neighbour(list, here, offset, image);
+        if (cell < 0) continue;
+        PairCellsRun *previous = count ? &runs[count - 1] : NULL;
+        if (previous && cell == last + 1 && memcmp(image, previous->image, sizeof(image)) == 0) {
+            previous->to = list->cell_start[cell + 1];
         } else {
-            runs[count++] = (PairCellsRun){list->cell_start[cell], list->cell_start[cell + 1], {image_xy[0], image_xy[1], image_z}};
+            runs[count++] = (PairCellsRun){list->cell_start[cell], list->cell_start[cell + 1], {image[0], image[1], image[2]}};
         }
-        last_cell = cell, last_image = image_z;
+        last = cell;
     }
     return count;
 }
@@ -258,18 +254,8 @@ PAIR_CELLS_INLINE int pair_cells_visit_homes(const PairCells *list, int64_t firs
         PairCellsRun runs[1 + 1 + 4 * 3];
         int count = 0;
         runs[count++] = (PairCellsRun){list->cell_start[home], list->cell_start[home + 1], {0.0, 0.0, 0.0}}; /* itself */
-        const double none[2] = {0.0, 0.0};
-        count += pair_cells_column(list, here, none, here[2] + 1, here[2] + 1, runs + count);
-        for (int c = 0; c < 4; c++) {
-            int64_t column[2];
-            double image_xy[2];
-            for (int a = 0; a < 2; a++) { /* x and y are periodic, at least three cells each here */
-                int64_t k = here[a] + columns[c][a];
-                image_xy[a] = k < 0 ? -list->span[a] : (k >= cells[a] ? list->span[a] : 0.0);
-                column[a] = k < 0 ? k + cells[a] : (k >= cells[a] ? k - cells[a] : k);
-            }
-            count += pair_cells_column(list, column, image_xy, here[2] - 1, here[2] + 1, runs + count);
-        }
+        count += pair_cells_column(list, here, 0, 0, 1, 1, runs + count);
+        for (int c = 0; c < 4; c++) count += pair_cells_column(list, here, columns[c][0], columns[c][1], -1, 1, runs + count);
         for (int64_t p = list->cell_start[home]; p < list->cell_start[home + 1]; p++)
             for (int r = 0; r < count; r++) {
                 int status = pair_cells_visit_run(list, p, r == 0 ? p + 1 : runs[r].from, &runs[r], cutoff2, visit, context);
