@@ -23,6 +23,7 @@ from polyforge_engine.build.compress import (
     WALL_CONSTANT,
     _cages,
     _crowded,
+    _too_close,
     compress,
     held_pairs,
     relaxer,
@@ -282,7 +283,7 @@ def test_holds_are_let_go_only_about_pairs_inside_their_limits(chains: BuildResu
     first, second = int(chains.molecule_offsets[0]) + 10, int(chains.molecule_offsets[1]) + 10
     x[chains.molecule_offsets[1] : chains.molecule_offsets[1] + chains.kinds[0].atom_count] += x[first] + [1.2, 0, 0] - x[second]
     energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None, hold_conformations=True)
-    crowded = _crowded(energy, x, box, TOLERANCES, system_bonds(chains.kinds, chains.molecule_kinds, chains.molecule_offsets))
+    crowded = _crowded(_too_close(energy, x, box, TOLERANCES), len(x), system_bonds(chains.kinds, chains.molecule_kinds, chains.molecule_offsets))
     # Every pair inside its limit, over all pairs (no neighbour list), and what lies RELEASE_REACH bonds around it.
     hops = Chem.GetDistanceMatrix(chains.kinds[0].mol)
     size = chains.kinds[0].atom_count
@@ -375,6 +376,6 @@ def test_cages_are_the_atoms_two_bonds_about_each_atom_of_a_pair_too_close(chain
         return {base + int(n) for n in np.flatnonzero(hops[atom - base] <= CAGE_REACH)}
 
     expected = {min(p, q) * len(x) + max(p, q) for a, b in too_close for p in cage(a) for q in cage(b) if p != q and {p, q} != {a, b}}
-    keys = _cages(energy, x, box, TOLERANCES, system_bonds(chains.kinds, chains.molecule_kinds, chains.molecule_offsets))
+    keys = _cages(_too_close(energy, x, box, TOLERANCES), len(x), system_bonds(chains.kinds, chains.molecule_kinds, chains.molecule_offsets))
     assert keys.tolist() == sorted(expected)
     assert len(keys) > len(too_close)

@@ -339,19 +339,19 @@ def _within_bonds(mask: np.ndarray, bonds: np.ndarray, reach: int) -> np.ndarray
     return mask
 
 
-def _crowded(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: Tolerances, bonds: np.ndarray) -> np.ndarray:
-    """A mask of the atoms within RELEASE_REACH bonds (`bonds`: the system's) of a pair that breaks its limit."""
-    mask = np.zeros(len(positions), dtype=bool)
-    pairs = _too_close(energy, positions, box, tolerances)
+def _crowded(pairs: list[tuple[int, int]], atoms: int, bonds: np.ndarray) -> np.ndarray:
+    """A mask of the `atoms` within RELEASE_REACH bonds (`bonds`: the system's) of an atom of `pairs`
+    (those that break their limits, _too_close)."""
+    mask = np.zeros(atoms, dtype=bool)
     if pairs:
         mask[np.array(pairs).ravel()] = True
     return _within_bonds(mask, bonds, RELEASE_REACH)
 
 
-def _cages(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: Tolerances, bonds: np.ndarray) -> np.ndarray:
+def _cages(pairs: list[tuple[int, int]], atoms: int, bonds: np.ndarray) -> np.ndarray:
     """Sorted keys i * atoms + j of the pairs between the cages (the atoms within CAGE_REACH bonds;
-    `bonds`: the system's) of the two atoms of every pair that breaks its limit, the pair itself left out."""
-    atoms = len(positions)
+    `bonds`: the system's) of the two atoms of every one of `pairs` (those that break their limits,
+    _too_close), the pair itself left out."""
 
     def cage(atom: int) -> np.ndarray:
         alone = np.zeros(atoms, dtype=bool)
@@ -359,7 +359,7 @@ def _cages(energy: Relaxer, positions: np.ndarray, box: np.ndarray, tolerances: 
         return np.flatnonzero(_within_bonds(alone, bonds, CAGE_REACH))
 
     keys: set[int] = set()
-    for a, b in _too_close(energy, positions, box, tolerances):
+    for a, b in pairs:
         around_a, around_b = cage(a), cage(b)
         low, high = np.minimum.outer(around_a, around_b), np.maximum.outer(around_a, around_b)
         kept = (low != high) & ~((low == min(a, b)) & (high == max(a, b)))
@@ -476,10 +476,11 @@ def compress(
     for polish in range(POLISH_ROUNDS + 1):
         if limits_kept(current) or polish == POLISH_ROUNDS:
             break
-        if kept is not None and not _too_close(energy, current, target_box, tolerances):
+        too_close = _too_close(energy, current, target_box, tolerances)
+        if kept is not None and not too_close:
             kept = None
         if not stiff:
-            more = released | _crowded(energy, current, target_box, tolerances, bonds)
+            more = released | _crowded(too_close, len(current), bonds)
             if polish >= STIFF_POLISH_ROUNDS or (stalled and np.array_equal(more, released)):
                 stiff, stalled = True, False
                 energy = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT)
@@ -492,7 +493,7 @@ def compress(
             # Still stuck: pairs caged in each other's neighbours, which no push separates. Once, let the
             # cages through each other while the pair itself is pushed apart.
             tunnelled = True
-            cages = _cages(energy, current, target_box, tolerances, bonds)
+            cages = _cages(too_close, len(current), bonds)
             if not len(cages):
                 break
             caged = relaxer(positions, kinds, molecule_kinds, molecule_offsets, tolerances, walls_at, push=PUSH_OFF_CONSTANT, apart=cages)
