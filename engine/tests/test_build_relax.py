@@ -180,6 +180,9 @@ def test_a_minimisation_told_what_to_keep_stops_at_the_first_step_that_keeps_it(
     energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, walls_at)
     with pytest.raises(ValueError, match="must not exceed"):
         energy.minimize(start.copy(), box, 0.0, 1.0, 10, (INTER + 0.1, 1.0, -np.inf, np.inf))
+    for malformed in ("keep", [2.0, 1.5, 0.0, 1.0], (2.0, 1.5)):
+        with pytest.raises(TypeError, match=r"keep: \(inter, intra, low, high\)"):
+            energy.minimize(start.copy(), box, 0.0, 1.0, 10, malformed)
 
 
 def test_relaxer_refuses_a_cell_its_neighbour_list_cannot_serve(chains: BuildResult) -> None:

@@ -684,9 +684,12 @@ static PyObject *Relaxer_minimize(Relaxer *self, PyObject *args, PyObject *kwarg
     self->keeping = keep != Py_None;
     self->keep_inter = self->keep_intra = 0.0, self->keep_low = -INFINITY, self->keep_high = INFINITY;
     if (self->keeping) {
-        if (!PyArg_ParseTuple(keep, "dddd;keep: (inter, intra, low, high)", &self->keep_inter, &self->keep_intra, &self->keep_low,
-                              &self->keep_high))
+        if (!PyTuple_Check(keep) || !PyArg_ParseTuple(keep, "dddd;keep: (inter, intra, low, high)", &self->keep_inter, &self->keep_intra,
+                                                      &self->keep_low, &self->keep_high)) {
+            self->keeping = 0;
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "keep: (inter, intra, low, high)");
             return NULL;
+        }
         if (self->keep_inter > self->inter || self->keep_intra > self->intra) {
             self->keeping = 0;
             PyErr_SetString(PyExc_ValueError, "keep: inter and intra must not exceed the relaxer's limits");
