@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import ETHYLENE, STYRENE, homopolymer_job
-from polyforge_engine.build import chain_statistics, disk_cache, growth
+from polyforge_engine.build import _growth, chain_statistics, disk_cache, growth
 from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE, KindStatistics
 from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
@@ -56,7 +56,7 @@ def model_energy(mol: Chem.Mol, positions: np.ndarray) -> float:
                 if not params:
                     continue
                 _, v1, v2, v3 = params
-                phi = np.radians(rdMolTransforms.GetDihedralDeg(_conformer(mol, positions), i, j, k, m))
+                phi = np.radians(rdMolTransforms.GetDihedralDeg(_conformer(positions), i, j, k, m))
                 energy += 0.5 * (v1 * (1 + np.cos(phi)) + v2 * (1 - np.cos(2 * phi)) + v3 * (1 + np.cos(3 * phi)))
     for a, b in itertools.combinations(range(mol.GetNumAtoms()), 2):
         if distance[a, b] not in (3, 4):
@@ -112,8 +112,8 @@ def relaxation_terms(dihedrals: list[tuple[int, int, int, int]], rt: float) -> l
     return out
 
 
-def _conformer(mol: Chem.Mol, positions: np.ndarray) -> Chem.Conformer:
-    conformer = Chem.Conformer(mol.GetNumAtoms())
+def _conformer(positions: np.ndarray) -> Chem.Conformer:
+    conformer = Chem.Conformer(len(positions))
     for index, xyz in enumerate(positions.tolist()):
         conformer.SetAtomPosition(index, xyz)
     return conformer
@@ -209,15 +209,44 @@ def test_meso_fraction_follows_the_tacticity(tacticity: dict[str, Any], expected
     assert reported == pytest.approx(measured, abs=1e-9)
 
 
-def counted_tables(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[KindStatistics]]:
-    """How many transfer tables builds compute (not read from the store on disk), and the statistics
-    of every kind they build, in order."""
-    computed: list[int] = []
+def test_probe_energy_sums_mmff_torsions_van_der_waals_and_screened_coulomb() -> None:
+    """The compiled energy of a probe's rows against the MMFF94 forms written out here, term by term,
+    with the angle from atan2 and cos nφ taken directly."""
+    rng = np.random.default_rng(11)
+    rows, atoms = 7, 9
+    xyz = rng.normal(scale=2.0, size=(rows, atoms, 3))
+    dihedrals = np.array([[0, 1, 2, 3], [4, 2, 1, 8], [5, 6, 7, 0]], dtype=np.int64)
+    torsion_terms = rng.uniform(-2.0, 2.0, size=(3, 3))
+    pairs = np.array([[0, 3], [1, 8], [4, 7], [2, 5]], dtype=np.int64)
+    pair_terms = np.column_stack([rng.uniform(3.0, 4.0, 4), rng.uniform(0.02, 0.2, 4), rng.uniform(-0.3, 0.3, 4)])
+    coulomb, buffer = 332.0716 / 10.0, 0.05
+    out = np.empty(rows)
+    _growth.probe_energy(out, xyz, dihedrals, torsion_terms, pairs, pair_terms, coulomb, buffer)
+    for row in range(rows):
+        expected = 0.0
+        for (i, j, k, m), (v1, v2, v3) in zip(dihedrals, torsion_terms, strict=True):
+            phi = np.radians(rdMolTransforms.GetDihedralDeg(_conformer(xyz[row]), int(i), int(j), int(k), int(m)))
+            expected += 0.5 * (v1 * (1 + np.cos(phi)) + v2 * (1 - np.cos(2 * phi)) + v3 * (1 + np.cos(3 * phi)))
+        for (a, b), (r_star, epsilon, qq) in zip(pairs, pair_terms, strict=True):
+            r = float(np.linalg.norm(xyz[row, a] - xyz[row, b]))
+            expected += epsilon * (1.07 * r_star / (r + 0.07 * r_star)) ** 7 * (1.12 * r_star**7 / (r**7 + 0.12 * r_star**7) - 2)
+            expected += coulomb * qq / (r + buffer)
+        assert out[row] == pytest.approx(expected, rel=1e-10, abs=1e-10)
+    with pytest.raises(IndexError):
+        _growth.probe_energy(out, xyz, dihedrals, torsion_terms, pairs + atoms, pair_terms, coulomb, buffer)
+    with pytest.raises(ValueError):
+        _growth.probe_energy(out[:-1], xyz, dihedrals, torsion_terms, pairs, pair_terms, coulomb, buffer)
+
+
+def counted_tables(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[KindStatistics]]:
+    """The digests of the transfer tables builds compute (not read from the store on disk), and the
+    statistics of every kind they build, in order."""
+    computed: list[str] = []
     built: list[KindStatistics] = []
     compute, statistics = chain_statistics._log_weights, growth.kind_statistics
 
     def counted(probe: Any) -> np.ndarray:
-        computed.append(1)
+        computed.append(probe.digest())
         return compute(probe)
 
     def kept(*args: Any) -> KindStatistics:
@@ -258,7 +287,7 @@ def test_a_store_that_cannot_be_read_or_written_is_computed_around(tmp_path: Pat
     computed, built = counted_tables(monkeypatch)
     raw = homopolymer_job(STYRENE, 10, 1, density=0.05, seed=5)
     build(raw, tmp_path / "first")
-    every = len(computed)
+    every = set(computed)
     stored = sorted(store.glob("polyforge-engine/chain-tables-v*/*.npy"))
     assert len(stored) >= 3
     # A file cut short, one that is not a table, one of another shape: computed again and stored whole.
@@ -277,5 +306,7 @@ def test_a_store_that_cannot_be_read_or_written_is_computed_around(tmp_path: Pat
     monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(blocked))
     computed.clear()
     build(raw, tmp_path / "third")
-    assert len(computed) == every
+    # Every table computed; one probe met twice in a molecule is computed twice (a store reads the
+    # second back).
+    assert set(computed) == every
     assert_same_tables(built[0], built[2])

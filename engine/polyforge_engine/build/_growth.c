@@ -15,7 +15,11 @@
  *
  * add_around, clashing_newcomers and junction_energy: the crowding counts kept as atoms come and go,
  * the clashes between units placed in the same step, and MMFF's torsion energy about each candidate's
- * junction (CellGrid._add_around, SystemGrower._clashing_newcomers and _junction_energy). */
+ * junction (CellGrid._add_around, SystemGrower._clashing_newcomers and _junction_energy).
+ *
+ * probe_energy: the energy of every row of a chain-statistics probe (chain_statistics._log_weights),
+ * a row at a time; NumPy spent two thirds of a first build's table time gathering and reducing
+ * (rows, terms) arrays. */
 
 #include "buffers.h"
 #include "cells.h"
@@ -493,6 +497,11 @@ done:
 
 #define MOST_PARTNERS 16 /* neighbours of one atom, more than any has */
 
+/* MMFF's torsion energy at cos φ = c, terms t = V1, V2, V3: 1/2 [V1 (1 + cos φ) + V2 (1 - cos 2φ) + V3 (1 + cos 3φ)]. */
+static inline double mmff_torsion(double c, const double *t) {
+    return 0.5 * (t[0] * (1 + c) + t[1] * 2 * (1 - c * c) + t[2] * (1 + c * (4 * c * c - 3)));
+}
+
 /* `v` (3) made perpendicular to the unit `axis` and normalised; 0 where it lies along the axis. */
 static void across(const double *v, const double *axis, double *out) {
     double along = v[0] * axis[0] + v[1] * axis[1] + v[2] * axis[2], length = 0.0;
@@ -548,8 +557,7 @@ static PyObject *junction_energy(PyObject *module, PyObject *args) {
                 for (Py_ssize_t p = 0; p < seen; p++) {
                     const double *t = v + ((g * seen + p) * end_count + e) * 3;
                     double c = end_across[0] * seen_across[p][0] + end_across[1] * seen_across[p][1] + end_across[2] * seen_across[p][2];
-                    /* MMFF: 1/2 [V1 (1 + cos φ) + V2 (1 - cos 2φ) + V3 (1 + cos 3φ)] */
-                    sum += 0.5 * (t[0] * (1 + c) + t[1] * 2 * (1 - c * c) + t[2] * (1 + c * (4 * c * c - 3)));
+                    sum += mmff_torsion(c, t);
                 }
             }
             energy[g * options + m] = sum;
@@ -559,6 +567,78 @@ static PyObject *junction_energy(PyObject *module, PyObject *args) {
 done:
     close_buffer(&out), close_buffer(&candidates), close_buffer(&ends), close_buffer(&partners), close_buffer(&anchor);
     close_buffer(&joint), close_buffer(&direction), close_buffer(&terms);
+    return result;
+}
+
+/* cos φ of the dihedral a-b-c-d (1 where a normal vanishes: a collinear triple has no torsion). */
+static inline double cos_dihedral(const double *a, const double *b, const double *c, const double *d) {
+    double u[3], v[3], w[3], n1[3], n2[3];
+    for (int k = 0; k < 3; k++) u[k] = b[k] - a[k], v[k] = c[k] - b[k], w[k] = d[k] - c[k];
+    n1[0] = u[1] * v[2] - u[2] * v[1], n1[1] = u[2] * v[0] - u[0] * v[2], n1[2] = u[0] * v[1] - u[1] * v[0];
+    n2[0] = v[1] * w[2] - v[2] * w[1], n2[1] = v[2] * w[0] - v[0] * w[2], n2[2] = v[0] * w[1] - v[1] * w[0];
+    double dot = n1[0] * n2[0] + n1[1] * n2[1] + n1[2] * n2[2];
+    double norms = sqrt((n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]) * (n2[0] * n2[0] + n2[1] * n2[1] + n2[2] * n2[2]));
+    return dot / (norms > 1e-12 ? norms : 1e-12);
+}
+
+/* MMFF's buffered 14-7 van der Waals energy at distance r, plus the buffered Coulomb energy
+ * coulomb * qq / (r + buffer); t = R*, epsilon, qq. */
+static inline double mmff_pair(double r, const double *t, double coulomb, double buffer) {
+    double rho = r / t[0], rho2 = rho * rho, rho7 = rho2 * rho2 * rho2 * rho;
+    double near = 1.07 / (rho + 0.07), near2 = near * near, near7 = near2 * near2 * near2 * near;
+    return t[1] * near7 * (1.12 / (rho7 + 0.12) - 2.0) + coulomb * t[2] / (r + buffer);
+}
+
+/* probe_energy: the force-field energy of every row of a chain-statistics probe (chain_statistics._log_weights). */
+static PyObject *probe_energy(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[6];
+    double coulomb, buffer;
+    if (!PyArg_ParseTuple(args, "OOOOOOdd", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4], &objects[5], &coulomb, &buffer))
+        return NULL;
+    Buffer out = {0}, xyz = {0}, dihedrals = {0}, torsion_terms = {0}, pairs = {0}, pair_terms = {0};
+    PyObject *result = NULL;
+    if (open_buffer(objects[0], "out", "d", 8, 1, 1, &out) < 0 || open_buffer(objects[1], "xyz", "d", 8, 3, 0, &xyz) < 0 ||
+        open_buffer(objects[2], "dihedrals", "ql", 8, 2, 0, &dihedrals) < 0 ||
+        open_buffer(objects[3], "torsion_terms", "d", 8, 2, 0, &torsion_terms) < 0 || open_buffer(objects[4], "pairs", "ql", 8, 2, 0, &pairs) < 0 ||
+        open_buffer(objects[5], "pair_terms", "d", 8, 2, 0, &pair_terms) < 0)
+        goto done;
+    Py_ssize_t rows = xyz.view.shape[0], atoms = xyz.view.shape[1], n = dihedrals.view.shape[0], p = pairs.view.shape[0];
+    if (out.view.shape[0] != rows || xyz.view.shape[2] != 3 || dihedrals.view.shape[1] != 4 || torsion_terms.view.shape[0] != n ||
+        torsion_terms.view.shape[1] != 3 || pairs.view.shape[1] != 2 || pair_terms.view.shape[0] != p || pair_terms.view.shape[1] != 3) {
+        PyErr_SetString(PyExc_ValueError, "probe_energy: array shapes do not agree");
+        goto done;
+    }
+    const int64_t *quadruples = dihedrals.view.buf, *couples = pairs.view.buf;
+    for (Py_ssize_t i = 0; i < 4 * n + 2 * p; i++) {
+        int64_t atom = i < 4 * n ? quadruples[i] : couples[i - 4 * n];
+        if (atom < 0 || atom >= atoms) {
+            PyErr_SetString(PyExc_IndexError, "probe_energy: an atom index is outside xyz");
+            goto done;
+        }
+    }
+    const double *v = torsion_terms.view.buf, *t = pair_terms.view.buf;
+    double *energy = out.view.buf;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        const double *x = (const double *)xyz.view.buf + row * atoms * 3;
+        double sum = 0.0;
+        for (Py_ssize_t q = 0; q < n; q++) {
+            const int64_t *d = quadruples + 4 * q;
+            sum += mmff_torsion(cos_dihedral(x + 3 * d[0], x + 3 * d[1], x + 3 * d[2], x + 3 * d[3]), v + 3 * q);
+        }
+        for (Py_ssize_t k = 0; k < p; k++) {
+            const double *a = x + 3 * couples[2 * k], *b = x + 3 * couples[2 * k + 1];
+            double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+            sum += mmff_pair(sqrt(dx * dx + dy * dy + dz * dz), t + 3 * k, coulomb, buffer);
+        }
+        energy[row] = sum;
+    }
+    Py_END_ALLOW_THREADS;
+    result = Py_NewRef(Py_None);
+done:
+    close_buffer(&out), close_buffer(&xyz), close_buffer(&dihedrals), close_buffer(&torsion_terms), close_buffer(&pairs);
+    close_buffer(&pair_terms);
     return result;
 }
 
@@ -580,6 +660,11 @@ static PyMethodDef methods[] = {
      "clashing_newcomers(out, atoms, table, positions, molecule, cell_of, shape, box, periodic_z, inter): out[r] (bool) "
      "whether row r of atoms (units placed in one step, all stored) comes closer than inter to a unit of an earlier "
      "molecule among them."},
+    {"probe_energy", probe_energy, METH_VARARGS,
+     "probe_energy(out, xyz, dihedrals, torsion_terms, pairs, pair_terms, coulomb, buffer): out[r] (float64) the energy "
+     "(kcal/mol) of row r of xyz (rows, atoms, 3): MMFF torsions of `dihedrals` (n, 4 atoms) with torsion_terms (n, 3: V1, V2, "
+     "V3), and over `pairs` (p, 2 atoms) MMFF's buffered 14-7 van der Waals plus coulomb * qq / (r + buffer), pair_terms "
+     "(p, 3: R*, epsilon, qq)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -52,3 +52,14 @@ def clashing_newcomers(
     inter: float,
     /,
 ) -> None: ...
+def probe_energy(
+    out: np.ndarray,
+    xyz: np.ndarray,
+    dihedrals: np.ndarray,
+    torsion_terms: np.ndarray,
+    pairs: np.ndarray,
+    pair_terms: np.ndarray,
+    coulomb: float,
+    buffer: float,
+    /,
+) -> None: ...

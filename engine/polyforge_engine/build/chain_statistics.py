@@ -32,8 +32,8 @@ meso fraction, Bernoullian) and growth only draws states of that hand.
 The tables are kept on disk (disk_cache.py, as relaxed_torsions.py keeps its scans), each under a
 digest of everything it is computed from (_Probe: the probe's geometry, force-field terms and
 corrections, numbered from the unit's first atom), so a later build of any molecule with the same
-environment reads the table back, bit for bit, instead of computing it (6 × atactic PS-100 at 1.04
-g/cm³: the statistics take 0.61 s computed, 0.035 s read back).
+environment reads the table back, bit for bit, instead of computing it. A probe's energy, row by row
+(one row per pair of parent and own states), is compiled (_growth.probe_energy).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 
+from polyforge_engine.build import _growth
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.disk_cache import cache_directory, write_atomically
 from polyforge_engine.build.relaxed_torsions import BondCorrection, bond_correction
@@ -75,7 +76,7 @@ AMIDE_TRANS_V1 = 4.0  # kcal/mol
 # everything the table is computed from (_Probe.digest). Bump this whenever what is computed from a
 # probe changes (_log_weights, the energy functions, BondCorrection.at); what a probe holds is hashed
 # field by field.
-TABLE_CACHE_VERSION = 1
+TABLE_CACHE_VERSION = 2
 
 TACTICITIES = ("atactic", "isotactic", "syndiotactic", "as_drawn")
 
@@ -517,10 +518,15 @@ def _log_weights(probe: _Probe) -> np.ndarray:
     """The probe's log weights (parent states, states): -E/RT relative to its lowest energy."""
     own_states, parent_states = probe.own_states, probe.parent_states
     batch = parent_states * own_states
-    positions: dict[int, np.ndarray] = {}  # atom -> (batch, 3)
+    column_of = _columns(probe)
+    xyz = np.empty((batch, len(column_of), 3))  # every atom of the probe, in every row
     frames: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # placed -> rotations, translations, conformers
     last = len(probe.placed) - 1
     for index, g in enumerate(probe.placed):
+        # Its atoms, and the probed unit's look-ahead points, land in these columns of xyz.
+        wanted = g.atom_count + (len(probe.ahead_atoms) if index == last else 0)
+        atoms = [*range(g.offset, g.offset + g.atom_count), *(probe.ahead_atoms.tolist() if index == last else [])]
+        columns = _as_slice([column_of[int(atom)] for atom in atoms])
         if index == last:
             rows = np.tile(np.arange(own_states), parent_states)
         elif g.held is None:
@@ -531,51 +537,69 @@ def _log_weights(probe: _Probe) -> np.ndarray:
             conformers = rows if g.root else g.spun_conformers[rows]
             rotations = np.broadcast_to(np.eye(3), (batch, 3, 3))
             translations = np.zeros((batch, 3))
-            points = np.concatenate([g.centred[conformers], g.centred_proxies[conformers][:, g.ahead_sites]], axis=1)
+            points = g.centred[conformers]
+            if wanted > g.atom_count:
+                points = np.concatenate([points, g.centred_proxies[conformers][:, g.ahead_sites]], axis=1)
         else:
             p = probe.placed[g.parent]
             parent_rotations, parent_translations, parent_conformers = frames[g.parent]
-            anchor = positions[g.parent_anchor]
+            anchor = xyz[:, column_of[g.parent_anchor]]
             proxy = p.centred_proxies[parent_conformers, g.parent_site]
             bond = np.einsum("gij,gj->gi", parent_rotations, proxy) + parent_translations - anchor
             direction = bond / np.linalg.norm(bond, axis=1)[:, None]
             phases = np.zeros(batch)
             if g.phase_partner is not None:
                 axes = frames_along(direction, np.zeros(batch))
-                seen = positions[g.phase_partner] - anchor
+                seen = xyz[:, column_of[g.phase_partner]] - anchor
                 phases = np.arctan2(np.einsum("gi,gi->g", seen, axes[:, :, 1]), np.einsum("gi,gi->g", seen, axes[:, :, 0]))
             spun_frames = frames_along(direction, phases)
             translations = anchor + direction * g.bond_length
             rotations = spun_frames @ g.spun_rotations[rows]
             conformers = g.spun_conformers[rows]
-            points = np.einsum("gij,gpj->gpi", spun_frames, g.spun_points[rows]) + translations[:, None, :]
+            points = g.spun_points[rows, :wanted] @ spun_frames.transpose(0, 2, 1) + translations[:, None, :]
         frames[index] = (rotations, translations, conformers)
-        for local in range(g.atom_count):
-            positions[g.offset + local] = points[:, local]
-        if index == last:
-            for n, atom in enumerate(probe.ahead_atoms.tolist()):
-                positions[int(atom)] = points[:, g.atom_count + n]
-    column_of = {atom: column for column, atom in enumerate(positions)}
-    xyz = np.stack(list(positions.values()), axis=1)  # (batch, atoms, 3)
-    energy = np.zeros(batch)
-    if len(probe.dihedrals):
-        columns = np.vectorize(column_of.__getitem__, otypes=[np.int64])(probe.dihedrals)
-        energy += torsion_energy(cos_dihedral(*(xyz[:, columns[:, c]] for c in range(4))), probe.torsion_terms[None]).sum(axis=1)
-    if len(probe.pairs):
-        columns = np.vectorize(column_of.__getitem__, otypes=[np.int64])(probe.pairs)
-        r = np.linalg.norm(xyz[:, columns[:, 0]] - xyz[:, columns[:, 1]], axis=2)
-        energy += vdw_energy(r, probe.pair_terms[None, :, 0], probe.pair_terms[None, :, 1]).sum(axis=1)
-        energy += (COULOMB / DIELECTRIC * probe.pair_terms[None, :, 2] / (r + ELECTROSTATIC_BUFFER)).sum(axis=1)
+        xyz[:, columns] = points[:, :wanted]
+    energy = np.empty(batch)
+    _growth.probe_energy(
+        energy,
+        xyz,
+        np.array([[column_of[int(a)] for a in row] for row in probe.dihedrals], dtype=np.int64).reshape(-1, 4),
+        np.ascontiguousarray(probe.torsion_terms, dtype=float).reshape(-1, 3),
+        np.array([[column_of[int(a)] for a in row] for row in probe.pairs], dtype=np.int64).reshape(-1, 2),
+        np.ascontiguousarray(probe.pair_terms, dtype=float).reshape(-1, 3),
+        COULOMB / DIELECTRIC,
+        ELECTROSTATIC_BUFFER,
+    )
     for quadruple, correction in probe.corrections:
-        phi = dihedral_degrees(*(positions[a] for a in quadruple))
+        at = [xyz[:, column_of[a]] for a in quadruple]
+        phi = dihedral_degrees(*at)
         # A fragment scanned with prochiral centres: states of the other hand at every centre see
         # its mirror image (Δ(-φ)); mixed hands, another configuration, get no correction.
         relation = None
         for centre, hand in zip(correction.centres, correction.hands, strict=True):
-            c, head, tail, side = (positions[a] for a in centre)
+            c, head, tail, side = (xyz[:, column_of[a]] for a in centre)
             same = np.where(np.einsum("gi,gi->g", np.cross(head - c, tail - c), side - c) >= 0, 1.0, -1.0) * hand
             relation = same if relation is None else np.where(relation == same, relation, 0.0)
         relation = np.ones(batch) if relation is None else relation
         energy += np.where(relation > 0, correction.at(phi), np.where(relation < 0, correction.at(-phi), 0.0))
     log_weights = -(energy - energy.min()) / BUILD_RT
     return log_weights.reshape(parent_states, own_states)
+
+
+def _as_slice(columns: list[int]) -> slice | list[int]:
+    """`columns` as a slice where they run consecutively (a view to write into, not a gather)."""
+    if columns and columns == list(range(columns[0], columns[0] + len(columns))):
+        return slice(columns[0], columns[0] + len(columns))
+    return columns
+
+
+def _columns(probe: _Probe) -> dict[int, int]:
+    """Column in _log_weights' xyz of every atom the probe places: its units' atoms in order, then the
+    probed unit's look-ahead atoms."""
+    column_of: dict[int, int] = {}
+    for g in probe.placed:
+        for atom in range(g.offset, g.offset + g.atom_count):
+            column_of.setdefault(atom, len(column_of))
+    for atom in probe.ahead_atoms.tolist():
+        column_of.setdefault(int(atom), len(column_of))
+    return column_of
