@@ -1,6 +1,7 @@
 """Relaxation corrections of chain statistics (build/relaxed_torsions.py): the electrostatic screening
 against quantum-chemical conformer energies of the PEO model compound, the stored scans, and the
-conformations of a built PEO melt against the populations measured for PEO.
+conformations of a built PEO melt against the populations measured for PEO; scans shared with a
+child process on two CPUs against scans made in one.
 
 Literature used for the expectations:
 - 1,2-dimethoxyethane (DME), the model compound of PEO: the tgt conformer (gauche about C-C) lies
@@ -14,7 +15,9 @@ Literature used for the expectations:
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,3 +124,57 @@ def test_a_polyethylene_melt_has_the_trans_fraction_of_the_ris_model(tmp_path: P
     result = build_structure(parse_build_job(homopolymer_job(ETHYLENE, 50, 10, density=0.85, seed=4)), tmp_path)
     states = backbone_states(result)["CCCC"]
     assert abs(states.mean() - ris_trans) < 0.065, f"trans {states.mean():.3f}, RIS {ris_trans:.3f}"
+
+
+def scanned_with(threads: int, store: Path, monkeypatch: pytest.MonkeyPatch, mol: Chem.Mol, path: list[int]) -> list[str]:
+    """The scans stored (file contents, sorted) after the corrections of every backbone dihedral of
+    `mol` are computed with `threads` CPUs and an empty store."""
+    monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(store))
+    monkeypatch.setenv("POLYFORGE_ENGINE_THREADS", str(threads))
+    monkeypatch.setattr(relaxed_torsions, "_CACHE", {})
+    centres = [c[:4] for c in _prochiral_centres(mol, path)]
+    dihedrals = [tuple(path[p : p + 4]) for p in range(len(path) - 3)]
+    with relaxed_torsions.scans_ahead(mol, dihedrals, path, centres, DIELECTRIC, BUILD_RT):
+        for quadruple in dihedrals:
+            relaxed_torsions.bond_correction(mol, quadruple, path, centres, DIELECTRIC, BUILD_RT)
+    return sorted(file.read_text() for file in store.rglob("*.json"))
+
+
+def test_scans_shared_with_a_child_process_are_the_scans_of_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mol, path = polymer_mol("CC(C)(C(=O)OC)CC(C)(C(=O)OC)CC(C)(C(=O)OC)CC")
+    alone = scanned_with(1, tmp_path / "alone", monkeypatch, mol, path)
+    # On two CPUs a child relaxes the odd angles of every scan; each was taken from it, and it is gone.
+    children: list[relaxed_torsions.Ahead] = []
+    taken: list[bool] = []
+    start, take = relaxed_torsions.Ahead.__init__, relaxed_torsions.Ahead.take
+
+    def recorded_start(self: relaxed_torsions.Ahead, produce: Any) -> None:
+        start(self, produce)
+        children.append(self)
+
+    def recorded_take(self: relaxed_torsions.Ahead, key: Any) -> Any:
+        value = take(self, key)
+        taken.append(value is not relaxed_torsions.MISSING)
+        return value
+
+    monkeypatch.setattr(relaxed_torsions.Ahead, "__init__", recorded_start)
+    monkeypatch.setattr(relaxed_torsions.Ahead, "take", recorded_take)
+    shared = scanned_with(2, tmp_path / "shared", monkeypatch, mol, path)
+    assert shared == alone and len(alone) >= 3
+    assert len(children) == 1 and len(taken) == len(alone) and all(taken)
+    with pytest.raises(ProcessLookupError):  # reaped
+        os.kill(children[0]._pid, 0)
+
+
+def test_scans_are_made_whole_where_the_child_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mol, path = polymer_mol("CC(C)(C(=O)OC)CC(C)(C(=O)OC)CC")
+    alone = scanned_with(1, tmp_path / "alone", monkeypatch, mol, path)
+    parent, prepared = os.getpid(), relaxed_torsions._prepared
+
+    def failing_in_the_child(*args: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return prepared(*args)
+
+    monkeypatch.setattr(relaxed_torsions, "_prepared", failing_in_the_child)
+    assert scanned_with(2, tmp_path / "shared", monkeypatch, mol, path) == alone

@@ -38,6 +38,7 @@ environment reads the table back, bit for bit, instead of computing it. A probe'
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
@@ -53,7 +54,7 @@ from rdkit.Chem import rdForceFieldHelpers
 from polyforge_engine.build import _growth
 from polyforge_engine.build.assembly import AssembledPolymer
 from polyforge_engine.build.disk_cache import cache_directory, write_atomically
-from polyforge_engine.build.relaxed_torsions import BondCorrection, bond_correction
+from polyforge_engine.build.relaxed_torsions import BondCorrection, bond_correction, scans_ahead
 from polyforge_engine.build.templates import UnitTemplate, _prochiral_centres
 
 GAS_CONSTANT = 1.987204e-3  # kcal/mol/K
@@ -216,12 +217,14 @@ class _Terms:
                 if bond.GetBondType() == Chem.BondType.SINGLE and not bond.IsInRing():
                     self.backbone_dihedrals.append(quadruple)
 
+    def backbone_dihedrals_of(self, unit: int, known: set[int]) -> list[tuple[int, int, int, int]]:
+        """The backbone dihedrals `unit`'s placement completes (all their atoms in `known`)."""
+        return [q for q in self.backbone_dihedrals if max(self.time[a] for a in q) == unit and all(a in known for a in q)]
+
     def corrections_for(self, unit: int, known: set[int]) -> list[tuple[tuple[int, int, int, int], BondCorrection]]:
         """Relaxation corrections of the backbone dihedrals `unit`'s placement completes."""
         out = []
-        for quadruple in self.backbone_dihedrals:
-            if max(self.time[a] for a in quadruple) != unit or not all(a in known for a in quadruple):
-                continue
+        for quadruple in self.backbone_dihedrals_of(unit, known):
             if quadruple not in self._corrections:
                 # A junction turns to any of growth's TORSIONS states, each standing for 30°; a unit's
                 # own bond has its three (or fewer) states, each standing for its whole well.
@@ -327,18 +330,16 @@ def kind_statistics(kind: AssembledPolymer, templates: dict[str, UnitTemplate], 
     cache: dict[tuple, np.ndarray] = {}
     tables: list[np.ndarray] = []
     reference: list[int] = []  # most likely state of each unit, for units held fixed in a probe
-    for unit in range(len(units)):
-        members = _members(units, unit)
-        key = (
-            *((member - unit, geometries[member].shape, units[member].parent_site, units[member].parent - unit, reference[member]) for member in members),
-            (0, geometries[unit].shape, units[unit].parent_site),
-        )
-        if key not in cache:
-            cache[key] = _table(terms, geometries, members, unit, reference) if kind.plan.is_linear else _flat(geometries, unit)
-        table = cache[key]
-        tables.append(table)
-        marginal = table.max(axis=0)
-        reference.append(int(np.argmax(marginal)))
+    with _scans_ahead(terms, geometries):
+        for unit in range(len(units)):
+            members = _members(units, unit)
+            key = (_environment(units, geometries, members, unit), tuple(reference[member] for member in members))
+            if key not in cache:
+                cache[key] = _table(terms, geometries, members, unit, reference) if kind.plan.is_linear else _flat(geometries, unit)
+            table = cache[key]
+            tables.append(table)
+            marginal = table.max(axis=0)
+            reference.append(int(np.argmax(marginal)))
     state_hands: list[np.ndarray | None] = []
     controlled = []
     for unit, geometry in enumerate(geometries):
@@ -356,6 +357,40 @@ def kind_statistics(kind: AssembledPolymer, templates: dict[str, UnitTemplate], 
         state_hands=state_hands,
         controlled=np.array(controlled, dtype=np.int64),
     )
+
+
+def _environment(units: Sequence[Any], geometries: list, members: list[int], unit: int) -> tuple:
+    """What a probe of `unit` places, but for the states its members are held in: units with the same
+    environment and references have the same table."""
+    return (
+        *((member - unit, geometries[member].shape, units[member].parent_site, units[member].parent - unit) for member in members),
+        (0, geometries[unit].shape, units[unit].parent_site),
+    )
+
+
+def _scans_ahead(terms: _Terms, geometries: list) -> contextlib.AbstractContextManager[None]:
+    """relaxed_torsions.scans_ahead for the backbone dihedrals of the first unit of each environment,
+    in chain order: the units kind_statistics computes tables for (the others differ from one of
+    those in their members' reference states alone, and meet the same fragments)."""
+    ahead: list[tuple[int, int, int, int]] = []
+    if terms.kind.plan.is_linear and terms.backbone_dihedrals:
+        units = terms.kind.plan.units
+        seen: set[tuple] = set()
+        for unit in range(len(units)):
+            members = _members(units, unit)
+            environment = _environment(units, geometries, members, unit)
+            if environment not in seen:
+                seen.add(environment)
+                ahead += [q for q in terms.backbone_dihedrals_of(unit, _known_atoms(geometries, members, unit)) if q not in ahead]
+    return scans_ahead(terms.mol, ahead, terms.backbone, terms.centres, DIELECTRIC, BUILD_RT)
+
+
+def _known_atoms(geometries: list, members: list[int], unit: int) -> set[int]:
+    """The atoms a probe of `unit` places: its members' and its own, and the atoms its look-ahead
+    points stand for."""
+    atoms = {a for member in (*members, unit) for a in range(geometries[member].offset, geometries[member].offset + geometries[member].template.atom_count)}
+    atoms.update(int(atom) for atom in geometries[unit].ahead_atoms.tolist())
+    return atoms
 
 
 def _flat(geometries: list, unit: int) -> np.ndarray:
@@ -469,14 +504,14 @@ def _probe(terms: _Terms, geometries: list, members: list[int], unit: int, refer
             )
         )
         known.extend(range(g.offset, g.offset + g.template.atom_count))
-    known.extend(int(atom) for atom in geometry.ahead_atoms.tolist())
-    dihedrals, torsion_terms, pairs, pair_terms, _ = terms.completed_by(unit, set(known))
+    every = _known_atoms(geometries, members, unit)
+    dihedrals, torsion_terms, pairs, pair_terms, _ = terms.completed_by(unit, every)
     corrections = tuple(
         (
             tuple(a - base for a in quadruple),
             dataclasses.replace(correction, centres=tuple(tuple(a - base for a in centre) for centre in correction.centres)),
         )
-        for quadruple, correction in terms.corrections_for(unit, set(known))
+        for quadruple, correction in terms.corrections_for(unit, every)
     )
     return _Probe(
         placed=tuple(placed),

@@ -27,7 +27,8 @@ the floor of a gauche state moves little (hexane's middle bond, MMFF94: 1.14 kca
 
 Fragments are cached by their canonical SMILES in memory and on disk (disk_cache.py), so a
 chemistry pays for its scans (2 × SCAN_POINTS constrained minimisations per distinct fragment, a few
-to a dozen fragments per polymer) once per machine.
+to a dozen fragments per polymer) once per machine. On two or more CPUs (scans_ahead) a forked child
+relaxes the odd angles of each missing scan while the engine relaxes the even ones.
 
 A fragment with prochiral centres is embedded with one configuration of each (its `hands`, measured
 as templates.py measures them); growth's states of the other hand see Δ(−φ) of the mirror image.
@@ -35,9 +36,11 @@ as templates.py measures them); growth's states of the other hand see Δ(−φ) 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,8 +50,11 @@ from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
 
 from polyforge_engine.build.disk_cache import cache_directory, write_atomically
+from polyforge_engine.runtime.ahead import MISSING, Ahead, Send
+from polyforge_engine.runtime.openmm_cpu import engine_threads
 
 SCAN_POINTS = 12  # growth's states, every 30° (relaxed every 15°)
+FINE_ANGLES = np.arange(0.0, 360.0, 360.0 / (2 * SCAN_POINTS))  # degrees: the relaxed scan's points
 FRAGMENT_REACH = 2  # heavy atoms within this many bonds of the bond's atoms
 SIDE_REACH = 3  # side-group atoms of the bond's own atoms, reached without another backbone atom
 RESTRAINT = 100.0  # kcal/mol/rad², holds the constrained dihedrals (within a degree or two)
@@ -76,6 +82,7 @@ CACHE_VERSION = 1
 # fragment key -> (relaxed energies every 15°, rigid model energies every 30°, hand per centre by
 # canonical rank), or None where the fragment has no correction
 _CACHE: dict[tuple, tuple[np.ndarray, np.ndarray, dict[int, int]] | None] = {}
+_AHEAD: list[Ahead] = []  # the child computing scans ahead (scans_ahead), while there is one
 
 
 @dataclass(frozen=True)
@@ -248,7 +255,7 @@ def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target
     wider relaxed than rigid, and that width counts, not only its floor.
 
     Returns:
-        The energies (kcal/mol) above their lowest, and the relaxed positions (Å) at each angle.
+        The energies (kcal/mol), and the relaxed positions (Å) at each angle.
     """
     relaxed, geometries = [], []
     for angle in fine:
@@ -266,7 +273,7 @@ def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target
         free = rdForceFieldHelpers.MMFFGetMoleculeForceField(frag, properties, confId=cid)
         relaxed.append(free.CalcEnergy(positions.ravel().tolist()))
         geometries.append(positions)
-    return np.array(relaxed) - min(relaxed), geometries
+    return np.array(relaxed), geometries
 
 
 def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple[int, ...], angles: np.ndarray, dielectric: float) -> np.ndarray:
@@ -284,6 +291,20 @@ def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple
     return np.array(rigid_energies)
 
 
+@dataclass(frozen=True)
+class _Fragment:
+    """The fragment a backbone dihedral's correction is scanned on, and what the scan is stored under."""
+
+    frag: Chem.Mol  # with hydrogens, no conformer
+    key: tuple  # canonical SMILES with the dihedral's atoms mapped 1-4, dielectric, RT
+    target: tuple[int, ...]  # the dihedral (fragment atoms)
+    held: list[tuple[int, ...]]  # the fragment's backbone dihedrals (_held_dihedrals)
+    own: tuple[tuple[int, int, int, int], ...]  # prochiral centres of the molecule inside it (molecule atoms)
+    own_atoms: tuple[tuple[int, int, int, int], ...]  # the same, fragment atoms
+    own_ranks: tuple[int, ...]  # their centres' canonical ranks in the key
+    clip: float  # _clip of the bond
+
+
 def bond_correction(
     mol: Chem.Mol,
     quadruple: tuple[int, int, int, int],
@@ -297,6 +318,60 @@ def bond_correction(
     `backbone`: the molecule's backbone atoms in order; `centres`: its prochiral centres (centre,
     head-side and tail-side backbone neighbours, side atom). None where the fragment cannot be made
     or minimised with MMFF94."""
+    fragment = _fragment(mol, quadruple, backbone, centres, dielectric, rt)
+    if fragment is None:
+        return None
+    scan = _cached(fragment.key)
+    if scan is False:
+        scan = _scan(fragment, dielectric, _AHEAD[0] if _AHEAD else None)
+        _CACHE[fragment.key] = scan
+        _store(fragment.key, scan)
+    if scan is None:
+        return None
+    fine_energy, rigid, hands_by_rank = scan
+    hands = tuple(hands_by_rank[r] for r in fragment.own_ranks)
+    return _correction(fine_energy, rigid, rt, width, fragment.own, hands, fragment.clip)
+
+
+@contextlib.contextmanager
+def scans_ahead(
+    mol: Chem.Mol,
+    quadruples: list[tuple[int, int, int, int]],
+    backbone: list[int],
+    centres: list[tuple[int, int, int, int]],
+    dielectric: float,
+    rt: float,
+) -> Iterator[None]:
+    """Inside, the scans of these dihedrals' fragments that are not stored yet are shared with a child
+    process (runtime/ahead.py), where the job has a second CPU: it relaxes the odd angles of each, in
+    this order, while bond_correction relaxes the even ones (_scan). The scans are the same as
+    computed in one process."""
+    if engine_threads() < 2 or not quadruples or _AHEAD:
+        yield
+        return
+
+    def produce(send: Send) -> None:
+        seen: set[tuple] = set()
+        for quadruple in quadruples:
+            fragment = _fragment(mol, quadruple, backbone, centres, dielectric, rt)
+            if fragment is None or fragment.key in seen:
+                continue
+            seen.add(fragment.key)
+            prepared = _prepared(fragment, dielectric) if _cached(fragment.key) is False else None
+            if prepared is not None:
+                send(fragment.key, _relaxed_scan(*prepared, fragment.target, FINE_ANGLES[1::2])[0])
+
+    _AHEAD.append(Ahead(produce))
+    try:
+        yield
+    finally:
+        _AHEAD.pop().close()
+
+
+def _fragment(
+    mol: Chem.Mol, quadruple: tuple[int, int, int, int], backbone: list[int], centres: list[tuple[int, int, int, int]], dielectric: float, rt: float
+) -> _Fragment | None:
+    """The fragment of bond_correction's dihedral, or None where RDKit cannot make it."""
     j, k = quadruple[1], quadruple[2]
     backbone_set = set(backbone)
     atoms = fragment_atoms(mol, (j, k), backbone_set)
@@ -310,45 +385,66 @@ def bond_correction(
         around = [ranks[n.GetIdx()] for n in frag.GetAtomWithIdx(atom).GetNeighbors()]
         return len(around) == 4 and len(set(around)) == 4
 
-    own = [c for c in centres if all(a in index for a in c) and prochiral(index[c[0]])]
-    held = _held_dihedrals(frag, backbone, index)
+    own = tuple(c for c in centres if all(a in index for a in c) and prochiral(index[c[0]]))
     target = tuple(index[a] for a in quadruple)
     key_mol = Chem.RWMol(frag)
     for position, atom in enumerate(target, start=1):
         key_mol.GetAtomWithIdx(atom).SetAtomMapNum(position)
-    key = (Chem.MolToSmiles(key_mol), round(dielectric, 3), round(rt, 4))
     key_ranks = list(Chem.CanonicalRankAtoms(key_mol))
-    own_ranks = tuple(key_ranks[index[c[0]]] for c in own)
+    return _Fragment(
+        frag=frag,
+        key=(Chem.MolToSmiles(key_mol), round(dielectric, 3), round(rt, 4)),
+        target=target,
+        held=_held_dihedrals(frag, backbone, index),
+        own=own,
+        own_atoms=tuple((index[c[0]], index[c[1]], index[c[2]], index[c[3]]) for c in own),
+        own_ranks=tuple(key_ranks[index[c[0]]] for c in own),
+        clip=_clip(mol, (j, k), backbone_set),
+    )
+
+
+def _cached(key: tuple) -> Any:
+    """The scan of `key` kept in this process or stored on disk (None: no correction), else False."""
     if key not in _CACHE:
         stored = _load(key)
         if stored is not False:
             _CACHE[key] = stored
-    if key in _CACHE:
-        cached = _CACHE[key]
-        if cached is None:
-            return None
-        fine_energy, rigid, hands_by_rank = cached
-        hands = tuple(hands_by_rank[r] for r in own_ranks)
-        return _correction(fine_energy, rigid, rt, width, tuple(own), hands, _clip(mol, (j, k), backbone_set))
+    return _CACHE.get(key, False)
+
+
+def _scan(fragment: _Fragment, dielectric: float, helper: Ahead | None = None) -> tuple[np.ndarray, np.ndarray, dict[int, int]] | None:
+    """The fragment's relaxed energies every 15° (above their lowest), its rigid model energies every
+    30° and the hand of each prochiral centre by canonical rank; None where MMFF94 cannot type it or
+    it cannot be embedded. The odd angles come from `helper` where it has them (scans_ahead)."""
+    prepared = _prepared(fragment, dielectric)
+    if prepared is None:
+        return None
+    frag, properties, start = prepared
+    even, geometries = _relaxed_scan(frag, properties, start, fragment.target, FINE_ANGLES[::2])
+    taken = helper.take(fragment.key) if helper is not None else MISSING
+    odd = _relaxed_scan(frag, properties, start, fragment.target, FINE_ANGLES[1::2])[0] if taken is MISSING else np.asarray(taken)
+    energies = np.empty(len(FINE_ANGLES))
+    energies[::2], energies[1::2] = even, odd
+    base = geometries[int(np.argmin(even))]
+    rigid = _rigid_scan(frag, properties, base, fragment.target, FINE_ANGLES[::2], dielectric)
+    hands = tuple(_hand(base, centre) for centre in fragment.own_atoms)
+    return energies - energies.min(), rigid, dict(zip(fragment.own_ranks, hands, strict=True))
+
+
+def _prepared(fragment: _Fragment, dielectric: float) -> tuple[Chem.Mol, Any, Chem.Conformer] | None:
+    """The fragment embedded (one seed), its MMFF94 properties screened by `dielectric`, and its
+    all-trans relaxed conformer every scan point starts from; None as for _scan."""
+    frag = Chem.Mol(fragment.frag)
     params = rdDistGeom.ETKDGv3()
     params.randomSeed = EMBED_SEED
     properties = rdForceFieldHelpers.MMFFGetMoleculeProperties(frag)
     if properties is None or rdDistGeom.EmbedMolecule(frag, params) < 0:
-        _CACHE[key] = None
-        _store(key, None)
         return None
     properties.SetMMFFDielectricConstant(dielectric)
     properties.SetMMFFVerbosity(0)
     conformer = frag.GetConformer()
-    _relax_all_trans(frag, properties, conformer, held)
-    fine = np.arange(0.0, 360.0, 360.0 / (2 * SCAN_POINTS))
-    fine_energy, geometries = _relaxed_scan(frag, properties, Chem.Conformer(conformer), target, fine)
-    base = geometries[2 * int(np.argmin(fine_energy[::2]))]
-    rigid = _rigid_scan(frag, properties, base, target, fine[::2], dielectric)
-    hands = tuple(_hand(base, (index[c[0]], index[c[1]], index[c[2]], index[c[3]])) for c in own)
-    _CACHE[key] = (fine_energy, rigid, dict(zip(own_ranks, hands, strict=True)))
-    _store(key, _CACHE[key])
-    return _correction(fine_energy, rigid, rt, width, tuple(own), hands, _clip(mol, (j, k), backbone_set))
+    _relax_all_trans(frag, properties, conformer, fragment.held)
+    return frag, properties, Chem.Conformer(conformer)
 
 
 def _cache_file(key: tuple) -> Path | None:
