@@ -550,50 +550,78 @@ def _table(terms: _Terms, geometries: list, members: list[int], unit: int, refer
 
 
 def _log_weights(probe: _Probe) -> np.ndarray:
-    """The probe's log weights (parent states, states): -E/RT relative to its lowest energy."""
+    """The probe's log weights (parent states, states): -E/RT relative to its lowest energy.
+
+    Row p * own_states + s of the batch holds the parent in state p and the unit in state s. A unit
+    placed only from held units is placed once and one placed from the parent once per parent state
+    (`_Level`), then spread over the rows: the same numbers as placing every unit in every row."""
     own_states, parent_states = probe.own_states, probe.parent_states
     batch = parent_states * own_states
     column_of = _columns(probe)
     xyz = np.empty((batch, len(column_of), 3))  # every atom of the probe, in every row
-    frames: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # placed -> rotations, translations, conformers
+    by_parent = xyz.reshape(parent_states, own_states, len(column_of), 3)  # the same memory
+    level_of = np.zeros(len(column_of), dtype=np.int64)  # the _Level each column was placed at
+    frames: dict[int, tuple[int, np.ndarray, np.ndarray, np.ndarray]] = {}  # placed -> level, rotations, translations, conformers
     last = len(probe.placed) - 1
+
+    def at(column: int, level: int) -> np.ndarray:
+        """Positions (rows of `level`, 3) of a placed column, whose level is at most `level`."""
+        if level == _Level.ONE:
+            return xyz[:1, column]
+        return by_parent[:, 0, column] if level == _Level.PARENT else xyz[:, column]
+
     for index, g in enumerate(probe.placed):
         # Its atoms, and the probed unit's look-ahead points, land in these columns of xyz.
         wanted = g.atom_count + (len(probe.ahead_atoms) if index == last else 0)
         atoms = [*range(g.offset, g.offset + g.atom_count), *(probe.ahead_atoms.tolist() if index == last else [])]
         columns = _as_slice([column_of[int(atom)] for atom in atoms])
+        level = _Level.ROW if index == last else _Level.PARENT if g.held is None else _Level.ONE
+        if g.parent >= 0:
+            level = max(level, frames[g.parent][0], int(level_of[column_of[g.parent_anchor]]))
+            if g.phase_partner is not None:
+                level = max(level, int(level_of[column_of[g.phase_partner]]))
+        count = (1, parent_states, batch)[level]
         if index == last:
-            rows = np.tile(np.arange(own_states), parent_states)
+            states = np.tile(np.arange(own_states), parent_states)
         elif g.held is None:
-            rows = np.repeat(np.arange(parent_states), own_states)
+            states = np.arange(parent_states) if level == _Level.PARENT else np.repeat(np.arange(parent_states), own_states)
         else:
-            rows = np.full(batch, g.held)
+            states = np.full(count, g.held)
         if g.parent < 0:  # the first member: held in its own frame
-            conformers = rows if g.root else g.spun_conformers[rows]
-            rotations = np.broadcast_to(np.eye(3), (batch, 3, 3))
-            translations = np.zeros((batch, 3))
+            conformers = states if g.root else g.spun_conformers[states]
+            rotations = np.broadcast_to(np.eye(3), (count, 3, 3))
+            translations = np.zeros((count, 3))
             points = g.centred[conformers]
             if wanted > g.atom_count:
                 points = np.concatenate([points, g.centred_proxies[conformers][:, g.ahead_sites]], axis=1)
         else:
             p = probe.placed[g.parent]
-            parent_rotations, parent_translations, parent_conformers = frames[g.parent]
-            anchor = xyz[:, column_of[g.parent_anchor]]
+            parent_level, parent_rotations, parent_translations, parent_conformers = frames[g.parent]
+            parent_rotations, parent_translations, parent_conformers = (
+                _spread(array, parent_level, level, own_states, count) for array in (parent_rotations, parent_translations, parent_conformers)
+            )
+            anchor = at(column_of[g.parent_anchor], level)
             proxy = p.centred_proxies[parent_conformers, g.parent_site]
             bond = np.einsum("gij,gj->gi", parent_rotations, proxy) + parent_translations - anchor
             direction = bond / np.linalg.norm(bond, axis=1)[:, None]
-            phases = np.zeros(batch)
+            phases = np.zeros(count)
             if g.phase_partner is not None:
-                axes = frames_along(direction, np.zeros(batch))
-                seen = xyz[:, column_of[g.phase_partner]] - anchor
+                axes = frames_along(direction, np.zeros(count))
+                seen = at(column_of[g.phase_partner], level) - anchor
                 phases = np.arctan2(np.einsum("gi,gi->g", seen, axes[:, :, 1]), np.einsum("gi,gi->g", seen, axes[:, :, 0]))
             spun_frames = frames_along(direction, phases)
             translations = anchor + direction * g.bond_length
-            rotations = spun_frames @ g.spun_rotations[rows]
-            conformers = g.spun_conformers[rows]
-            points = g.spun_points[rows, :wanted] @ spun_frames.transpose(0, 2, 1) + translations[:, None, :]
-        frames[index] = (rotations, translations, conformers)
-        xyz[:, columns] = points[:, :wanted]
+            rotations = spun_frames @ g.spun_rotations[states]
+            conformers = g.spun_conformers[states]
+            points = g.spun_points[states, :wanted] @ spun_frames.transpose(0, 2, 1) + translations[:, None, :]
+        frames[index] = (level, rotations, translations, conformers)
+        if level == _Level.ROW:
+            xyz[:, columns] = points[:, :wanted]
+        elif level == _Level.PARENT:
+            by_parent[:, :, columns] = points[:, None, :wanted]
+        else:
+            xyz[:, columns] = points[0, :wanted]
+        level_of[columns] = level
     energy = np.empty(batch)
     _growth.probe_energy(
         energy,
@@ -606,8 +634,7 @@ def _log_weights(probe: _Probe) -> np.ndarray:
         ELECTROSTATIC_BUFFER,
     )
     for quadruple, correction in probe.corrections:
-        at = [xyz[:, column_of[a]] for a in quadruple]
-        phi = dihedral_degrees(*at)
+        phi = dihedral_degrees(*(xyz[:, column_of[a]] for a in quadruple))
         # A fragment scanned with prochiral centres: states of the other hand at every centre see
         # its mirror image (Δ(-φ)); mixed hands, another configuration, get no correction.
         relation = None
@@ -619,6 +646,23 @@ def _log_weights(probe: _Probe) -> np.ndarray:
         energy += np.where(relation > 0, correction.at(phi), np.where(relation < 0, correction.at(-phi), 0.0))
     log_weights = -(energy - energy.min()) / BUILD_RT
     return log_weights.reshape(parent_states, own_states)
+
+
+class _Level:
+    """How many rows of a probe a unit's placement differs over (_log_weights)."""
+
+    ONE = 0  # none: it and every unit it is placed from are held
+    PARENT = 1  # one per parent state
+    ROW = 2  # every row
+
+
+def _spread(array: np.ndarray, level: int, to: int, own_states: int, count: int) -> np.ndarray:
+    """Rows of `array` placed at `level`, as the `count` rows of level `to` (at least as fine)."""
+    if level == to:
+        return array
+    if level == _Level.ONE:
+        return np.broadcast_to(array, (count, *array.shape[1:]))
+    return np.repeat(array, own_states, axis=0)
 
 
 def _as_slice(columns: list[int]) -> slice | list[int]:
