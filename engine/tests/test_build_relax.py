@@ -114,6 +114,33 @@ def test_energy_and_gradient_match_a_sum_over_every_pair(chains: BuildResult, si
             assert gradient[atom, axis] == pytest.approx(numeric, rel=1e-4, abs=1e-2)
 
 
+@pytest.mark.parametrize("walls", [False, True])
+def test_a_list_refreshed_about_the_atoms_that_moved_holds_every_pair(chains: BuildResult, walls: bool) -> None:
+    """Three atoms at a time moved 0.6 Å (past a quarter of the skin, two of them together past the
+    skin): the list is refreshed about them, not built again, and the energy is still the sum over
+    every pair, an atom moved across a side of the cell included."""
+    side = 3.2 * (INTER + SKIN)
+    box = np.array([side, side, side])
+    walls_at = (1.15, side - 1.15) if walls else None
+    energy = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, walls_at)
+    x = squeezed(chains, side, seed=4)
+    scratch = np.zeros_like(x)
+    energy.energy(x, scratch, tuple(box), 1.0)
+    builds = energy.builds
+    rng = np.random.default_rng(8)
+    edge = int(np.argmax(np.mod(x[:, 0], side)))  # the atom nearest the +x side
+    for round_ in range(6):
+        moving = rng.choice(len(x), size=3, replace=False)
+        if round_ == 0:
+            moving[0] = edge
+        directions = rng.normal(size=(3, 3))
+        directions[0] = (1.0, 0.0, 0.0) if round_ == 0 else directions[0]
+        x[moving] += 0.6 * directions / np.linalg.norm(directions, axis=1)[:, None]
+        value = energy.energy(x, scratch, tuple(box), 1.0)
+        assert value == pytest.approx(reference_energy(chains, x, box, 1.0, walls_at), rel=1e-9)
+    assert energy.builds == builds and energy.refreshes == 6
+
+
 def test_minimiser_pushes_molecules_apart_and_keeps_their_geometry(chains: BuildResult) -> None:
     side = 16.0  # Å: 24 Å³ per atom
     box = (side, side, side)

@@ -22,6 +22,7 @@
 
 #include "buffers.h"
 #include "cells.h"
+#include <structmember.h>
 
 #define HISTORY 4          /* L-BFGS correction pairs kept (8 took as many steps on dense melts, each with twice the vector work) */
 #define MAX_STEP 0.3       /* largest move of one atom in one line-search trial (Å) */
@@ -30,6 +31,8 @@
 #define BACKTRACKS 30      /* halvings of a step before the line search gives up */
 #define BLOCK_ATOMS 128    /* atoms per block of the L-BFGS passes: their vectors stay in L1 while read */
 #define CHUNKS 4           /* fixed parts of all work (see above): more threads than this go unused */
+#define MOVED_SHARE 8      /* refresh_moved while at most 1/MOVED_SHARE of the atoms moved, else a whole build */
+#define MOVED_FROM 0.25    /* of the skin: atoms that moved farther are refreshed (then no two others moved half the skin) */
 
 /* The first index of part c of n items (part c covers [chunk_start(n, c), chunk_start(n, c + 1))). */
 static inline Py_ssize_t chunk_start(Py_ssize_t n, int c) { return (Py_ssize_t)((int64_t)n * c / CHUNKS); }
@@ -69,9 +72,10 @@ typedef struct {
     /* Verlet list: pairs within the largest limit plus the skin at the last build, in CHUNKS parts
      * (part c: pairs whose first atom's cell is in part c of the cells) */
     double skin;
-    double *built_at; /* positions at the last build */
+    double *built_at; /* each atom's reference position: where it was when its pairs were last listed */
     NearList near[CHUNKS];
     int list_valid;
+    long long builds, refreshes; /* whole builds of the list, and refresh_moved's */
     double list_box[3];
     /* the limits minimize() may stop at (keep_inter <= inter, keep_intra <= intra; walls: keep_low,
      * keep_high), whether it does, and how many pairs and atoms broke them at the last evaluation */
@@ -141,6 +145,13 @@ static int list_pair(void *context, int32_t i, int32_t j, const double d[3], dou
     return add_near(part->near, i, j, shift);
 }
 
+/* |x[i] - built_at[i]|², how far atom i moved from its reference. */
+static inline double displacement2(const Relaxer *self, const double *x, Py_ssize_t i) {
+    const double *b = self->built_at + 3 * i, *a = x + 3 * i;
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
 /* Every pair not excluded and closer than the largest limit plus the skin (cells.h), part c of the
  * list from part c of the cells. */
 static int build_list(Relaxer *self, const double *x, const double *box) {
@@ -166,23 +177,102 @@ static int build_list(Relaxer *self, const double *x, const double *box) {
     memcpy(self->built_at, x, (size_t)self->atoms * 3 * sizeof(double));
     memcpy(self->list_box, box, sizeof(self->list_box));
     self->list_valid = 1;
+    self->builds++;
     return 0;
 }
 
+typedef struct {
+    ListPart part;
+    const uint8_t *moved;
+} AroundPart;
+
+/* A pair (i, j) found around moved atom i: listed unless j moved too and was searched around first. */
+static int around_pair(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]) {
+    AroundPart *around = context;
+    if (around->moved[j] && j < i) return 0;
+    return list_pair(&around->part, i, j, d, d2, shift);
+}
+
+/* Brings the list up to date where few atoms moved more than MOVED_FROM of the skin from their
+ * reference positions (built_at): each of them becomes its own reference, its pairs are dropped, and
+ * its pairs with every atom whose reference lies within the cutoff plus the skin of it are listed
+ * again, in part (atom * CHUNKS / atoms) of the list. So every pair left out still has references at
+ * least that far apart, and the list holds every pair within the limits while no two atoms together
+ * moved more than the skin from their references, as after a whole build. Between whole builds, a
+ * dense push-off had moved a handful of its tens of thousands of atoms half the skin and a few
+ * hundred a quarter. Returns 1 when done, 0 when a whole build is due (too many moved, or cells too
+ * few for a search around one atom), -1 when memory ran out. */
+static int refresh_moved(Relaxer *self, const double *x, const double *box) {
+    Py_ssize_t n = self->atoms;
+    double far2 = (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin);
+    size_t count = 0;
+    for (Py_ssize_t i = 0; i < n; i++) count += displacement2(self, x, i) > far2;
+    if (count == 0 || count > (size_t)n / MOVED_SHARE) return 0;
+    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
+    PairCells cells = {0};
+    pair_cells_frame(&cells, self->built_at, n, box, !(self->wall_k > 0.0), cutoff);
+    if (cells.single_cell) return 0;
+    uint8_t *moved = calloc((size_t)n, 1);
+    int32_t *atoms = malloc(count * sizeof(int32_t));
+    int status = moved && atoms ? 1 : -1;
+    if (status > 0) {
+        size_t k = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (displacement2(self, x, i) > far2) {
+                moved[i] = 1, atoms[k++] = (int32_t)i;
+                memcpy(self->built_at + 3 * i, x + 3 * i, 3 * sizeof(double));
+            }
+        if (pair_cells_sort(&cells, self->built_at, n) < 0) status = -1;
+        int failed = status < 0;
+        /* Part c: its pairs with a moved atom out, then the moved atoms of its share found again. */
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(| : failed)
+        for (int c = 0; c < CHUNKS; c++) {
+            NearList *near = &self->near[c];
+            size_t kept = 0;
+            for (size_t p = 0; p < near->count; p++) {
+                if (moved[near->pairs[2 * p]] || moved[near->pairs[2 * p + 1]]) continue;
+                near->pairs[2 * kept] = near->pairs[2 * p], near->pairs[2 * kept + 1] = near->pairs[2 * p + 1];
+                memmove(near->shift + 3 * kept, near->shift + 3 * p, 3 * sizeof(double));
+                kept++;
+            }
+            near->count = kept;
+            AroundPart around = {{self, near}, moved};
+            for (size_t k = 0; !failed && k < count; k++) {
+                int32_t i = atoms[k];
+                if ((int64_t)i * CHUNKS / n != c) continue;
+                failed |= pair_cells_visit_around(&cells, i, self->built_at + 3 * i, cutoff * cutoff, around_pair, &around) != 0;
+            }
+        }
+        if (failed) status = -1;
+    }
+    pair_cells_free(&cells);
+    free(moved), free(atoms);
+    return status;
+}
+
 /* The list still holds every pair within the largest limit while no two atoms together moved more than
- * the skin since it was built (the two that moved most, that is). */
+ * the skin from their references (the two that moved most, that is); else refreshed about the atoms
+ * that moved most (refresh_moved) or built again. */
 static int ensure_list(Relaxer *self, const double *x, const double *box) {
     if (self->list_valid && memcmp(self->list_box, box, sizeof(self->list_box)) == 0) {
         double most = 0.0, next = 0.0; /* squared displacements */
-        for (Py_ssize_t k = 0; k < 3 * self->atoms; k += 3) {
-            double dx = x[k] - self->built_at[k], dy = x[k + 1] - self->built_at[k + 1], dz = x[k + 2] - self->built_at[k + 2];
-            double d2 = dx * dx + dy * dy + dz * dz;
+        for (Py_ssize_t i = 0; i < self->atoms; i++) {
+            double d2 = displacement2(self, x, i);
             if (d2 > next) {
                 if (d2 > most) next = most, most = d2;
                 else next = d2;
             }
         }
         if (sqrt(most) + sqrt(next) <= self->skin) return 0;
+        int refreshed = refresh_moved(self, x, box);
+        if (refreshed < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (refreshed) {
+            self->refreshes++;
+            return 0;
+        }
     }
     return build_list(self, x, box);
 }
@@ -777,6 +867,12 @@ static PyMethodDef Relaxer_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyMemberDef Relaxer_members[] = {
+    {"builds", T_LONGLONG, offsetof(Relaxer, builds), READONLY, "whole builds of the neighbour list so far"},
+    {"refreshes", T_LONGLONG, offsetof(Relaxer, refreshes), READONLY, "refreshes of the list about the atoms that moved most, so far"},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyTypeObject RelaxerType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "polyforge_engine.build._relax.Relaxer",
     .tp_basicsize = sizeof(Relaxer),
@@ -786,6 +882,7 @@ static PyTypeObject RelaxerType = {
     .tp_init = (initproc)Relaxer_init,
     .tp_dealloc = (destructor)Relaxer_dealloc,
     .tp_methods = Relaxer_methods,
+    .tp_members = Relaxer_members,
 };
 
 static struct PyModuleDef module = {

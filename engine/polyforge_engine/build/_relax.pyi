@@ -5,6 +5,8 @@ import numpy as np
 HISTORY: int  # L-BFGS correction pairs the minimiser keeps
 
 class Relaxer:
+    builds: int  # whole builds of the neighbour list so far
+    refreshes: int  # refreshes of the list about the atoms that moved most, so far
     def __init__(
         self,
         pairs: np.ndarray,

@@ -8,7 +8,8 @@
  * as wide with a 5 × 5 × 5 neighbourhood meet fewer pairs, but at melt densities most of them are
  * empty and visiting them cost more than the pairs saved.) x and y are periodic, z when asked; along
  * a non-periodic z the cells span the atoms. Raw coordinates may lie boxes apart (molecules are kept
- * whole): each pair comes with the lattice shift that makes x[j] - x[i] - shift its minimum image. */
+ * whole): each pair comes with the lattice shift that makes x[j] - x[i] - shift its minimum image.
+ * The atoms near one point are found through the same cells (pair_cells_visit_around). */
 
 #ifndef POLYFORGE_CELLS_H
 #define POLYFORGE_CELLS_H
@@ -64,11 +65,26 @@ static inline void pair_cells_frame(PairCells *list, const double *x, int64_t n,
     list->single_cell = list->reach[0] == 0 || list->reach[1] == 0 || list->reach[2] == 0;
 }
 
+/* The cell of `point` (returned, and its coordinates in `here`), with the point wrapped into the box
+ * (`wrapped`, from the region's low corner) and the lattice shift taken off it apart: point - low =
+ * wrapped + lattice. */
+static inline int64_t pair_cells_locate(const PairCells *list, const double point[3], int64_t here[3], double wrapped[3], double lattice[3]) {
+    const int64_t *cells = list->cells;
+    for (int a = 0; a < 3; a++) {
+        double u = point[a] - list->low[a], span = list->span[a];
+        double turns = list->periodic[a] ? floor(u / span) : 0.0;
+        wrapped[a] = u - turns * span;
+        lattice[a] = turns * span;
+        int64_t k = (int64_t)floor(wrapped[a] / span * (double)cells[a]);
+        here[a] = k < 0 ? 0 : (k >= cells[a] ? cells[a] - 1 : k);
+    }
+    return (here[0] * cells[1] + here[1]) * cells[2] + here[2];
+}
+
 /* Sorts the n atoms into the cells (a counting sort: cell_start holds each cell's first slot), each
  * with its wrapped coordinates and lattice shift. Returns -1 when memory ran out. */
 static inline int pair_cells_sort(PairCells *list, const double *x, int64_t n) {
     const int64_t *cells = list->cells;
-    const double *low = list->low, *span = list->span;
     int64_t cell_total = cells[0] * cells[1] * cells[2];
     size_t atoms = (size_t)(n > 0 ? n : 1);
     list->wrapped = malloc(atoms * 3 * sizeof(double));
@@ -79,27 +95,17 @@ static inline int pair_cells_sort(PairCells *list, const double *x, int64_t n) {
     list->fill = malloc((size_t)cell_total * sizeof(int64_t));
     if (!list->wrapped || !list->lattice || !list->atom_at || !list->cell_of || !list->cell_start || !list->fill) return -1;
     for (int64_t i = 0; i < n; i++) {
-        int64_t c[3];
-        for (int a = 0; a < 3; a++) {
-            double u = x[3 * i + a] - low[a];
-            if (list->periodic[a]) u -= span[a] * floor(u / span[a]);
-            int64_t k = (int64_t)floor(u / span[a] * (double)cells[a]);
-            c[a] = k < 0 ? 0 : (k >= cells[a] ? cells[a] - 1 : k);
-        }
-        list->cell_of[i] = (c[0] * cells[1] + c[1]) * cells[2] + c[2];
+        int64_t here[3];
+        double wrapped[3], lattice[3];
+        list->cell_of[i] = pair_cells_locate(list, x + 3 * i, here, wrapped, lattice);
         list->cell_start[list->cell_of[i] + 1]++;
     }
     for (int64_t c = 0; c < cell_total; c++) list->cell_start[c + 1] += list->cell_start[c];
     memcpy(list->fill, list->cell_start, (size_t)cell_total * sizeof(int64_t));
     for (int64_t i = 0; i < n; i++) {
-        int64_t slot = list->fill[list->cell_of[i]]++;
+        int64_t slot = list->fill[list->cell_of[i]]++, here[3];
         list->atom_at[slot] = (int32_t)i;
-        for (int a = 0; a < 3; a++) {
-            double u = x[3 * i + a] - low[a];
-            double turns = list->periodic[a] ? floor(u / span[a]) : 0.0;
-            list->wrapped[3 * slot + a] = u - turns * span[a];
-            list->lattice[3 * slot + a] = turns * span[a];
-        }
+        pair_cells_locate(list, x + 3 * i, here, list->wrapped + 3 * slot, list->lattice + 3 * slot);
     }
     return 0;
 }
@@ -262,6 +268,36 @@ PAIR_CELLS_INLINE int pair_cells_visit_homes(const PairCells *list, int64_t firs
                 if (status) return status;
             }
     }
+    return 0;
+}
+
+/* Visits the atoms closer than sqrt(cutoff2) to atom `atom` at `point` (not itself) in the 27 cells
+ * around the point's own, as visit(context, atom, j, d, d2, shift) with d = x[j] - point - shift the
+ * minimum image. Not for a single_cell list (whose neighbours repeat). Returns the visitor's first
+ * non-zero answer, or 0. */
+PAIR_CELLS_INLINE int pair_cells_visit_around(const PairCells *list, int32_t atom, const double point[3], double cutoff2, PairVisitor visit,
+                                          void *context) {
+    int64_t here[3];
+    double wrapped[3], lattice[3];
+    pair_cells_locate(list, point, here, wrapped, lattice);
+    for (int dx = -1; dx <= 1; dx++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dz = -1; dz <= 1; dz++) {
+                int offset[3] = {dx, dy, dz};
+                double image[3];
+                int64_t cell = pair_cells_neighbour(list, here, offset, image);
+                if (cell < 0) continue;
+                double px = wrapped[0] - image[0], py = wrapped[1] - image[1], pz = wrapped[2] - image[2];
+                for (int64_t q = list->cell_start[cell]; q < list->cell_start[cell + 1]; q++) {
+                    if (list->atom_at[q] == atom) continue;
+                    double d[3] = {list->wrapped[3 * q] - px, list->wrapped[3 * q + 1] - py, list->wrapped[3 * q + 2] - pz}, shift[3];
+                    double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                    if (d2 >= cutoff2) continue;
+                    for (int a = 0; a < 3; a++) shift[a] = list->lattice[3 * q + a] - lattice[a] - image[a];
+                    int status = visit(context, atom, list->atom_at[q], d, d2, shift);
+                    if (status) return status;
+                }
+            }
     return 0;
 }
 

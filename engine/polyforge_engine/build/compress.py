@@ -76,7 +76,8 @@ POLISH_ITERATIONS = 50  # minimiser iterations between measurements once the tar
 POLISH_ROUNDS = 40  # at most; stops as soon as every pair keeps its limit
 # Å: the minimiser's neighbour list holds pairs within the largest limit plus this. Rebuilding it (once
 # two atoms together moved this far) costs about ten energy evaluations for dense PEO; at 0.5 Å the
-# relaxation rebuilt it twice as often and took ~30 % longer.
+# relaxation rebuilt it twice as often and took ~30 % longer. Most of the time only the few atoms that
+# moved are listed again (_relax.c, refresh_moved).
 SKIN = 1.0
 PUSH_OFF_STAGES = (0.2, 0.4, 0.6, 0.8)  # fractions of the limits overlaps are pushed off to before the full ones
 # Chains placed phantom carry their Boltzmann torsion statistics (chain_statistics.py); while their
