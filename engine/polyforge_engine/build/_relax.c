@@ -200,13 +200,11 @@ static int around_pair(void *context, int32_t i, int32_t j, const double d[3], d
  * least that far apart, and the list holds every pair within the limits while no two atoms together
  * moved more than the skin from their references, as after a whole build. Between whole builds, a
  * dense push-off had moved a handful of its tens of thousands of atoms half the skin and a few
- * hundred a quarter. Returns 1 when done, 0 when a whole build is due (too many moved, or cells too
- * few for a search around one atom), -1 when memory ran out. */
-static int refresh_moved(Relaxer *self, const double *x, const double *box) {
+ * hundred a quarter. `count`: how many moved that far. Returns 1 when done, 0 when a whole build is
+ * due (too many moved, or cells too few for a search around one atom), -1 when memory ran out. */
+static int refresh_moved(Relaxer *self, const double *x, const double *box, size_t count) {
     Py_ssize_t n = self->atoms;
     double far2 = (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin);
-    size_t count = 0;
-    for (Py_ssize_t i = 0; i < n; i++) count += displacement2(self, x, i) > far2;
     if (count == 0 || count > (size_t)n / MOVED_SHARE) return 0;
     double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
     PairCells cells = {0};
@@ -255,16 +253,37 @@ static int refresh_moved(Relaxer *self, const double *x, const double *box) {
  * that moved most (refresh_moved) or built again. */
 static int ensure_list(Relaxer *self, const double *x, const double *box) {
     if (self->list_valid && memcmp(self->list_box, box, sizeof(self->list_box)) == 0) {
-        double most = 0.0, next = 0.0; /* squared displacements */
-        for (Py_ssize_t i = 0; i < self->atoms; i++) {
-            double d2 = displacement2(self, x, i);
-            if (d2 > next) {
-                if (d2 > most) next = most, most = d2;
-                else next = d2;
+        /* Per part: the two largest squared displacements, and how many passed MOVED_FROM of the skin. */
+        double most[CHUNKS], next[CHUNKS], far2 = (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin);
+        size_t far[CHUNKS];
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1)
+        for (int c = 0; c < CHUNKS; c++) {
+            double top = 0.0, second = 0.0;
+            size_t beyond = 0;
+            for (Py_ssize_t i = chunk_start(self->atoms, c); i < chunk_start(self->atoms, c + 1); i++) {
+                double d2 = displacement2(self, x, i);
+                beyond += d2 > far2;
+                if (d2 > second) {
+                    if (d2 > top) second = top, top = d2;
+                    else second = d2;
+                }
+            }
+            most[c] = top, next[c] = second, far[c] = beyond;
+        }
+        double top = 0.0, second = 0.0;
+        size_t beyond = 0;
+        for (int c = 0; c < CHUNKS; c++) {
+            beyond += far[c];
+            for (int k = 0; k < 2; k++) {
+                double d2 = k ? next[c] : most[c];
+                if (d2 > second) {
+                    if (d2 > top) second = top, top = d2;
+                    else second = d2;
+                }
             }
         }
-        if (sqrt(most) + sqrt(next) <= self->skin) return 0;
-        int refreshed = refresh_moved(self, x, box);
+        if (sqrt(top) + sqrt(second) <= self->skin) return 0;
+        int refreshed = refresh_moved(self, x, box, beyond);
         if (refreshed < 0) {
             PyErr_NoMemory();
             return -1;
