@@ -69,8 +69,9 @@ typedef struct {
     double inter, intra, push;
     /* walls */
     double wall_k, wall_low, wall_high;
-    /* Verlet list: pairs within the largest limit plus the skin at the last build, in CHUNKS parts
-     * (part c: pairs whose first atom's cell is in part c of the cells) */
+    /* Verlet list: pairs whose reference positions lie within the largest limit plus the skin, in
+     * CHUNKS parts (part c: from a whole build, pairs whose first atom's cell is in part c of the
+     * cells; from refresh_moved, pairs whose moved atom is in part c of the atoms) */
     double skin;
     double *built_at; /* each atom's reference position: where it was when its pairs were last listed */
     NearList near[CHUNKS];
@@ -143,6 +144,14 @@ static int list_pair(void *context, int32_t i, int32_t j, const double d[3], dou
         if (sorted_contains(part->self->apart, part->self->apart_count, low * part->self->atoms + high)) return 0;
     }
     return add_near(part->near, i, j, shift);
+}
+
+/* Keeps in *top and *second the two largest of the values offered so far. */
+static inline void keep_two_largest(double value, double *top, double *second) {
+    if (value > *second) {
+        if (value > *top) *second = *top, *top = value;
+        else *second = value;
+    }
 }
 
 /* |x[i] - built_at[i]|², how far atom i moved from its reference. */
@@ -263,10 +272,7 @@ static int ensure_list(Relaxer *self, const double *x, const double *box) {
             for (Py_ssize_t i = chunk_start(self->atoms, c); i < chunk_start(self->atoms, c + 1); i++) {
                 double d2 = displacement2(self, x, i);
                 beyond += d2 > far2;
-                if (d2 > second) {
-                    if (d2 > top) second = top, top = d2;
-                    else second = d2;
-                }
+                keep_two_largest(d2, &top, &second);
             }
             most[c] = top, next[c] = second, far[c] = beyond;
         }
@@ -274,17 +280,13 @@ static int ensure_list(Relaxer *self, const double *x, const double *box) {
         size_t beyond = 0;
         for (int c = 0; c < CHUNKS; c++) {
             beyond += far[c];
-            for (int k = 0; k < 2; k++) {
-                double d2 = k ? next[c] : most[c];
-                if (d2 > second) {
-                    if (d2 > top) second = top, top = d2;
-                    else second = d2;
-                }
-            }
+            keep_two_largest(most[c], &top, &second);
+            keep_two_largest(next[c], &top, &second);
         }
         if (sqrt(top) + sqrt(second) <= self->skin) return 0;
         int refreshed = refresh_moved(self, x, box, beyond);
-        if (refreshed < 0) {
+        if (refreshed < 0) { /* the list half refreshed: built whole next time */
+            self->list_valid = 0;
             PyErr_NoMemory();
             return -1;
         }
