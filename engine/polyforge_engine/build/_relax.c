@@ -146,6 +146,12 @@ static int list_pair(void *context, int32_t i, int32_t j, const double d[3], dou
     return add_near(part->near, i, j, shift);
 }
 
+/* The Verlet list's reach: the largest limit plus the skin. */
+static inline double list_cutoff(const Relaxer *self) { return (self->inter > self->intra ? self->inter : self->intra) + self->skin; }
+
+/* The squared displacement past which refresh_moved lists an atom's pairs again. */
+static inline double moved_far2(const Relaxer *self) { return (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin); }
+
 /* Keeps in *top and *second the two largest of the values offered so far. */
 static inline void keep_two_largest(double value, double *top, double *second) {
     if (value > *second) {
@@ -164,7 +170,7 @@ static inline double displacement2(const Relaxer *self, const double *x, Py_ssiz
 /* Every pair not excluded and closer than the largest limit plus the skin (cells.h), part c of the
  * list from part c of the cells. */
 static int build_list(Relaxer *self, const double *x, const double *box) {
-    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
+    double cutoff = list_cutoff(self);
     PairCells cells = {0};
     pair_cells_frame(&cells, x, self->atoms, box, !(self->wall_k > 0.0), cutoff);
     int failed = pair_cells_sort(&cells, x, self->atoms) < 0;
@@ -213,9 +219,9 @@ static int around_pair(void *context, int32_t i, int32_t j, const double d[3], d
  * due (too many moved, or cells too few for a search around one atom), -1 when memory ran out. */
 static int refresh_moved(Relaxer *self, const double *x, const double *box, size_t count) {
     Py_ssize_t n = self->atoms;
-    double far2 = (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin);
+    double far2 = moved_far2(self);
     if (count == 0 || count > (size_t)n / MOVED_SHARE) return 0;
-    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
+    double cutoff = list_cutoff(self);
     PairCells cells = {0};
     pair_cells_frame(&cells, self->built_at, n, box, !(self->wall_k > 0.0), cutoff);
     if (cells.single_cell) return 0;
@@ -263,7 +269,7 @@ static int refresh_moved(Relaxer *self, const double *x, const double *box, size
 static int ensure_list(Relaxer *self, const double *x, const double *box) {
     if (self->list_valid && memcmp(self->list_box, box, sizeof(self->list_box)) == 0) {
         /* Per part: the two largest squared displacements, and how many passed MOVED_FROM of the skin. */
-        double most[CHUNKS], next[CHUNKS], far2 = (MOVED_FROM * self->skin) * (MOVED_FROM * self->skin);
+        double most[CHUNKS], next[CHUNKS], far2 = moved_far2(self);
         size_t far[CHUNKS];
 #pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1)
         for (int c = 0; c < CHUNKS; c++) {
@@ -807,7 +813,7 @@ static PyObject *Relaxer_minimize(Relaxer *self, PyObject *args, PyObject *kwarg
             return NULL;
         }
     }
-    double cutoff = (self->inter > self->intra ? self->inter : self->intra) + self->skin;
+    double cutoff = list_cutoff(self);
     if (box[0] < 2 * cutoff || box[1] < 2 * cutoff || (!(self->wall_k > 0.0) && box[2] < 2 * cutoff)) {
         PyErr_SetString(PyExc_ValueError, "box: every periodic side must be at least twice the cutoff");
         return NULL;

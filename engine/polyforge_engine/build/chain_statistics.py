@@ -577,7 +577,7 @@ def _log_weights(probe: _Probe) -> np.ndarray:
         columns = _as_slice([column_of[int(atom)] for atom in atoms])
         level = _Level.ROW if index == last else _Level.PARENT if g.held is None else _Level.ONE
         if g.parent >= 0:
-            level = max(level, frames[g.parent][0], int(level_of[column_of[g.parent_anchor]]))
+            level = max(level, frames[g.parent][0])  # its anchor is the parent's atom, placed at the parent's level
             if g.phase_partner is not None:
                 level = max(level, int(level_of[column_of[g.phase_partner]]))
         count = (1, parent_states, batch)[level]
