@@ -248,8 +248,9 @@ def test_minimiser_gives_the_same_result_on_any_number_of_threads(chains: BuildR
 
 def textbook_lbfgs(energy, x: np.ndarray, box: tuple[float, float, float], steps: int) -> np.ndarray:
     """`steps` steps of the minimiser as _relax.c states it, with the two-loop recursion written as
-    Nocedal & Wright (Algorithm 7.4) give it: HISTORY pairs kept, a unit step (steepest descent: 0.05 Å for
-    the atom moving most), no atom moving more than 0.3 Å, Armijo backtracking (1e-4, halving)."""
+    Nocedal & Wright (Algorithm 7.4) give it: HISTORY pairs kept in single precision, a unit step
+    (steepest descent: 0.05 Å for the atom moving most), no atom moving more than 0.3 Å, Armijo
+    backtracking (1e-4, halving)."""
     x = x.copy()
 
     def at(point: np.ndarray) -> tuple[float, np.ndarray]:
@@ -283,7 +284,7 @@ def textbook_lbfgs(energy, x: np.ndarray, box: tuple[float, float, float], steps
             if trial_value <= value + 1e-4 * step * (g @ d):
                 break
             step *= 0.5
-        s, y = (trial - x).ravel(), trial_g - g
+        s, y = ((trial - x).ravel().astype(np.float32).astype(float), (trial_g - g).astype(np.float32).astype(float))
         if s @ y > 1e-12:
             history = [*history, (s, y)][-HISTORY:]
         x, value, g = trial, trial_value, trial_g

@@ -37,10 +37,16 @@
 /* The first index of part c of n items (part c covers [chunk_start(n, c), chunk_start(n, c + 1))). */
 static inline Py_ssize_t chunk_start(Py_ssize_t n, int c) { return (Py_ssize_t)((int64_t)n * c / CHUNKS); }
 
-/* One part of the Verlet list: pairs (i, j) and each pair's image shift. */
+/* A pair of the Verlet list, in 16 bytes (the list is the largest array an evaluation reads). */
 typedef struct {
-    int32_t *pairs;  /* (count, 2) */
-    double *shift;   /* (count, 3): x[j] - x[i] - shift is the pair's minimum image */
+    int32_t i, j;
+    int16_t image[3]; /* x[j] - x[i] - image * list_box is the pair's minimum image */
+    int16_t same;     /* 1 within one molecule (limit intra), 0 between two (inter) */
+} NearPair;
+
+/* One part of the Verlet list. */
+typedef struct {
+    NearPair *pairs;
     size_t count, capacity;
 } NearList;
 
@@ -77,6 +83,7 @@ typedef struct {
     NearList near[CHUNKS];
     int list_valid;
     long long builds, refreshes; /* whole builds of the list, and refresh_moved's */
+    long long evaluations;       /* of the energy and its gradient */
     double list_box[3];
     /* the limits minimize() may stop at (keep_inter <= inter, keep_intra <= intra; walls: keep_low,
      * keep_high), whether it does, and how many pairs and atoms broke them at the last evaluation */
@@ -90,22 +97,17 @@ typedef struct {
 
 /* ---------------------------------------------------------------- Verlet list */
 
-/* Adds pair (i, j) with its image shift to a part of the list, growing it as needed; -1 when memory
- * ran out (no exception: this runs on worker threads). */
-static int add_near(NearList *near, int32_t i, int32_t j, const double shift[3]) {
+/* Adds a pair to a part of the list, growing it as needed; -1 when memory ran out (no exception:
+ * this runs on worker threads). */
+static int add_near(NearList *near, const NearPair *pair) {
     if (near->count == near->capacity) {
         size_t grown = near->capacity * 2 + 1024;
-        int32_t *pairs = realloc(near->pairs, grown * 2 * sizeof(int32_t));
-        if (pairs) near->pairs = pairs;
-        double *shifts = pairs ? realloc(near->shift, grown * 3 * sizeof(double)) : NULL;
-        if (!shifts) return -1;
-        near->shift = shifts;
+        NearPair *pairs = realloc(near->pairs, grown * sizeof(NearPair));
+        if (!pairs) return -1;
+        near->pairs = pairs;
         near->capacity = grown;
     }
-    size_t at = near->count++;
-    near->pairs[2 * at] = i;
-    near->pairs[2 * at + 1] = j;
-    memcpy(near->shift + 3 * at, shift, 3 * sizeof(double));
+    near->pairs[near->count++] = *pair;
     return 0;
 }
 
@@ -133,17 +135,40 @@ static int index_near_exclusions(Relaxer *self) {
 typedef struct {
     const Relaxer *self;
     NearList *near;
+    double inverse_box[3];
 } ListPart;
 
+/* A part of the list filled through `part`, for cells over `box`. */
+static inline ListPart list_part(const Relaxer *self, NearList *near, const double box[3]) {
+    return (ListPart){self, near, {1.0 / box[0], 1.0 / box[1], 1.0 / box[2]}};
+}
+
+#define IMAGE_LIMIT 32767 /* box lengths a pair's image may span (NearPair.image): a molecule kept whole spanning more is refused */
+
+/* Lists pair (i, j) unless it is excluded or kept apart; -1 when memory ran out, -2 when its image
+ * spans more than IMAGE_LIMIT box lengths. */
 static int list_pair(void *context, int32_t i, int32_t j, const double d[3], double d2, const double shift[3]) {
     (void)d, (void)d2;
     ListPart *part = context;
-    if (part->self->molecule[i] == part->self->molecule[j] && is_excluded(part->self, i, j)) return 0;
+    int same = part->self->molecule[i] == part->self->molecule[j];
+    if (same && is_excluded(part->self, i, j)) return 0;
     if (part->self->apart_count) {
         int64_t low = i < j ? i : j, high = i < j ? j : i;
         if (sorted_contains(part->self->apart, part->self->apart_count, low * part->self->atoms + high)) return 0;
     }
-    return add_near(part->near, i, j, shift);
+    NearPair pair = {.i = i, .j = j, .same = (int16_t)same};
+    for (int a = 0; a < 3; a++) {
+        double turns = shift[a] * part->inverse_box[a]; /* a whole number but for rounding */
+        if (fabs(turns) > IMAGE_LIMIT) return -2;
+        pair.image[a] = (int16_t)(turns < 0.0 ? turns - 0.5 : turns + 0.5); /* inline: without SSE4.1 round() is a call */
+    }
+    return add_near(part->near, &pair);
+}
+
+/* Raises the exception for a failed listing: -2 (list_pair), else memory. */
+static void list_failed(int code) {
+    if (code == -2) PyErr_SetString(PyExc_ValueError, "a molecule spans more than 32767 box lengths");
+    else PyErr_NoMemory();
 }
 
 /* The Verlet list's reach: the largest limit plus the skin. */
@@ -173,20 +198,22 @@ static int build_list(Relaxer *self, const double *x, const double *box) {
     double cutoff = list_cutoff(self);
     PairCells cells = {0};
     pair_cells_frame(&cells, x, self->atoms, box, !(self->wall_k > 0.0), cutoff);
-    int failed = pair_cells_sort(&cells, x, self->atoms) < 0;
+    int failed = pair_cells_sort(&cells, x, self->atoms) < 0 ? -1 : 0;
     int64_t total = pair_cells_total(&cells);
     if (!failed) {
-#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(| : failed)
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(min : failed)
         for (int c = 0; c < CHUNKS; c++) {
-            ListPart part = {self, &self->near[c]};
+            ListPart part = list_part(self, &self->near[c], box);
             self->near[c].count = 0;
             int64_t first = total * c / CHUNKS, last = total * (c + 1) / CHUNKS;
-            failed |= pair_cells_visit_homes(&cells, first, last, cutoff * cutoff, list_pair, &part) != 0;
+            int status = pair_cells_visit_homes(&cells, first, last, cutoff * cutoff, list_pair, &part);
+            if (status < failed) failed = status;
         }
     }
     pair_cells_free(&cells);
     if (failed) {
-        PyErr_NoMemory();
+        self->list_valid = 0;
+        list_failed(failed);
         return -1;
     }
     memcpy(self->built_at, x, (size_t)self->atoms * 3 * sizeof(double));
@@ -216,7 +243,7 @@ static int around_pair(void *context, int32_t i, int32_t j, const double d[3], d
  * moved more than the skin from their references, as after a whole build. Between whole builds, a
  * dense push-off had moved a handful of its tens of thousands of atoms half the skin and a few
  * hundred a quarter. `count`: how many moved that far. Returns 1 when done, 0 when a whole build is
- * due (too many moved, or cells too few for a search around one atom), -1 when memory ran out. */
+ * due (too many moved, or cells too few for a search around one atom), below 0 as list_pair fails. */
 static int refresh_moved(Relaxer *self, const double *x, const double *box, size_t count) {
     Py_ssize_t n = self->atoms;
     double far2 = moved_far2(self);
@@ -236,27 +263,28 @@ static int refresh_moved(Relaxer *self, const double *x, const double *box, size
                 memcpy(self->built_at + 3 * i, x + 3 * i, 3 * sizeof(double));
             }
         if (pair_cells_sort(&cells, self->built_at, n) < 0) status = -1;
-        int failed = status < 0;
+    }
+    if (status > 0) {
+        int failed = 0;
         /* Part c: its pairs with a moved atom out, then the moved atoms of its share found again. */
-#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(| : failed)
+#pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1) reduction(min : failed)
         for (int c = 0; c < CHUNKS; c++) {
             NearList *near = &self->near[c];
             size_t kept = 0;
             for (size_t p = 0; p < near->count; p++) {
-                if (moved[near->pairs[2 * p]] || moved[near->pairs[2 * p + 1]]) continue;
-                near->pairs[2 * kept] = near->pairs[2 * p], near->pairs[2 * kept + 1] = near->pairs[2 * p + 1];
-                memmove(near->shift + 3 * kept, near->shift + 3 * p, 3 * sizeof(double));
-                kept++;
+                const NearPair *pair = &near->pairs[p];
+                if (!moved[pair->i] && !moved[pair->j]) near->pairs[kept++] = *pair;
             }
             near->count = kept;
-            AroundPart around = {{self, near}, moved};
-            for (size_t k = 0; !failed && k < count; k++) {
+            AroundPart around = {list_part(self, near, box), moved};
+            int found = 0; /* (the reduction's private `failed` starts at INT_MAX) */
+            for (size_t k = 0; !found && k < count; k++) {
                 int32_t i = atoms[k];
-                if ((int64_t)i * CHUNKS / n != c) continue;
-                failed |= pair_cells_visit_around(&cells, i, self->built_at + 3 * i, cutoff * cutoff, around_pair, &around) != 0;
+                if ((int64_t)i * CHUNKS / n == c) found = pair_cells_visit_around(&cells, i, self->built_at + 3 * i, cutoff * cutoff, around_pair, &around);
             }
+            if (found < failed) failed = found;
         }
-        if (failed) status = -1;
+        if (failed) status = failed;
     }
     pair_cells_free(&cells);
     free(moved), free(atoms);
@@ -293,7 +321,7 @@ static int ensure_list(Relaxer *self, const double *x, const double *box) {
         int refreshed = refresh_moved(self, x, box, beyond);
         if (refreshed < 0) { /* the list half refreshed: built whole next time */
             self->list_valid = 0;
-            PyErr_NoMemory();
+            list_failed(refreshed);
             return -1;
         }
         if (refreshed) {
@@ -343,7 +371,9 @@ static inline double add_staggering(const Relaxer *self, const double *x, double
         double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2], n2 = nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2];
         double rkj2 = rkj[0] * rkj[0] + rkj[1] * rkj[1] + rkj[2] * rkj[2];
         if (m2 < 1e-12 || n2 < 1e-12 || rkj2 < 1e-12) continue; /* collinear: no defined torsion */
-        double rkj_len = sqrt(rkj2), inv = 1.0 / sqrt(m2 * n2);
+        /* three independent divisions (each reciprocal used twice), not five in a chain */
+        double inv_m2 = 1.0 / m2, inv_n2 = 1.0 / n2, inv_rkj2 = 1.0 / rkj2;
+        double rkj_len = sqrt(rkj2), inv = sqrt(inv_m2 * inv_n2);
         double cos_phi = (m[0] * nn[0] + m[1] * nn[1] + m[2] * nn[2]) * inv;
         /* sin phi with the sign of rij . n (IUPAC convention) */
         double sin_phi = (rij[0] * nn[0] + rij[1] * nn[1] + rij[2] * nn[2]) * rkj_len * inv;
@@ -353,9 +383,9 @@ static inline double add_staggering(const Relaxer *self, const double *x, double
         energy += k * (1.0 + cos3);
         double dphi = -3.0 * k * sin3; /* dE/dphi */
         /* Gradient of phi (Bekker; Blondel and Karplus 1996). */
-        double fi = -dphi * rkj_len / m2, fl = dphi * rkj_len / n2;
-        double p = (rij[0] * rkj[0] + rij[1] * rkj[1] + rij[2] * rkj[2]) / rkj2;
-        double s = (rkl[0] * rkj[0] + rkl[1] * rkj[1] + rkl[2] * rkj[2]) / rkj2;
+        double fi = -dphi * rkj_len * inv_m2, fl = dphi * rkj_len * inv_n2;
+        double p = (rij[0] * rkj[0] + rij[1] * rkj[1] + rij[2] * rkj[2]) * inv_rkj2;
+        double s = (rkl[0] * rkj[0] + rkl[1] * rkj[1] + rkl[2] * rkj[2]) * inv_rkj2;
         for (int c = 0; c < 3; c++) {
             double force_i = fi * m[c], force_l = fl * nn[c];
             double shift = p * force_i - s * force_l;
@@ -369,35 +399,46 @@ static inline double add_staggering(const Relaxer *self, const double *x, double
     return energy;
 }
 
-/* Pair p of a part of the Verlet list: its atoms in *i and *j, and d = its minimum image x[j] - x[i];
- * returns |d|². */
-static inline double near_pair(const NearList *near, size_t p, const double *x, int32_t *i, int32_t *j, double d[3]) {
-    *i = near->pairs[2 * p], *j = near->pairs[2 * p + 1];
-    const double *shift = near->shift + 3 * p;
-    for (int c = 0; c < 3; c++) d[c] = x[3 * *j + c] - x[3 * *i + c] - shift[c];
+/* d = the minimum image x[j] - x[i] of a pair of the Verlet list; returns |d|². */
+static inline double near_pair(const Relaxer *self, const NearPair *pair, const double *x, double d[3]) {
+    for (int c = 0; c < 3; c++) d[c] = x[3 * pair->j + c] - x[3 * pair->i + c] - pair->image[c] * self->list_box[c];
     return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
+#define REPULSION_BATCH 256 /* pairs measured before the ones inside their limits are pushed */
+
 /* Repulsion: push (limit - r)^2 for each pair of part c of the Verlet list closer than its limit (intra
- * within a molecule, inter between two), at its minimum image. */
+ * within a molecule, inter between two), at its minimum image. The pairs inside are picked a batch at
+ * a time without a branch per pair (about two in five of a dense list are inside, and a branch on
+ * each was mispredicted as often), then pushed in list order. */
 static inline double add_repulsion(const Relaxer *self, const double *x, double *g, double energy, int c, size_t *broken) {
-    double inter2 = self->inter * self->inter, intra2 = self->intra * self->intra;
-    double keep_inter2 = self->keep_inter * self->keep_inter, keep_intra2 = self->keep_intra * self->keep_intra;
+    double limit2[2] = {self->inter * self->inter, self->intra * self->intra}, limit[2] = {self->inter, self->intra};
+    double keep2[2] = {self->keep_inter * self->keep_inter, self->keep_intra * self->keep_intra};
     const NearList *near = &self->near[c];
-    for (size_t p = 0; p < near->count; p++) {
-        int32_t i, j;
-        double d[3];
-        double r2 = near_pair(near, p, x, &i, &j, d);
-        int same = self->molecule[i] == self->molecule[j];
-        if (r2 >= (same ? intra2 : inter2)) continue;
-        *broken += r2 < (same ? keep_intra2 : keep_inter2);
-        double r = sqrt(r2), limit = same ? self->intra : self->inter;
-        double gap = limit - r;
-        energy += self->push * gap * gap;
-        double f = r > 0 ? -2.0 * self->push * gap / r : 0.0; /* dE/dr / r */
-        for (int c = 0; c < 3; c++) {
-            g[3 * j + c] += f * d[c];
-            g[3 * i + c] -= f * d[c];
+    uint32_t inside[REPULSION_BATCH];
+    double squared[REPULSION_BATCH];
+    for (size_t batch = 0; batch < near->count; batch += REPULSION_BATCH) {
+        size_t stop = batch + REPULSION_BATCH < near->count ? batch + REPULSION_BATCH : near->count;
+        int count = 0;
+        for (size_t p = batch; p < stop; p++) {
+            double d[3];
+            double r2 = near_pair(self, &near->pairs[p], x, d);
+            inside[count] = (uint32_t)(p - batch), squared[count] = r2;
+            count += r2 < limit2[near->pairs[p].same];
+        }
+        for (int k = 0; k < count; k++) {
+            const NearPair *pair = &near->pairs[batch + inside[k]];
+            int32_t i = pair->i, j = pair->j;
+            double d[3], r2 = squared[k];
+            near_pair(self, pair, x, d);
+            *broken += r2 < keep2[pair->same];
+            double r = sqrt(r2), gap = limit[pair->same] - r;
+            energy += self->push * gap * gap;
+            double f = r > 0 ? -2.0 * self->push * gap / r : 0.0; /* dE/dr / r */
+            for (int a = 0; a < 3; a++) {
+                g[3 * j + a] += f * d[a];
+                g[3 * i + a] -= f * d[a];
+            }
         }
     }
     return energy;
@@ -428,7 +469,7 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
     size_t broken[CHUNKS] = {0};
 #pragma omp parallel num_threads(self->threads) if (self->threads > 1)
     {
-#pragma omp for schedule(static, 1)
+#pragma omp for schedule(dynamic, 1) /* parts differ in size (a refresh lists pairs by atom): taken as threads come free */
         for (int c = 0; c < CHUNKS; c++) {
             double *part = c ? self->part_g + (size_t)(c - 1) * (size_t)size : g;
             memset(part, 0, (size_t)size * sizeof(double));
@@ -448,6 +489,7 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
     double energy = 0.0;
     self->broken = 0;
     for (int c = 0; c < CHUNKS; c++) energy += partial[c], self->broken += broken[c];
+    self->evaluations++;
     return energy;
 }
 
@@ -464,7 +506,9 @@ static double dot(const double *a, const double *b, Py_ssize_t n) {
  * one more (the two-loop recursion, written over these products; it took four passes and a write of
  * d on each, and the passes were most of a step's memory traffic at 35 k atoms). */
 typedef struct {
-    double *s, *y;                                /* HISTORY slots of `size` values each */
+    float *s, *y;                                 /* HISTORY slots of `size` values each, single precision:
+                                                   * only the direction's shape depends on them, and the
+                                                   * passes over them were most of a step's memory traffic */
     double rho[HISTORY];                          /* 1 / s·y */
     double sy[HISTORY][HISTORY], yy[HISTORY][HISTORY]; /* s_i·y_j, y_i·y_j */
     double sg[HISTORY], yg[HISTORY];              /* s_i·g, y_i·g */
@@ -513,7 +557,7 @@ static int lbfgs_direction(const Relaxer *self, double *d, const double *g, cons
             for (Py_ssize_t k = 0; k < n; k++) r[k] = gamma * gb[k];
             for (int b = 0; b < m; b++) {
                 int j = order[b];
-                const double *restrict sj = h->s + j * size + from, *restrict yj = h->y + j * size + from;
+                const float *restrict sj = h->s + j * size + from, *restrict yj = h->y + j * size + from;
                 double cs = c[j], ca = gamma * alpha[j];
                 for (Py_ssize_t k = 0; k < n; k++) r[k] += cs * sj[k] - ca * yj[k];
             }
@@ -565,7 +609,7 @@ static void remember_pair(const Relaxer *self, History *h, const double *x, cons
     Py_ssize_t size = 3 * self->atoms;
     int next = (h->newest + 1) % HISTORY, order[HISTORY], m = kept_slots(h, order);
     if (m == HISTORY) m--; /* the oldest is in `next`: overwritten now */
-    double *sn = h->s + next * size, *yn = h->y + next * size;
+    float *sn = h->s + next * size, *yn = h->y + next * size;
     double sums[CHUNKS][HISTORY * PER_SLOT + OWN];
 #pragma omp parallel for num_threads(self->threads) if (self->threads > 1) schedule(static, 1)
     for (int part = 0; part < CHUNKS; part++) {
@@ -577,16 +621,18 @@ static void remember_pair(const Relaxer *self, History *h, const double *x, cons
             double sy = 0.0, y2 = 0.0, g2 = 0.0, sg = 0.0, yg = 0.0;
 #pragma omp simd reduction(+ : sy, y2, g2, sg, yg)
             for (Py_ssize_t k = from; k < to; k++) {
-                double sk = x_new[k] - x[k], yk = g_new[k] - g[k], gk = g_new[k];
-                sn[k] = sk, yn[k] = yk;
+                /* the products of the pair as kept */
+                float s32 = (float)(x_new[k] - x[k]), y32 = (float)(g_new[k] - g[k]);
+                double sk = s32, yk = y32, gk = g_new[k];
+                sn[k] = s32, yn[k] = y32;
                 sy += sk * yk, y2 += yk * yk, g2 += gk * gk, sg += sk * gk, yg += yk * gk;
             }
             double *own = sum + HISTORY * PER_SLOT;
             own[SN_YN] += sy, own[YN_YN] += y2, own[GN_GN] += g2, own[SN_GN] += sg, own[YN_GN] += yg;
             for (int b = 0; b < m; b++) {
                 int j = order[b];
-                const double *restrict sj = h->s + j * size, *restrict yj = h->y + j * size;
-                const double *restrict sk = sn, *restrict gk = g_new;
+                const float *restrict sj = h->s + j * size, *restrict yj = h->y + j * size, *restrict sk = sn;
+                const double *restrict gk = g_new;
                 double a0 = 0.0, a1 = 0.0, a2 = 0.0;
 #pragma omp simd reduction(+ : a0, a1, a2)
                 for (Py_ssize_t k = from; k < to; k++) a0 += sk[k] * yj[k], a1 += sj[k] * gk[k], a2 += yj[k] * gk[k];
@@ -627,13 +673,15 @@ static void remember_pair(const Relaxer *self, History *h, const double *x, cons
 static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double stagger, double tolerance,
                            Py_ssize_t iterations, double *energy_out) {
     Py_ssize_t size = 3 * self->atoms;
-    double *memory = malloc(((size_t)(2 * HISTORY + 5) * (size_t)size + 1) * sizeof(double));
-    if (!memory) {
+    double *memory = malloc(((size_t)5 * (size_t)size + 1) * sizeof(double));
+    float *pairs = malloc(((size_t)2 * HISTORY * (size_t)size + 1) * sizeof(float));
+    if (!memory || !pairs) {
+        free(memory), free(pairs);
         PyErr_NoMemory();
         return -1;
     }
-    History h = {.s = memory, .y = memory + HISTORY * size, .stored = 0, .newest = HISTORY - 1};
-    double *g = h.y + HISTORY * size, *d = g + size, *trial = d + size, *trial_g = trial + size;
+    History h = {.s = pairs, .y = pairs + HISTORY * size, .stored = 0, .newest = HISTORY - 1};
+    double *g = memory, *d = g + size, *trial = d + size, *trial_g = trial + size;
     double *result = x; /* the caller's: the minimiser works in its own buffers, swapped as it goes */
     x = trial_g + size;
     memcpy(x, result, (size_t)size * sizeof(double));
@@ -668,11 +716,11 @@ static Py_ssize_t minimize(Relaxer *self, double *x, const double *box, double s
         if (self->keeping && self->broken == 0) break;
     }
     memcpy(result, x, (size_t)size * sizeof(double));
-    free(memory);
+    free(memory), free(pairs);
     *energy_out = energy;
     return done;
 fail:
-    free(memory);
+    free(memory), free(pairs);
     return -1;
 }
 
@@ -687,7 +735,7 @@ static void release(Relaxer *self) {
         *owned[k] = NULL;
     }
     for (int c = 0; c < CHUNKS; c++) {
-        free(self->near[c].pairs), free(self->near[c].shift);
+        free(self->near[c].pairs);
         self->near[c] = (NearList){0};
     }
     self->list_valid = 0;
@@ -767,9 +815,8 @@ static int Relaxer_init(Relaxer *self, PyObject *args, PyObject *kwargs) {
     for (int c = 0; c < CHUNKS; c++) {
         NearList *near = &self->near[c];
         near->capacity = (size_t)atoms * 2 / CHUNKS + 1024;
-        near->pairs = malloc(near->capacity * 2 * sizeof(int32_t));
-        near->shift = malloc(near->capacity * 3 * sizeof(double));
-        lists &= near->pairs && near->shift;
+        near->pairs = malloc(near->capacity * sizeof(NearPair));
+        lists &= near->pairs != NULL;
     }
     if (!self->built_at || !self->part_g || !lists) {
         PyErr_NoMemory();
@@ -851,11 +898,10 @@ static PyObject *close_pair_list(const Relaxer *self, const double *x, double in
     for (int c = 0; list && c < CHUNKS; c++) {
         const NearList *near = &self->near[c];
         for (size_t p = 0; list && p < near->count; p++) {
-            int32_t i, j;
             double d[3];
-            double r2 = near_pair(near, p, x, &i, &j, d), limit = self->molecule[i] == self->molecule[j] ? intra : inter;
+            double r2 = near_pair(self, &near->pairs[p], x, d), limit = near->pairs[p].same ? intra : inter;
             if (r2 >= limit * limit) continue;
-            PyObject *pair = Py_BuildValue("(ii)", i, j);
+            PyObject *pair = Py_BuildValue("(ii)", near->pairs[p].i, near->pairs[p].j);
             if (!pair || PyList_Append(list, pair) < 0) Py_CLEAR(list);
             Py_XDECREF(pair);
         }
@@ -897,6 +943,7 @@ static PyMethodDef Relaxer_methods[] = {
 static PyMemberDef Relaxer_members[] = {
     {"builds", T_LONGLONG, offsetof(Relaxer, builds), READONLY, "whole builds of the neighbour list so far"},
     {"refreshes", T_LONGLONG, offsetof(Relaxer, refreshes), READONLY, "refreshes of the list about the atoms that moved most, so far"},
+    {"evaluations", T_LONGLONG, offsetof(Relaxer, evaluations), READONLY, "evaluations of the energy and its gradient so far"},
     {NULL, 0, 0, 0, NULL},
 };
 

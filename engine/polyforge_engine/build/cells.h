@@ -29,6 +29,7 @@ typedef struct {
     double low[3], span[3];                 /* the region divided: the box; along a non-periodic z the atoms' extent */
     int periodic[3], reach[3], single_cell; /* reach: neighbouring cells compared on each side */
     int64_t cells[3];
+    double inverse[3], per_length[3]; /* 1 / span, and cells per unit length (multiplied by: a division cost more than the rest of a sort) */
     double *wrapped;  /* (atoms, 3) in cell order, inside the box */
     double *lattice;  /* (atoms, 3) in cell order: x - wrapped */
     int32_t *atom_at; /* atom in each slot of the cell order */
@@ -63,6 +64,13 @@ static inline void pair_cells_frame(PairCells *list, const double *x, int64_t n,
         }
     }
     list->single_cell = list->reach[0] == 0 || list->reach[1] == 0 || list->reach[2] == 0;
+    for (int a = 0; a < 3; a++) list->inverse[a] = 1.0 / span[a], list->per_length[a] = (double)list->cells[a] / span[a];
+}
+
+/* floor(v) for |v| < 2^63, inline (without SSE4.1, floor is a call into libm). */
+static inline double pair_cells_floor(double v) {
+    double t = (double)(int64_t)v;
+    return t > v ? t - 1.0 : t;
 }
 
 /* The cell of `point` (returned, and its coordinates in `here`), with the point wrapped into the box
@@ -72,10 +80,10 @@ static inline int64_t pair_cells_locate(const PairCells *list, const double poin
     const int64_t *cells = list->cells;
     for (int a = 0; a < 3; a++) {
         double u = point[a] - list->low[a], span = list->span[a];
-        double turns = list->periodic[a] ? floor(u / span) : 0.0;
+        double turns = list->periodic[a] ? pair_cells_floor(u * list->inverse[a]) : 0.0;
         wrapped[a] = u - turns * span;
         lattice[a] = turns * span;
-        int64_t k = (int64_t)floor(wrapped[a] / span * (double)cells[a]);
+        int64_t k = (int64_t)pair_cells_floor(wrapped[a] * list->per_length[a]);
         here[a] = k < 0 ? 0 : (k >= cells[a] ? cells[a] - 1 : k);
     }
     return (here[0] * cells[1] + here[1]) * cells[2] + here[2];
@@ -93,21 +101,28 @@ static inline int pair_cells_sort(PairCells *list, const double *x, int64_t n) {
     list->cell_of = malloc(atoms * sizeof(int64_t));
     list->cell_start = calloc((size_t)cell_total + 1, sizeof(int64_t));
     list->fill = malloc((size_t)cell_total * sizeof(int64_t));
-    if (!list->wrapped || !list->lattice || !list->atom_at || !list->cell_of || !list->cell_start || !list->fill) return -1;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t here[3];
-        double wrapped[3], lattice[3];
-        list->cell_of[i] = pair_cells_locate(list, x + 3 * i, here, wrapped, lattice);
-        list->cell_start[list->cell_of[i] + 1]++;
+    double *shifts = malloc(atoms * 3 * sizeof(double)); /* each atom's lattice shift, by atom until placed */
+    int status = list->wrapped && list->lattice && list->atom_at && list->cell_of && list->cell_start && list->fill && shifts ? 0 : -1;
+    if (!status) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t here[3];
+            double wrapped[3];
+            list->cell_of[i] = pair_cells_locate(list, x + 3 * i, here, wrapped, shifts + 3 * i);
+            list->cell_start[list->cell_of[i] + 1]++;
+        }
+        for (int64_t c = 0; c < cell_total; c++) list->cell_start[c + 1] += list->cell_start[c];
+        memcpy(list->fill, list->cell_start, (size_t)cell_total * sizeof(int64_t));
+        for (int64_t i = 0; i < n; i++) {
+            int64_t slot = list->fill[list->cell_of[i]]++;
+            list->atom_at[slot] = (int32_t)i;
+            for (int a = 0; a < 3; a++) { /* as pair_cells_locate has them: point - low = wrapped + lattice */
+                list->lattice[3 * slot + a] = shifts[3 * i + a];
+                list->wrapped[3 * slot + a] = (x[3 * i + a] - list->low[a]) - shifts[3 * i + a];
+            }
+        }
     }
-    for (int64_t c = 0; c < cell_total; c++) list->cell_start[c + 1] += list->cell_start[c];
-    memcpy(list->fill, list->cell_start, (size_t)cell_total * sizeof(int64_t));
-    for (int64_t i = 0; i < n; i++) {
-        int64_t slot = list->fill[list->cell_of[i]]++, here[3];
-        list->atom_at[slot] = (int32_t)i;
-        pair_cells_locate(list, x + 3 * i, here, list->wrapped + 3 * slot, list->lattice + 3 * slot);
-    }
-    return 0;
+    free(shifts);
+    return status;
 }
 
 static inline void pair_cells_free(PairCells *list) {
@@ -176,14 +191,15 @@ typedef struct {
  * through a pointer for every pair. */
 #define PAIR_CELLS_INLINE static inline __attribute__((always_inline))
 
-/* Visits the pairs closer than sqrt(cutoff2) between the atom at slot p and the run's atoms from slot
- * `from` on: distances measured a batch at a time without a branch per candidate (at melt densities
- * about one candidate in seven is a pair, and a branch on each was mispredicted more often than not),
- * then the pairs visited in slot order. Returns the visitor's first non-zero answer, or 0. */
-PAIR_CELLS_INLINE int pair_cells_visit_run(const PairCells *list, int64_t p, int64_t from, const PairCellsRun *run, double cutoff2,
-                                       PairVisitor visit, void *context) {
+/* Visits the pairs closer than sqrt(cutoff2) between `atom`, wrapped at `at` with lattice shift
+ * `at_lattice` (pair_cells_locate), and the run's atoms from slot `from` on, itself left out:
+ * distances measured a batch at a time without a branch per candidate (at melt densities about one
+ * candidate in seven is a pair, and a branch on each was mispredicted more often than not), then the
+ * pairs visited in slot order. Returns the visitor's first non-zero answer, or 0. */
+PAIR_CELLS_INLINE int pair_cells_visit_run_at(const PairCells *list, int32_t atom, const double at[3], const double at_lattice[3], int64_t from,
+                                          const PairCellsRun *run, double cutoff2, PairVisitor visit, void *context) {
     const double *wrapped = list->wrapped, *lattice = list->lattice;
-    double px = wrapped[3 * p] - run->image[0], py = wrapped[3 * p + 1] - run->image[1], pz = wrapped[3 * p + 2] - run->image[2];
+    double px = at[0] - run->image[0], py = at[1] - run->image[1], pz = at[2] - run->image[2];
     int64_t found[PAIR_CELLS_BATCH];
     for (int64_t batch = from; batch < run->to; batch += PAIR_CELLS_BATCH) {
         int64_t stop = batch + PAIR_CELLS_BATCH < run->to ? batch + PAIR_CELLS_BATCH : run->to;
@@ -195,13 +211,20 @@ PAIR_CELLS_INLINE int pair_cells_visit_run(const PairCells *list, int64_t p, int
         }
         for (int k = 0; k < count; k++) {
             int64_t q = found[k];
+            if (list->atom_at[q] == atom) continue;
             double d[3] = {wrapped[3 * q] - px, wrapped[3 * q + 1] - py, wrapped[3 * q + 2] - pz}, shift[3];
-            for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - lattice[3 * p + a] - run->image[a];
-            int status = visit(context, list->atom_at[p], list->atom_at[q], d, d[0] * d[0] + d[1] * d[1] + d[2] * d[2], shift);
+            for (int a = 0; a < 3; a++) shift[a] = lattice[3 * q + a] - at_lattice[a] - run->image[a];
+            int status = visit(context, atom, list->atom_at[q], d, d[0] * d[0] + d[1] * d[1] + d[2] * d[2], shift);
             if (status) return status;
         }
     }
     return 0;
+}
+
+/* pair_cells_visit_run_at for the atom at slot p. */
+PAIR_CELLS_INLINE int pair_cells_visit_run(const PairCells *list, int64_t p, int64_t from, const PairCellsRun *run, double cutoff2,
+                                       PairVisitor visit, void *context) {
+    return pair_cells_visit_run_at(list, list->atom_at[p], list->wrapped + 3 * p, list->lattice + 3 * p, from, run, cutoff2, visit, context);
 }
 
 /* The runs of the neighbours of cell `here` at (dx, dy, dz_low..dz_high) (pair_cells_neighbour, so
@@ -281,23 +304,14 @@ PAIR_CELLS_INLINE int pair_cells_visit_around(const PairCells *list, int32_t ato
     double wrapped[3], lattice[3];
     pair_cells_locate(list, point, here, wrapped, lattice);
     for (int dx = -1; dx <= 1; dx++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dz = -1; dz <= 1; dz++) {
-                int offset[3] = {dx, dy, dz};
-                double image[3];
-                int64_t cell = pair_cells_neighbour(list, here, offset, image);
-                if (cell < 0) continue;
-                double px = wrapped[0] - image[0], py = wrapped[1] - image[1], pz = wrapped[2] - image[2];
-                for (int64_t q = list->cell_start[cell]; q < list->cell_start[cell + 1]; q++) {
-                    if (list->atom_at[q] == atom) continue;
-                    double d[3] = {list->wrapped[3 * q] - px, list->wrapped[3 * q + 1] - py, list->wrapped[3 * q + 2] - pz}, shift[3];
-                    double d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                    if (d2 >= cutoff2) continue;
-                    for (int a = 0; a < 3; a++) shift[a] = list->lattice[3 * q + a] - lattice[a] - image[a];
-                    int status = visit(context, atom, list->atom_at[q], d, d2, shift);
-                    if (status) return status;
-                }
+        for (int dy = -1; dy <= 1; dy++) {
+            PairCellsRun runs[3];
+            int count = pair_cells_column(list, here, dx, dy, -1, 1, runs);
+            for (int r = 0; r < count; r++) {
+                int status = pair_cells_visit_run_at(list, atom, wrapped, lattice, runs[r].from, &runs[r], cutoff2, visit, context);
+                if (status) return status;
             }
+        }
     return 0;
 }
 
