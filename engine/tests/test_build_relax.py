@@ -221,6 +221,26 @@ def test_relaxer_refuses_a_cell_its_neighbour_list_cannot_serve(chains: BuildRes
         energy.minimize(x.astype(np.float32), (50.0, 50.0, 50.0), 1.0, 10.0, 10)
 
 
+def test_relaxer_refuses_an_image_beyond_what_a_listed_pair_holds(chains: BuildResult) -> None:
+    """A listed pair keeps its image in whole box lengths as int16: an atom 40,000 boxes out is
+    refused, whether a refresh or a whole build meets it, and the relaxer serves sane positions after."""
+    side = 16.0
+    box = (side, side, side)
+    x = squeezed(chains, side, seed=3)
+    scratch = np.zeros_like(x)
+    refreshed = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    sane = refreshed.energy(x, scratch, box, 0.0)
+    far = x.copy()
+    far[0, 0] += 40_000 * side
+    with pytest.raises(ValueError, match="32767 box lengths"):
+        refreshed.energy(far, scratch, box, 0.0)
+    assert refreshed.refreshes == 0
+    built = relaxer(chains.positions, chains.kinds, chains.molecule_kinds, chains.molecule_offsets, TOLERANCES, None)
+    with pytest.raises(ValueError, match="32767 box lengths"):
+        built.energy(far, scratch, box, 0.0)
+    assert built.energy(x, scratch, box, 0.0) == sane == refreshed.energy(x, scratch, box, 0.0)
+
+
 def test_dense_polyethylene_relaxes_to_the_limits(tmp_path: Path) -> None:
     """Grown with softer limits in its own cell and relaxed by the compiled minimiser."""
     result = build_structure(parse_build_job(homopolymer_job(ETHYLENE, 30, 6, density=0.8)), tmp_path)
