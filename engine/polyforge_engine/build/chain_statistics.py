@@ -112,30 +112,12 @@ def _is_amide_o_h(mol: Chem.Mol, quadruple: tuple[int, int, int, int]) -> bool:
     return bond is not None and bond.GetBondType() == Chem.BondType.DOUBLE and n.GetTotalNumHs(includeNeighbors=True) == 1
 
 
-def torsion_energy(cos_phi: np.ndarray, terms: np.ndarray) -> np.ndarray:
-    """MMFF: 1/2 [V1 (1 + cos φ) + V2 (1 - cos 2φ) + V3 (1 + cos 3φ)], terms (..., 3)."""
-    c = cos_phi
-    return 0.5 * (terms[..., 0] * (1 + c) + terms[..., 1] * 2 * (1 - c * c) + terms[..., 2] * (1 + c * (4 * c * c - 3)))
-
-
-def vdw_energy(r: np.ndarray, r_star: np.ndarray, epsilon: np.ndarray) -> np.ndarray:
-    """MMFF's buffered 14-7 van der Waals energy."""
-    rho7 = (r / r_star) ** 7
-    return epsilon * (1.07 / (r / r_star + 0.07)) ** 7 * (1.12 / (rho7 + 0.12) - 2.0)
-
-
 def dihedral_degrees(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
     """Signed dihedral (degrees, IUPAC) of points (..., 3)."""
     b1, b2, b3 = b - a, c - b, d - c
     n1, n2 = np.cross(b1, b2), np.cross(b2, b3)
     m = np.cross(n1, b2 / np.maximum(np.linalg.norm(b2, axis=-1, keepdims=True), 1e-12))
     return np.degrees(np.arctan2(np.einsum("...i,...i->...", m, n2), np.einsum("...i,...i->...", n1, n2)))
-
-
-def cos_dihedral(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> np.ndarray:
-    n1 = np.cross(b - a, c - b)
-    n2 = np.cross(c - b, d - c)
-    return np.einsum("...i,...i->...", n1, n2) / np.maximum(np.linalg.norm(n1, axis=-1) * np.linalg.norm(n2, axis=-1), 1e-12)
 
 
 @dataclass

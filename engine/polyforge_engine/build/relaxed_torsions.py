@@ -49,6 +49,7 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
 
+from polyforge_engine.build import _growth
 from polyforge_engine.build.disk_cache import cache_directory, write_atomically
 from polyforge_engine.runtime.ahead import MISSING, Ahead, Send
 from polyforge_engine.runtime.openmm_cpu import engine_threads
@@ -76,8 +77,8 @@ FRAGMENT_LIMIT = 24.0  # kcal/mol: |Δ| beyond this is a fragment gone wrong (ri
 
 # Scans are kept on disk too (one small JSON file per fragment, disk_cache.py), so a chemistry pays
 # for its scans once per machine, not once per build. Bump CACHE_VERSION whenever what a scan computes
-# changes.
-CACHE_VERSION = 1
+# changes (2: the rigid scan summed by _growth.probe_energy, rounding as growth's probes do).
+CACHE_VERSION = 2
 
 # fragment key -> (relaxed energies every 15°, rigid model energies every 30°, hand per centre by
 # canonical rank), or None where the fragment has no correction
@@ -205,18 +206,6 @@ def _side(frag: Chem.Mol, j: int, k: int) -> set[int]:
     return seen
 
 
-def _model_energy(positions: np.ndarray, torsions: list, pairs: list, dielectric: float) -> float:
-    from polyforge_engine.build.chain_statistics import COULOMB, ELECTROSTATIC_BUFFER, cos_dihedral, torsion_energy, vdw_energy
-
-    energy = 0.0
-    for (i, j, k, m), terms in torsions:
-        energy += float(torsion_energy(cos_dihedral(positions[i], positions[j], positions[k], positions[m]), terms))
-    for a, b, r_star, epsilon, charges in pairs:
-        r = float(np.linalg.norm(positions[a] - positions[b]))
-        energy += float(vdw_energy(np.array(r), r_star, epsilon)) + COULOMB / dielectric * charges / (r + ELECTROSTATIC_BUFFER)
-    return energy
-
-
 def _held_dihedrals(frag: Chem.Mol, backbone: list[int], index: dict[int, int]) -> list[tuple[int, ...]]:
     """The fragment's own dihedrals to hold: every backbone dihedral inside it (fragment indices) about
     a bond that turns (not one in a ring: a backbone through a phenylene, as in PET or poly(phenylene
@@ -277,18 +266,30 @@ def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target
 
 
 def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple[int, ...], angles: np.ndarray, dielectric: float) -> np.ndarray:
-    """The growth model's energies (kcal/mol) of `base` with the `target` dihedral turned rigidly to each angle (°)."""
+    """The growth model's energies (kcal/mol) of `base` with the `target` dihedral turned rigidly to
+    each angle (°), summed as growth's probes are (`_growth.probe_energy`, one row per angle)."""
+    from polyforge_engine.build.chain_statistics import COULOMB, ELECTROSTATIC_BUFFER
+
     torsions, pairs = _model_pairs_and_torsions(frag, target[1], target[2], properties)
     moving = sorted(_side(frag, target[2], target[1]))
     axis = base[target[2]] - base[target[1]]
     axis /= np.linalg.norm(axis)
     current = rdMolTransforms.GetDihedralDeg(_as_conformer(base), *target)
-    rigid_energies: list[float] = []
-    for angle in angles:
-        turned = base.copy()
-        turned[moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
-        rigid_energies.append(_model_energy(turned, torsions, pairs, dielectric))
-    return np.array(rigid_energies)
+    turned = np.repeat(base[None], len(angles), axis=0)
+    for row, angle in enumerate(angles):
+        turned[row, moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
+    energies = np.empty(len(angles))
+    _growth.probe_energy(
+        energies,
+        turned,
+        np.array([quadruple for quadruple, _ in torsions], dtype=np.int64).reshape(-1, 4),
+        np.array([terms for _, terms in torsions], dtype=float).reshape(-1, 3),
+        np.array([(a, b) for a, b, *_ in pairs], dtype=np.int64).reshape(-1, 2),
+        np.array([(r_star, epsilon, charges) for _, _, r_star, epsilon, charges in pairs], dtype=float).reshape(-1, 3),
+        COULOMB / dielectric,
+        ELECTROSTATIC_BUFFER,
+    )
+    return energies
 
 
 @dataclass(frozen=True)
