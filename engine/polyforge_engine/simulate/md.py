@@ -261,7 +261,9 @@ def _simulation(
     """The simulation for the dynamics: a barostat added for NPT stages, the cell set, and the
     minimised positions (constraints applied) or else the input ones."""
     if any(stage.ensemble == "NPT" for stage in stages):
-        system.addForce(openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0))
+        barostat = openmm.MonteCarloBarostat(protocol.pressure_bar * unit.bar, protocol.temperature_k * unit.kelvin, 0)
+        barostat.setRandomNumberSeed(openmm_seed(protocol.seed))  # unset, OpenMM draws one per context: NPT would not repeat
+        system.addForce(barostat)
     integrator = _integrator(protocol)
     simulation = app.Simulation(topology_file.topology, system, integrator, platform, properties)
     if box_nm is not None:
