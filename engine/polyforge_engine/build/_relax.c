@@ -83,7 +83,6 @@ typedef struct {
     NearList near[CHUNKS];
     int list_valid;
     long long builds, refreshes; /* whole builds of the list, and refresh_moved's */
-    long long evaluations;       /* of the energy and its gradient */
     double list_box[3];
     /* the limits minimize() may stop at (keep_inter <= inter, keep_intra <= intra; walls: keep_low,
      * keep_high), whether it does, and how many pairs and atoms broke them at the last evaluation */
@@ -167,7 +166,7 @@ static int list_pair(void *context, int32_t i, int32_t j, const double d[3], dou
 
 /* Raises the exception for a failed listing: -2 (list_pair), else memory. */
 static void list_failed(int code) {
-    if (code == -2) PyErr_SetString(PyExc_ValueError, "a molecule spans more than 32767 box lengths");
+    if (code == -2) PyErr_Format(PyExc_ValueError, "a molecule spans more than %d box lengths", IMAGE_LIMIT);
     else PyErr_NoMemory();
 }
 
@@ -489,7 +488,6 @@ static double evaluate(Relaxer *self, const double *x, double *g, double stagger
     double energy = 0.0;
     self->broken = 0;
     for (int c = 0; c < CHUNKS; c++) energy += partial[c], self->broken += broken[c];
-    self->evaluations++;
     return energy;
 }
 
@@ -943,7 +941,6 @@ static PyMethodDef Relaxer_methods[] = {
 static PyMemberDef Relaxer_members[] = {
     {"builds", T_LONGLONG, offsetof(Relaxer, builds), READONLY, "whole builds of the neighbour list so far"},
     {"refreshes", T_LONGLONG, offsetof(Relaxer, refreshes), READONLY, "refreshes of the list about the atoms that moved most, so far"},
-    {"evaluations", T_LONGLONG, offsetof(Relaxer, evaluations), READONLY, "evaluations of the energy and its gradient so far"},
     {NULL, 0, 0, 0, NULL},
 };
 

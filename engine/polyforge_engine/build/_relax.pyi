@@ -7,7 +7,6 @@ HISTORY: int  # L-BFGS correction pairs the minimiser keeps
 class Relaxer:
     builds: int  # whole builds of the neighbour list so far
     refreshes: int  # refreshes of the list about the atoms that moved most, so far
-    evaluations: int  # evaluations of the energy and its gradient so far
     def __init__(
         self,
         pairs: np.ndarray,
