@@ -29,8 +29,8 @@ $(STAMP_NODE): package-lock.json
 
 # The engine's virtual environment (RDKit, OpenMM, AmberTools, ParmEd) at the versions of
 # engine/constraints.txt — reinstalled when its pyproject, those versions or its compiled parts
-# (build/*.c and *.h, built in place by the editable install) change.
-$(STAMP_VENV): engine/pyproject.toml engine/constraints.txt engine/setup.py $(wildcard engine/polyforge_engine/build/*.[ch])
+# (construct/*.c and *.h, built in place by the editable install) change.
+$(STAMP_VENV): engine/pyproject.toml engine/constraints.txt engine/setup.py $(wildcard engine/polyforge_engine/construct/*.[ch])
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -c engine/constraints.txt -e './engine[test]'

@@ -1,4 +1,4 @@
-"""The engine's compiled modules (plain C against Python's own headers, sharing build/*.h): the
+"""The engine's compiled modules (plain C against Python's own headers, sharing construct/*.h): the
 relaxation of dense builds (on the job's threads, OpenMP), the distance checks of chain growth and the
 closest-contact measurement.
 Everything else about the package is in pyproject.toml. Compiled with -Wall -Wextra: a warning is a
@@ -9,9 +9,9 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            f"polyforge_engine.build.{name}",
-            [f"polyforge_engine/build/{name}.c"],
-            depends=["polyforge_engine/build/buffers.h", "polyforge_engine/build/cells.h"],  # rebuilt when a shared header changes
+            f"polyforge_engine.construct.{name}",
+            [f"polyforge_engine/construct/{name}.c"],
+            depends=["polyforge_engine/construct/buffers.h", "polyforge_engine/construct/cells.h"],  # rebuilt when a shared header changes
             extra_compile_args=["-O3", "-Wall", "-Wextra", *openmp],
             extra_link_args=openmp,
         )

@@ -24,11 +24,19 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import run  # also puts engine/ and engine/tests on the path
 from conftest import homopolymer_job
-from polyforge_engine.build.compress import compress
-from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.report import measure_contacts
-from polyforge_engine.build.rings import piercings
-from polyforge_engine.build.structure import PHANTOM_BACKOFFS_PER_UNIT, STARTS, _assemble_kinds, _checked_cell, _growth_attempts, _keeps_limits, _molecule_order
+from polyforge_engine.construct.compress import compress
+from polyforge_engine.construct.growth import SystemGrower, Tolerances
+from polyforge_engine.construct.report import measure_contacts
+from polyforge_engine.construct.rings import piercings
+from polyforge_engine.construct.structure import (
+    PHANTOM_BACKOFFS_PER_UNIT,
+    STARTS,
+    _assemble_kinds,
+    _checked_cell,
+    _growth_attempts,
+    _keeps_limits,
+    _molecule_order,
+)
 from polyforge_engine.job import parse_build_job
 
 PICKS = (10, 20, 40, 80, 120, 180)

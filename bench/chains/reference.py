@@ -3,7 +3,7 @@
     .venv/bin/python bench/chains/reference.py [--chains 40] [--seeds 2] [--local 2 4] [--only aPS aPMMA]
 
 The melt C(m) of bench/chains/run.py is held against this. Chains are grown by the engine's own
-`SystemGrower` (build/growth.py) in its phantom mode, as PE and PEO melts are placed before their
+`SystemGrower` (construct/growth.py) in its phantom mode, as PE and PEO melts are placed before their
 push-off (structure.py): states drawn from the same transfer tables (relaxed-torsion corrections,
 pairs up to four bonds apart, 400 K, atactic meso 0.5), molecules blind to one another (inter = 0),
 the softer limits of phantom placement (SOFT_LIMIT_SCALE: 0.93 Å within a molecule, look-ahead
@@ -35,9 +35,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import run  # also puts engine/ and engine/tests on the path
 from conftest import homopolymer_job
-from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.report import meso_fraction
-from polyforge_engine.build.structure import SOFT_LIMIT_SCALE, STARTS, _assemble_kinds, _molecule_order
+from polyforge_engine.construct.growth import SystemGrower, Tolerances
+from polyforge_engine.construct.report import meso_fraction
+from polyforge_engine.construct.structure import SOFT_LIMIT_SCALE, STARTS, _assemble_kinds, _molecule_order
 from polyforge_engine.job import parse_build_job
 
 BOX = 500.0  # Å a side

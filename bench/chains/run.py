@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import measure  # noqa: E402
 from conftest import homopolymer_job  # noqa: E402
-from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE  # noqa: E402
-from polyforge_engine.build.structure import build_structure  # noqa: E402
+from polyforge_engine.construct.chain_statistics import BUILD_TEMPERATURE  # noqa: E402
+from polyforge_engine.construct.structure import build_structure  # noqa: E402
 from polyforge_engine.job import parse_build_job  # noqa: E402
 
 POLYMERS = {
@@ -138,7 +138,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     results: dict = {"build_temperature": BUILD_TEMPERATURE, "units": UNITS, "polymers": {}, "timing": []}
     scratch = Path(tempfile.mkdtemp(prefix="h4-chains-"))
-    # Relaxed torsion scans (build/relaxed_torsions.py) stored for this run only: the builds below
+    # Relaxed torsion scans (construct/relaxed_torsions.py) stored for this run only: the builds below
     # fill it, and the timed "now" builds find it filled, as on a machine that built these before.
     os.environ["POLYFORGE_CACHE_DIR"] = str(scratch / "cache")
     for name in args.only:

@@ -1,4 +1,4 @@
-"""Melt statistics and build time for a variant of the relaxation schedule (build/compress.py).
+"""Melt statistics and build time for a variant of the relaxation schedule (construct/compress.py).
 
     .venv/bin/python bench/chains/schedule.py [--set NAME=VALUE ...] [--only PE aPS PEO aPMMA] [--seeds 10] [--first 1]
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import run  # also puts engine/ and engine/tests on the path
 from conftest import homopolymer_job
-from polyforge_engine.build import compress, structure
+from polyforge_engine.construct import compress, structure
 from polyforge_engine.job import parse_build_job
 from test_build_structure import junction_staggering
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "engine"))
 sys.path.insert(0, str(REPO / "engine" / "tests"))
 
 from conftest import STYRENE, homopolymer_job  # noqa: E402
-from polyforge_engine.build.structure import build_structure  # noqa: E402
+from polyforge_engine.construct.structure import build_structure  # noqa: E402
 from polyforge_engine.job import parse_build_job  # noqa: E402
 from polyforge_engine.parametrise.assemble import SystemModel, group_copies, parametrise_system  # noqa: E402
 from polyforge_engine.runtime.openmm_cpu import cpu_properties  # noqa: E402

@@ -32,8 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "engine"))
 
-from polyforge_engine.build.assembly import pairs_within_three_bonds  # noqa: E402
-from polyforge_engine.build.report import measure_contacts  # noqa: E402
+from polyforge_engine.construct.assembly import pairs_within_three_bonds  # noqa: E402
+from polyforge_engine.construct.report import measure_contacts  # noqa: E402
 
 OUT = ROOT / "bench" / "engine" / "out"
 ENGINE_PYTHON = ROOT / ".venv" / "bin" / "python"

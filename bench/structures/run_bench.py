@@ -36,7 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "engine"))
 
-from polyforge_engine.build.writers import _pdb_index  # noqa: E402
+from polyforge_engine.construct.writers import _pdb_index  # noqa: E402
 from polyforge_engine.structures.readers import read_structure  # noqa: E402
 
 

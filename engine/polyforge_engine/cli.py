@@ -18,7 +18,7 @@ from polyforge_engine.runtime.parent_watch import watch_parent
 # result payload (dict). Imported only when its command runs: each pulls in different heavy
 # libraries (AmberTools wrappers, ParmEd, SciPy), and every job is a fresh process.
 COMMANDS: dict[str, str] = {
-    "build-structure": "polyforge_engine.build.structure:run_build_structure",
+    "build-structure": "polyforge_engine.construct.structure:run_build_structure",
     "build-system": "polyforge_engine.pipeline:run_build_system",
     "convert-smiles": "polyforge_engine.structures.convert_smiles:run_convert_smiles",
     "validate-structure": "polyforge_engine.structures.validate_structure:run_validate_structure",

@@ -17,8 +17,8 @@ import numpy as np
 from rdkit import Chem
 
 from polyforge_engine import events
-from polyforge_engine.build.structure import BuildResult, build_structure
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
+from polyforge_engine.construct.structure import BuildResult, build_structure
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system

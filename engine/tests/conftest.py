@@ -9,7 +9,7 @@ import tempfile
 import uuid
 from typing import Any
 
-# Relaxed torsion scans (build/relaxed_torsions.py) are kept on disk between builds: tests start from
+# Relaxed torsion scans (construct/relaxed_torsions.py) are kept on disk between builds: tests start from
 # an empty store of their own, so they compute every scan and never read one a development build left.
 if "POLYFORGE_CACHE_DIR" not in os.environ:
     os.environ["POLYFORGE_CACHE_DIR"] = tempfile.mkdtemp(prefix="polyforge-engine-tests-")

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 from conftest import STYRENE, homopolymer_job
-from polyforge_engine.build.structure import build_structure
+from polyforge_engine.construct.structure import build_structure
 from polyforge_engine.job import parse_build_job
 from polyforge_engine.parametrise.assemble import SystemModel, TopologyFiles, group_copies, parametrise_system
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build.arrays import sorted_unique
+from polyforge_engine.construct.arrays import sorted_unique
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 50, 1000])

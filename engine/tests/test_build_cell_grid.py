@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build import _growth
-from polyforge_engine.build.cell_grid import CellGrid
+from polyforge_engine.construct import _growth
+from polyforge_engine.construct.cell_grid import CellGrid
 
 
 def minimum_image(delta: np.ndarray, box: np.ndarray, periodic_z: bool) -> np.ndarray:
@@ -146,7 +146,7 @@ def test_removal_in_any_order_keeps_table_counts_and_crowding_true(periodic_z: b
 
 
 def test_units_placed_in_one_step_that_clash_are_found_and_the_later_molecule_yields() -> None:
-    from polyforge_engine.build.growth import SystemGrower
+    from polyforge_engine.construct.growth import SystemGrower
 
     grower = object.__new__(SystemGrower)  # only the grid, the positions and the limit are involved
     grower.grid = CellGrid(np.array([20.0, 20.0, 20.0]), periodic_z=True, cell_side=2.03, capacity=9)

@@ -1,4 +1,4 @@
-"""The cell search every compiled pair loop shares (build/cells.h) against brute force: every pair
+"""The cell search every compiled pair loop shares (construct/cells.h) against brute force: every pair
 closer than the search distance found once, across periodic sides, along a non-periodic z, and in
 cells too short for three cells along an axis."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build._contacts import pairs_between
+from polyforge_engine.construct._contacts import pairs_between
 
 SEARCH = 3.2  # Å
 

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import ETHYLENE, STYRENE, homopolymer_job
-from polyforge_engine.build import _growth, chain_statistics, disk_cache, growth
-from polyforge_engine.build.chain_statistics import BUILD_TEMPERATURE, KindStatistics
-from polyforge_engine.build.structure import BuildResult, build_structure
+from polyforge_engine.construct import _growth, chain_statistics, disk_cache, growth
+from polyforge_engine.construct.chain_statistics import BUILD_TEMPERATURE, KindStatistics
+from polyforge_engine.construct.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 from rdkit.Chem import AllChem, rdForceFieldHelpers, rdMolTransforms

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import STYRENE, homopolymer_job
-from polyforge_engine.build import compress as compression
-from polyforge_engine.build import structure
-from polyforge_engine.build.compress import _system_ring_groups
-from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.rings import piercings, ring_groups
+from polyforge_engine.construct import compress as compression
+from polyforge_engine.construct import structure
+from polyforge_engine.construct.compress import _system_ring_groups
+from polyforge_engine.construct.growth import SystemGrower, Tolerances
+from polyforge_engine.construct.rings import piercings, ring_groups
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 

@@ -1,4 +1,4 @@
-"""The compiled relaxation (build/_relax.c) against a reference written out in NumPy over every pair:
+"""The compiled relaxation (construct/_relax.c) against a reference written out in NumPy over every pair:
 energy, gradient, the neighbour list in small and large cells, and what the minimiser achieves."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
-from polyforge_engine.build._relax import HISTORY
-from polyforge_engine.build.assembly import system_bonds
-from polyforge_engine.build.compress import (
+from polyforge_engine.construct._relax import HISTORY
+from polyforge_engine.construct.assembly import system_bonds
+from polyforge_engine.construct.compress import (
     BOND_CONSTANT,
     CAGE_REACH,
     HOLD_CONSTANT,
@@ -29,8 +29,8 @@ from polyforge_engine.build.compress import (
     relaxer,
     staggered_dihedrals,
 )
-from polyforge_engine.build.growth import Tolerances
-from polyforge_engine.build.structure import BuildResult, build_structure
+from polyforge_engine.construct.growth import Tolerances
+from polyforge_engine.construct.structure import BuildResult, build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 

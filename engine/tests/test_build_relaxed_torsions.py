@@ -1,4 +1,4 @@
-"""Relaxation corrections of chain statistics (build/relaxed_torsions.py): the electrostatic screening
+"""Relaxation corrections of chain statistics (construct/relaxed_torsions.py): the electrostatic screening
 against quantum-chemical conformer energies of the PEO model compound, the stored scans, and the
 conformations of a built PEO melt against the populations measured for PEO; scans shared with a
 child process on two CPUs against scans made in one.
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
-from polyforge_engine.build import disk_cache, relaxed_torsions
-from polyforge_engine.build.chain_statistics import BUILD_RT, DIELECTRIC
-from polyforge_engine.build.structure import build_structure
-from polyforge_engine.build.templates import _prochiral_centres
+from polyforge_engine.construct import disk_cache, relaxed_torsions
+from polyforge_engine.construct.chain_statistics import BUILD_RT, DIELECTRIC
+from polyforge_engine.construct.structure import build_structure
+from polyforge_engine.construct.templates import _prochiral_centres
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms

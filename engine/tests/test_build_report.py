@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build.assembly import pairs_within_three_bonds
-from polyforge_engine.build.report import FIRST_SEARCH, measure_contacts
+from polyforge_engine.construct.assembly import pairs_within_three_bonds
+from polyforge_engine.construct.report import FIRST_SEARCH, measure_contacts
 
 CHAIN = np.array([[0, 1], [1, 2], [2, 3], [3, 4]])  # five atoms in a row: 0 and 4 are four bonds apart
 CLOSE = pairs_within_three_bonds(CHAIN, 5)

@@ -1,4 +1,4 @@
-"""Bonds through rings (build/rings.py) on geometries laid out by hand: a bond through a benzene ring's
+"""Bonds through rings (construct/rings.py) on geometries laid out by hand: a bond through a benzene ring's
 inside is found, through its centre or near a corner, also across a periodic boundary; a bond beside
 the ring, above it or along its plane is not; and compression keeps linear chains' shapes."""
 
@@ -11,12 +11,12 @@ from typing import cast
 import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
-from polyforge_engine.build._contacts import pairs_between
-from polyforge_engine.build.assembly import AssembledPolymer
-from polyforge_engine.build.compress import compress
-from polyforge_engine.build.growth import Tolerances
-from polyforge_engine.build.rings import piercings
-from polyforge_engine.build.structure import build_structure
+from polyforge_engine.construct._contacts import pairs_between
+from polyforge_engine.construct.assembly import AssembledPolymer
+from polyforge_engine.construct.compress import compress
+from polyforge_engine.construct.growth import Tolerances
+from polyforge_engine.construct.rings import piercings
+from polyforge_engine.construct.structure import build_structure
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 

@@ -19,9 +19,9 @@ from conftest import (
     polymer,
     segment,
 )
-from polyforge_engine.build.assembly import AssembledPolymer, assemble, pairs_within_three_bonds
-from polyforge_engine.build.sequence import plan_polymers
-from polyforge_engine.build.templates import UnitTemplate, build_template
+from polyforge_engine.construct.assembly import AssembledPolymer, assemble, pairs_within_three_bonds
+from polyforge_engine.construct.sequence import plan_polymers
+from polyforge_engine.construct.templates import UnitTemplate, build_template
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem

@@ -21,9 +21,9 @@ from conftest import (
     polymer,
     segment,
 )
-from polyforge_engine.build import structure
-from polyforge_engine.build.rings import piercings
-from polyforge_engine.build.structure import GROWABLE_VOLUME_PER_ATOM, BuildResult, build_structure
+from polyforge_engine.construct import structure
+from polyforge_engine.construct.rings import piercings
+from polyforge_engine.construct.structure import GROWABLE_VOLUME_PER_ATOM, BuildResult, build_structure
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from conftest import ETHYLENE, homopolymer_job
 from openmm import app, unit
-from polyforge_engine.build.writers import write_gro, write_pdb
+from polyforge_engine.construct.writers import write_gro, write_pdb
 from test_build_sequence import assembled
 
 

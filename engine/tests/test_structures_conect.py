@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from polyforge_engine.build.writers import _pdb_index
+from polyforge_engine.construct.writers import _pdb_index
 from polyforge_engine.structures import readers
 from polyforge_engine.structures.readers import _PdbSerials
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_cli import run_engine
-from polyforge_engine.build.writers import _pdb_index
+from polyforge_engine.construct.writers import _pdb_index
 from polyforge_engine.structures.readers import MAX_FILE_BYTES, StructureError, element_of, read_structure
 from polyforge_engine.structures.validate_structure import VIEWER_MAX_ATOMS, validate_structure
 

@@ -1,6 +1,6 @@
 """Work computed ahead in a forked child process, read back by key as the parent comes to it.
 
-The first build of a chemistry computes its relaxed torsion scans (build/relaxed_torsions.py) one by
+The first build of a chemistry computes its relaxed torsion scans (construct/relaxed_torsions.py) one by
 one as the chain tables that need them are computed: on a job given two CPUs, a child forked when the
 tables start computes the scans while the parent computes the tables, and the parent takes each scan
 when it comes to it. The child is a copy of the parent (fork: nothing to import or send), dies with it

@@ -8,7 +8,7 @@ one structure differ between two 2-thread contexts in the last bits), so a run o
 repeats its seed statistically, not bit for bit. POLYFORGE_ENGINE_THREADS=1 gives bit-for-bit
 runs at the cost of the other cores (issue 27).
 
-The builder's compiled relaxation (build/_relax.c) runs on the same threads through OpenMP, whose
+The builder's compiled relaxation (construct/_relax.c) runs on the same threads through OpenMP, whose
 threads sleep when idle (`sleeping_openmp_threads`): spinning, as libgomp does by default, they made
 a dense build twice as slow as one thread whenever another process held a core (bench/README.md)."""
 

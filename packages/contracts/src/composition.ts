@@ -4,7 +4,7 @@ import type { RDKitModule } from "./smiles/rdkit";
 
 /**
  * What a polymer chain is made of, unit by unit, as the engine's build plan expands it
- * (engine build/sequence.py, ARCHITECTURE §5): linear segments give each block `occurrence` times
+ * (engine construct/sequence.py, ARCHITECTURE §5): linear segments give each block `occurrence` times
  * (random: `ratio × multiplier` times, in a seeded order; peptide: once per block occurrence), the
  * chain's head cap comes from its first unit's block and its tail cap from its last; a dendrimer
  * grows `generation + 1` shells of repeating units from its core, closed by tail units, with the

@@ -2,7 +2,7 @@ import { dummyAtoms } from "./connection-rules";
 import type { RDKitModule } from "./rdkit";
 
 /**
- * Prochiral backbone centres of a unit, found as the engine finds them (build/templates.py
+ * Prochiral backbone centres of a unit, found as the engine finds them (construct/templates.py
  * `_prochiral_centres`): the backbone is the shortest path from the first [*:1] to the first [*:2];
  * a centre is a backbone atom between them with four neighbours, two of them off the backbone and
  * different (RDKit's symmetry ranks; an implicit hydrogen differs from any other atom). A centre is

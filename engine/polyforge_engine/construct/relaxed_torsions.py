@@ -49,8 +49,8 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
 
-from polyforge_engine.build import _growth
-from polyforge_engine.build.disk_cache import cache_directory, write_atomically
+from polyforge_engine.construct import _growth
+from polyforge_engine.construct.disk_cache import cache_directory, write_atomically
 from polyforge_engine.runtime.ahead import MISSING, Ahead, Send
 from polyforge_engine.runtime.openmm_cpu import engine_threads
 
@@ -268,7 +268,7 @@ def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target
 def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple[int, ...], angles: np.ndarray, dielectric: float) -> np.ndarray:
     """The growth model's energies (kcal/mol) of `base` with the `target` dihedral turned rigidly to
     each angle (°), summed as growth's probes are (`_growth.probe_energy`, one row per angle)."""
-    from polyforge_engine.build.chain_statistics import COULOMB, ELECTROSTATIC_BUFFER
+    from polyforge_engine.construct.chain_statistics import COULOMB, ELECTROSTATIC_BUFFER
 
     torsions, pairs = _model_pairs_and_torsions(frag, target[1], target[2], properties)
     moving = sorted(_side(frag, target[2], target[1]))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from polyforge_engine.build.templates import UnitTemplate
+from polyforge_engine.construct.templates import UnitTemplate
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import AminoacidBlock, BuildJob, DendrimerBlock, LinearBlock, Polymer, Segment
 

@@ -157,7 +157,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "polyforge_engine.build._contacts",
+    .m_name = "polyforge_engine.construct._contacts",
     .m_doc = "Compiled closest-contact measurement of built systems (see _contacts.c).",
     .m_size = -1,
     .m_methods = methods,

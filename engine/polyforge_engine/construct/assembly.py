@@ -11,9 +11,9 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 
-from polyforge_engine.build.arrays import sorted_unique
-from polyforge_engine.build.sequence import PolymerPlan
-from polyforge_engine.build.templates import UnitTemplate
+from polyforge_engine.construct.arrays import sorted_unique
+from polyforge_engine.construct.sequence import PolymerPlan
+from polyforge_engine.construct.templates import UnitTemplate
 from polyforge_engine.events import EngineError
 
 

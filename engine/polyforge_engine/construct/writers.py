@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.construct.assembly import AssembledPolymer
 
 CHAINS = string.ascii_uppercase
 

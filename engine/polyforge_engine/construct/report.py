@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from polyforge_engine.build import _contacts
-from polyforge_engine.build.assembly import AssembledPolymer
+from polyforge_engine.construct import _contacts
+from polyforge_engine.construct.assembly import AssembledPolymer
 
 AMU_A3_TO_G_CM3 = 1.66054  # 1 amu/Å³ in g/cm³ (ARCHITECTURE §5)
 # Å: contacts are searched this far first; where a kind of contact lies beyond (dilute systems, a single

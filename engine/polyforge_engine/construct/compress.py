@@ -30,13 +30,13 @@ from collections.abc import Callable
 import numpy as np
 from rdkit import Chem
 
-from polyforge_engine.build.assembly import AssembledPolymer, system_bonds
-from polyforge_engine.build.growth import Tolerances
-from polyforge_engine.build.rings import ring_groups
+from polyforge_engine.construct.assembly import AssembledPolymer, system_bonds
+from polyforge_engine.construct.growth import Tolerances
+from polyforge_engine.construct.rings import ring_groups
 from polyforge_engine.runtime.openmm_cpu import engine_threads, sleeping_openmp_threads
 
 with sleeping_openmp_threads():
-    from polyforge_engine.build._relax import Relaxer
+    from polyforge_engine.construct._relax import Relaxer
 
 HOLD_CONSTANT = 5.0e3  # kJ/mol/Å² on held pairs that are not bonds (angles, across rigid bonds)
 # Stiffer on bonds: with HOLD_CONSTANT they gave way to crowded neighbours by up to 0.3 Å (C-C at

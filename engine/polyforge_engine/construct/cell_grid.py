@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from polyforge_engine.build import _growth
+from polyforge_engine.construct import _growth
 
 
 def _add_to(counts: np.ndarray, cells: np.ndarray, amount: int) -> None:

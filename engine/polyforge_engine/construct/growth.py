@@ -32,12 +32,12 @@ import numpy as np
 from rdkit.Chem import rdForceFieldHelpers
 from rdkit.ForceField.rdForceField import MMFFMolProperties
 
-from polyforge_engine.build import _growth
-from polyforge_engine.build.arrays import sorted_unique
-from polyforge_engine.build.assembly import AssembledPolymer
-from polyforge_engine.build.cell_grid import CellGrid
-from polyforge_engine.build.chain_statistics import KindStatistics, assign_hands, frames_along, kind_statistics
-from polyforge_engine.build.templates import UnitTemplate
+from polyforge_engine.construct import _growth
+from polyforge_engine.construct.arrays import sorted_unique
+from polyforge_engine.construct.assembly import AssembledPolymer
+from polyforge_engine.construct.cell_grid import CellGrid
+from polyforge_engine.construct.chain_statistics import KindStatistics, assign_hands, frames_along, kind_statistics
+from polyforge_engine.construct.templates import UnitTemplate
 from polyforge_engine.events import EngineError
 
 

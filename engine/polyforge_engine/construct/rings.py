@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from rdkit import Chem
 
-from polyforge_engine.build._contacts import pairs_between
-from polyforge_engine.build.assembly import AssembledPolymer, system_bonds
+from polyforge_engine.construct._contacts import pairs_between
+from polyforge_engine.construct.assembly import AssembledPolymer, system_bonds
 
 
 def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:

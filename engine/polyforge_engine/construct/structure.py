@@ -28,14 +28,14 @@ from rdkit import Chem
 from rdkit.Geometry import Point3D
 
 from polyforge_engine import events
-from polyforge_engine.build.assembly import AssembledPolymer, assemble
-from polyforge_engine.build.compress import compress
-from polyforge_engine.build.growth import SystemGrower, Tolerances
-from polyforge_engine.build.report import AMU_A3_TO_G_CM3, build_report, measure_contacts
-from polyforge_engine.build.rings import piercings
-from polyforge_engine.build.sequence import plan_polymers
-from polyforge_engine.build.templates import UnitTemplate, build_template
-from polyforge_engine.build.writers import write_gro, write_pdb
+from polyforge_engine.construct.assembly import AssembledPolymer, assemble
+from polyforge_engine.construct.compress import compress
+from polyforge_engine.construct.growth import SystemGrower, Tolerances
+from polyforge_engine.construct.report import AMU_A3_TO_G_CM3, build_report, measure_contacts
+from polyforge_engine.construct.rings import piercings
+from polyforge_engine.construct.sequence import plan_polymers
+from polyforge_engine.construct.templates import UnitTemplate, build_template
+from polyforge_engine.construct.writers import write_gro, write_pdb
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
 

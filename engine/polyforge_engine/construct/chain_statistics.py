@@ -51,11 +51,11 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 
-from polyforge_engine.build import _growth
-from polyforge_engine.build.assembly import AssembledPolymer
-from polyforge_engine.build.disk_cache import cache_directory, write_atomically
-from polyforge_engine.build.relaxed_torsions import BondCorrection, bond_correction, scans_ahead
-from polyforge_engine.build.templates import UnitTemplate, _prochiral_centres
+from polyforge_engine.construct import _growth
+from polyforge_engine.construct.assembly import AssembledPolymer
+from polyforge_engine.construct.disk_cache import cache_directory, write_atomically
+from polyforge_engine.construct.relaxed_torsions import BondCorrection, bond_correction, scans_ahead
+from polyforge_engine.construct.templates import UnitTemplate, _prochiral_centres
 
 GAS_CONSTANT = 1.987204e-3  # kcal/mol/K
 # The temperature whose Boltzmann weights chains are built with: a melt temperature, at which the

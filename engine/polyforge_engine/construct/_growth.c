@@ -670,7 +670,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "polyforge_engine.build._growth",
+    .m_name = "polyforge_engine.construct._growth",
     .m_doc = "Compiled inner loops of chain growth (see _growth.c).",
     .m_size = -1,
     .m_methods = methods,

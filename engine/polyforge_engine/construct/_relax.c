@@ -945,7 +945,7 @@ static PyMemberDef Relaxer_members[] = {
 };
 
 static PyTypeObject RelaxerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "polyforge_engine.build._relax.Relaxer",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "polyforge_engine.construct._relax.Relaxer",
     .tp_basicsize = sizeof(Relaxer),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "The relaxation energy of one system (held pairs, staggering torsions, repulsion, walls) and its minimiser.",
@@ -958,7 +958,7 @@ static PyTypeObject RelaxerType = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "polyforge_engine.build._relax",
+    .m_name = "polyforge_engine.construct._relax",
     .m_doc = "Compiled geometric relaxation for dense builds (see _relax.c).",
     .m_size = -1,
     .m_methods = NULL,
