@@ -25,7 +25,7 @@ from conftest import ETHYLENE, ETHYLENE_OXIDE, homopolymer_job
 from polyforge_engine.construct import disk_cache, relaxed_torsions
 from polyforge_engine.construct.chain_statistics import BUILD_RT, DIELECTRIC
 from polyforge_engine.construct.structure import build_structure
-from polyforge_engine.construct.templates import _prochiral_centres
+from polyforge_engine.construct.templates import prochiral_centres
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
@@ -66,7 +66,7 @@ def test_scans_are_stored_and_read_back(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(tmp_path))
     monkeypatch.setattr(relaxed_torsions, "_CACHE", {})
     mol, path = polymer_mol("CC(c1ccccc1)CC(c1ccccc1)CC(c1ccccc1)CC")
-    centres = [c[:4] for c in _prochiral_centres(mol, path)]
+    centres = [c[:4] for c in prochiral_centres(mol, path)]
     first = relaxed_torsions.bond_correction(mol, tuple(path[3:7]), path, centres, DIELECTRIC, BUILD_RT)
     assert first is not None and len(list(tmp_path.rglob("*.json"))) == 1
     # A new process (empty memory) reads the scan back instead of minimising again.
@@ -132,7 +132,7 @@ def scanned_with(threads: int, store: Path, monkeypatch: pytest.MonkeyPatch, mol
     monkeypatch.setenv(disk_cache.CACHE_VARIABLE, str(store))
     monkeypatch.setenv("POLYFORGE_ENGINE_THREADS", str(threads))
     monkeypatch.setattr(relaxed_torsions, "_CACHE", {})
-    centres = [c[:4] for c in _prochiral_centres(mol, path)]
+    centres = [c[:4] for c in prochiral_centres(mol, path)]
     dihedrals = [tuple(path[p : p + 4]) for p in range(len(path) - 3)]
     with relaxed_torsions.scans_ahead(mol, dihedrals, path, centres, DIELECTRIC, BUILD_RT):
         for quadruple in dihedrals:

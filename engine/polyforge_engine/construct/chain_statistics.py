@@ -33,7 +33,7 @@ The tables are kept on disk (disk_cache.py, as relaxed_torsions.py keeps its sca
 digest of everything it is computed from (_Probe: the probe's geometry, force-field terms and
 corrections, numbered from the unit's first atom), so a later build of any molecule with the same
 environment reads the table back, bit for bit, instead of computing it. A probe's energy, row by row
-(one row per pair of parent and own states), is compiled (_growth.probe_energy).
+(one row per pair of parent and own states), is compiled (mmff_terms.rigid_energies).
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdForceFieldHelpers
 
-from polyforge_engine.construct import _growth
 from polyforge_engine.construct.assembly import AssembledPolymer
 from polyforge_engine.construct.disk_cache import cache_directory, write_atomically
+from polyforge_engine.construct.mmff_terms import COULOMB, ELECTROSTATIC_14, ELECTROSTATIC_BUFFER, rigid_energies
 from polyforge_engine.construct.relaxed_torsions import BondCorrection, bond_correction, scans_ahead
-from polyforge_engine.construct.templates import UnitTemplate, _prochiral_centres
+from polyforge_engine.construct.templates import UnitTemplate, prochiral_centres
 
 GAS_CONSTANT = 1.987204e-3  # kcal/mol/K
 # The temperature whose Boltzmann weights chains are built with: a melt temperature, at which the
@@ -65,9 +65,6 @@ BUILD_TEMPERATURE = 400.0  # K
 BUILD_RT = GAS_CONSTANT * BUILD_TEMPERATURE
 NONBONDED_REACH = 4  # bonds: pairs 3 and 4 bonds apart (1-4, 1-5)
 MIN_PAIR_DISTANCE = 3
-ELECTROSTATIC_14 = 0.75  # MMFF scales 1-4 electrostatics by this
-COULOMB = 332.0716  # kcal Å / (mol e²), MMFF's constant
-ELECTROSTATIC_BUFFER = 0.05  # Å, MMFF's buffered Coulomb
 DIELECTRIC = 10.0  # screening of the Coulomb terms, calibrated on DME (above)
 ANCESTORS = 4  # units back from a unit that its placement energy can reach
 # MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten; an extra V1
@@ -191,7 +188,7 @@ class _Terms:
         self._corrections: dict[tuple[int, int, int, int], BondCorrection | None] = {}
         if self.properties is not None and kind.end_atoms is not None and kind.end_atoms[0] != kind.end_atoms[1]:
             self.backbone = list(Chem.GetShortestPath(kind.mol, *kind.end_atoms))
-            self.centres = [centre[:4] for centre in _prochiral_centres(kind.mol, self.backbone)]
+            self.centres = [centre[:4] for centre in prochiral_centres(kind.mol, self.backbone)]
             for p in range(len(self.backbone) - 3):
                 a, b, c, d = self.backbone[p : p + 4]
                 quadruple = (a, b, c, d)
@@ -605,15 +602,14 @@ def _log_weights(probe: _Probe) -> np.ndarray:
             xyz[:, columns] = points[0, :wanted]
         level_of[columns] = level
     energy = np.empty(batch)
-    _growth.probe_energy(
+    rigid_energies(
         energy,
         xyz,
         np.array([[column_of[int(a)] for a in row] for row in probe.dihedrals], dtype=np.int64).reshape(-1, 4),
         np.ascontiguousarray(probe.torsion_terms, dtype=float).reshape(-1, 3),
         np.array([[column_of[int(a)] for a in row] for row in probe.pairs], dtype=np.int64).reshape(-1, 2),
         np.ascontiguousarray(probe.pair_terms, dtype=float).reshape(-1, 3),
-        COULOMB / DIELECTRIC,
-        ELECTROSTATIC_BUFFER,
+        DIELECTRIC,
     )
     for quadruple, correction in probe.corrections:
         phi = dihedral_degrees(*(xyz[:, column_of[a]] for a in quadruple))

@@ -49,8 +49,8 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
 
-from polyforge_engine.construct import _growth
 from polyforge_engine.construct.disk_cache import cache_directory, write_atomically
+from polyforge_engine.construct.mmff_terms import ELECTROSTATIC_14, rigid_energies
 from polyforge_engine.runtime.ahead import MISSING, Ahead, Send
 from polyforge_engine.runtime.openmm_cpu import engine_threads
 
@@ -187,7 +187,7 @@ def _model_pairs_and_torsions(frag: Chem.Mol, j: int, k: int, properties: Any) -
             if b in side_j or distance[a, b] not in (3, 4):
                 continue
             _, _, r_star, epsilon = properties.GetMMFFVdWParams(a, b)
-            scale = 0.75 if distance[a, b] == 3 else 1.0
+            scale = ELECTROSTATIC_14 if distance[a, b] == 3 else 1.0
             pairs.append((a, b, r_star, epsilon, scale * properties.GetMMFFPartialCharge(a) * properties.GetMMFFPartialCharge(b)))
     return torsions, pairs
 
@@ -267,9 +267,7 @@ def _relaxed_scan(frag: Chem.Mol, properties: Any, start: Chem.Conformer, target
 
 def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple[int, ...], angles: np.ndarray, dielectric: float) -> np.ndarray:
     """The growth model's energies (kcal/mol) of `base` with the `target` dihedral turned rigidly to
-    each angle (°), summed as growth's probes are (`_growth.probe_energy`, one row per angle)."""
-    from polyforge_engine.construct.chain_statistics import COULOMB, ELECTROSTATIC_BUFFER
-
+    each angle (°), summed as growth's probes are (`mmff_terms.rigid_energies`, one row per angle)."""
     torsions, pairs = _model_pairs_and_torsions(frag, target[1], target[2], properties)
     moving = sorted(_side(frag, target[2], target[1]))
     axis = base[target[2]] - base[target[1]]
@@ -279,15 +277,14 @@ def _rigid_scan(frag: Chem.Mol, properties: Any, base: np.ndarray, target: tuple
     for row, angle in enumerate(angles):
         turned[row, moving] = _rotate(base[moving] - base[target[2]], axis, np.radians(angle - current)) + base[target[2]]
     energies = np.empty(len(angles))
-    _growth.probe_energy(
+    rigid_energies(
         energies,
         turned,
         np.array([quadruple for quadruple, _ in torsions], dtype=np.int64).reshape(-1, 4),
         np.array([terms for _, terms in torsions], dtype=float).reshape(-1, 3),
         np.array([(a, b) for a, b, *_ in pairs], dtype=np.int64).reshape(-1, 2),
         np.array([(r_star, epsilon, charges) for _, _, r_star, epsilon, charges in pairs], dtype=float).reshape(-1, 3),
-        COULOMB / dielectric,
-        ELECTROSTATIC_BUFFER,
+        dielectric,
     )
     return energies
 

@@ -269,7 +269,7 @@ def _backbone_conformers(mol: Chem.Mol, conformer_id: int, dihedrals: list[tuple
     return np.array(out)
 
 
-def _prochiral_centres(mol: Chem.Mol, path: list[int]) -> list[tuple[int, int, int, int, bool]]:
+def prochiral_centres(mol: Chem.Mol, path: list[int]) -> list[tuple[int, int, int, int, bool]]:
     """Backbone atoms with two different side substituents: (centre, head-side and tail-side backbone
     neighbours, heavier side substituent, whether the SMILES fixes its configuration)."""
     ranks = list(Chem.CanonicalRankAtoms(mol, breakTies=False))
@@ -319,7 +319,7 @@ def build_template(smiles: str, where: str) -> UnitTemplate:
         all_positions = _backbone_conformers(proxy_h, conformer_ids[0], dihedrals)
     else:
         all_positions = np.array([proxy_h.GetConformer(cid).GetPositions() for cid in conformer_ids])
-    centres = _prochiral_centres(with_h, path)
+    centres = prochiral_centres(with_h, path)
     hands = _hands(all_positions, centres)
     stereo_drawn = any(drawn for *_, drawn in centres)
     if centres and not stereo_drawn:
