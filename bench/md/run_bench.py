@@ -61,7 +61,8 @@ def run_polyforge(bundle: Path, steps: int, threads: int, workdir: Path, engine:
     code = (
         "import json, sys\n"
         "from pathlib import Path\n"
-        "from polyforge_engine.simulate.md import Protocol, run_protocol\n"
+        "from polyforge_engine.simulate.protocol import Protocol\n"
+        "from polyforge_engine.simulate.run import run_protocol\n"
         "b, w = Path(sys.argv[1]), Path(sys.argv[2])\n"
         "w.mkdir(parents=True, exist_ok=True)\n"
         f"report, _ = run_protocol(b / 'system.prmtop', b / 'minimized.rst7', Protocol(0, {steps}, 300.0, 'NVT', 7), w, lambda *_: None,"

@@ -13,23 +13,17 @@ from typing import Any
 
 from polyforge_engine import events
 from polyforge_engine.runtime.parent_watch import watch_parent
+from polyforge_engine.versions import tool_versions
 
-# command name -> "module:function"; the function takes (job: dict, workdir: Path) and returns the
-# result payload (dict). Imported only when its command runs: each pulls in different heavy
-# libraries (AmberTools wrappers, ParmEd, SciPy), and every job is a fresh process.
-COMMANDS: dict[str, str] = {
-    "build-structure": "polyforge_engine.construct.structure:run_build_structure",
-    "build-system": "polyforge_engine.pipeline:run_build_system",
-    "convert-smiles": "polyforge_engine.structures.convert_smiles:run_convert_smiles",
-    "validate-structure": "polyforge_engine.structures.validate_structure:run_validate_structure",
-    "validate-topology": "polyforge_engine.structures.validate_topology:run_validate_topology",
-    "generate-potential": "polyforge_engine.potential.generate:run_generate_potential",
-}
+# Each command is commands/<name with underscores>.py, whose `run(job, workdir)` returns the result
+# payload. Imported only when its command runs: each pulls in different heavy libraries (AmberTools
+# wrappers, ParmEd, SciPy), and every job is a fresh process.
+COMMANDS = ("build-structure", "build-system", "convert-smiles", "validate-structure", "validate-topology", "generate-potential")
 
 
 def command(name: str) -> Callable[[dict[str, Any], Path], dict[str, Any]]:
-    module, function = COMMANDS[name].split(":")
-    return getattr(importlib.import_module(module), function)
+    module = importlib.import_module(f"polyforge_engine.commands.{name.replace('-', '_')}")
+    return module.run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,8 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "version":
-        from polyforge_engine.versions import tool_versions
-
         versions = tool_versions()
         if args.json:
             print(json.dumps(versions))

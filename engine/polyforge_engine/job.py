@@ -1,4 +1,5 @@
-"""The job snapshot the server hands to the engine for a polymer-builder system (ARCHITECTURE §5, §6).
+"""What the server hands the engine: the job snapshot of a polymer-builder system, and the files a
+job names.
 
 These pydantic models mirror packages/contracts/src/engine-job.ts, whose JSON Schema is committed in
 schemas/build_job.schema.json; tests/test_build_job_schema.py checks that both accept and reject the
@@ -8,7 +9,8 @@ same jobs. Unknown keys are ignored, as the JSON Schema (input side) allows them
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -182,3 +184,12 @@ def parse_build_job(raw: object) -> BuildJob:
     except ValidationError as exc:
         problems = [f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors()[:5]]
         raise EngineError("INVALID_INPUT", "The job is not a valid system description (" + "; ".join(problems) + ").") from exc
+
+
+def job_file(job: dict[str, Any], workdir: Path, key: str = "file") -> Path:
+    """A file named by the job, relative to the working directory unless absolute."""
+    value = job.get(key)
+    if not isinstance(value, str) or not value:
+        raise EngineError("INVALID_INPUT", f"The job does not name the {key.replace('_', ' ')} to use.")
+    path = Path(value)
+    return path if path.is_absolute() else workdir / path

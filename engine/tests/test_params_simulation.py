@@ -15,7 +15,8 @@ from conftest import ETHYLENE, homopolymer_job
 from openmm import app
 from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
-from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import run_protocol
 from polymer_samples import PE_UNIT, melt
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]

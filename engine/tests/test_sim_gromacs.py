@@ -18,13 +18,14 @@ import pytest
 from conftest import ETHYLENE, homopolymer_job
 from engine_cli import run_engine
 from openmm import app
-from polyforge_engine.bundle.writer import dynamics_mdp
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, choose_md_engine, find_gmx, gromacs_refusal
 from polyforge_engine.runtime.openmm_cpu import THREADS_ENV
 from polyforge_engine.simulate.equilibration import dynamics_stages
 from polyforge_engine.simulate.gromacs_files import continuous, read_trr
-from polyforge_engine.simulate.md import Protocol, SimulationReport, gromacs_seed, run_protocol
+from polyforge_engine.simulate.mdp import dynamics_mdp
+from polyforge_engine.simulate.protocol import Protocol, gromacs_seed
+from polyforge_engine.simulate.run import SimulationReport, run_protocol
 from polymer_samples import PE_UNIT, melt
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]

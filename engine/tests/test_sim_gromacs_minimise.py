@@ -17,10 +17,12 @@ from openmm import app, unit
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, TopologyFiles, parametrise_system
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, MINIMISE_ENGINE_ENV, find_gmx, minimises_on_gromacs
 from polyforge_engine.runtime.openmm_cpu import cpu_properties
-from polyforge_engine.simulate.gromacs import GromacsInputs, gmx_version
 from polyforge_engine.simulate.gromacs_minimise import GromacsRefused, em_mdp, minimise_on_gromacs
-from polyforge_engine.simulate.md import Protocol, SimulationReport, create_system, run_protocol
+from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_version
+from polyforge_engine.simulate.md import create_system
 from polyforge_engine.simulate.minimise import SWITCH_FORCE_KJ_MOL_NM, MinimisationResult
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import SimulationReport, run_protocol
 from polymer_samples import PE_UNIT, melt
 
 pytestmark = pytest.mark.skipif(find_gmx() is None, reason="GROMACS (gmx) is not installed")

@@ -15,8 +15,10 @@ from dense_cells import dense_cells
 from openmm import app, unit
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
 from polyforge_engine.runtime.openmm_cpu import cpu_properties
-from polyforge_engine.simulate.md import Protocol, create_system, run_protocol
+from polyforge_engine.simulate.md import create_system
 from polyforge_engine.simulate.minimise import SWITCH_FORCE_KJ_MOL_NM, minimise
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import run_protocol
 from polymer_samples import PE_UNIT, melt
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import openmm
 import pytest
 from polyforge_engine.runtime.openmm_platform import PLATFORM_ENV, choose_platform, gpu_properties, probe_platform
-from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import run_protocol
 from test_sim_protocol import argon_lattice
 
 HAS_GPU = any(

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from polyforge_engine.pipeline import stage_progress
 from polyforge_engine.simulate import md
-from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import run_protocol
+from polyforge_engine.workflow import stage_progress
 from tests.test_sim_protocol import argon_lattice
 
 

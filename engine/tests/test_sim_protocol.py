@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import parmed
 import pytest
-from polyforge_engine.bundle.writer import dynamics_mdp
 from polyforge_engine.events import EngineError
 from polyforge_engine.simulate.equilibration import dynamics_stages
-from polyforge_engine.simulate.md import Protocol, check_pressure_coupling, run_protocol
+from polyforge_engine.simulate.mdp import dynamics_mdp
+from polyforge_engine.simulate.protocol import Protocol, check_pressure_coupling
+from polyforge_engine.simulate.run import run_protocol
 
 ARGON_MASS = 39.948
 AMU_A3_TO_G_CM3 = 1.66053906660

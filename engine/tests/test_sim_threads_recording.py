@@ -12,7 +12,8 @@ import pytest
 from openmm import app, unit
 from polyforge_engine.runtime.openmm_cpu import THREADS_ENV, cpu_properties, engine_threads
 from polyforge_engine.simulate import md
-from polyforge_engine.simulate.md import Protocol, run_protocol
+from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.run import run_protocol
 from polyforge_engine.simulate.trajectory import DcdWriter
 from test_sim_protocol import argon_lattice
 

@@ -5,7 +5,6 @@ files reproducing the protocol for those programs, and report.json."""
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,17 +12,9 @@ from pathlib import Path
 import numpy as np
 import parmed
 
-from polyforge_engine.simulate.equilibration import Stage, dynamics_stages
-from polyforge_engine.simulate.md import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, barostat_interval, gromacs_seed
+from polyforge_engine.simulate.mdp import TAU_P_PS, dynamics_mdp, minimization_mdp
+from polyforge_engine.simulate.protocol import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, Stage, barostat_interval
 
-# OpenMM's PME default: Ewald error tolerance δ gives α = sqrt(-ln 2δ)/rc; GROMACS sets β from
-# erfc(β rc) = ewald-rtol, so the same splitting needs ewald-rtol = erfc(sqrt(-ln 2δ)).
-OPENMM_EWALD_TOLERANCE = 5e-4
-GROMACS_EWALD_RTOL = math.erfc(math.sqrt(-math.log(2 * OPENMM_EWALD_TOLERANCE)))
-# Isothermal compressibility GROMACS's barostat is scaled with (bar⁻¹): of the order of organic
-# liquids and polymer melts; it sets how fast the box answers, not where it ends.
-COMPRESSIBILITY_PER_BAR = 4.5e-5
-TAU_P_PS = 2.0
 AMBER_DEFAULT_SKIN_A = 2.0
 
 # What each file in a bundle is; the README lists the ones present, in this order.
@@ -70,18 +61,20 @@ def write_bundle(
     files: list[BundleFile],
     report: dict[str, object],
     protocol: Protocol,
+    stages: list[Stage],
     periodic: bool,
     cell_a: np.ndarray | None = None,
 ) -> Path:
     """Write `{sanitized_name}_files.zip` into `workdir` under a temporary name and rename it
-    at the end, so a cancelled or failed run never leaves a half-written bundle."""
-    extras = _protocol_inputs(workdir, protocol, cell_a)
+    at the end, so a cancelled or failed run never leaves a half-written bundle. `stages`: the
+    dynamics' stages as they ran (none without dynamics)."""
+    extras = _protocol_inputs(workdir, protocol, stages, cell_a)
     report_path = workdir / "report.json"
     report_path.write_text(json.dumps(report, indent=2, default=str) + "\n")
     entries = [*files, *extras, BundleFile("report.json", report_path)]
     performance = report.get("performance")
     engine = dict(performance) if isinstance(performance, dict) else {}
-    readme = _readme(title, [entry.name for entry in entries], protocol, periodic, engine)
+    readme = _readme(title, [entry.name for entry in entries], protocol, stages, periodic, engine)
     target = workdir / f"{sanitized_name}_files.zip"
     partial = workdir / f".{target.name}.partial"
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -108,10 +101,9 @@ def write_start_structures(structure: parmed.Structure, positions: np.ndarray, b
     return [BundleFile(gro.name, gro), BundleFile(rst7.name, rst7)]
 
 
-def _stage_files(protocol: Protocol, cell_a: np.ndarray | None) -> list[tuple[str, str]]:
+def _stage_files(protocol: Protocol, stages: list[Stage], cell_a: np.ndarray | None) -> list[tuple[str, str]]:
     """(file name, text) of the dynamics inputs: md.mdp and md.in, or one pair per stage of the
     melt equilibration."""
-    stages = dynamics_stages(protocol)
     if len(stages) == 1:
         return [
             ("md.mdp", dynamics_mdp(protocol, stages[0])),
@@ -124,100 +116,18 @@ def _stage_files(protocol: Protocol, cell_a: np.ndarray | None) -> list[tuple[st
     return files
 
 
-def _protocol_inputs(workdir: Path, protocol: Protocol, cell_a: np.ndarray | None) -> list[BundleFile]:
+def _protocol_inputs(workdir: Path, protocol: Protocol, stages: list[Stage], cell_a: np.ndarray | None) -> list[BundleFile]:
     written = []
     texts: list[tuple[str, str]] = []
     if protocol.minimization_steps > 0:
         texts.append(("minimization.mdp", minimization_mdp(protocol)))
     if protocol.dynamics_steps > 0:
-        texts += _stage_files(protocol, cell_a)
+        texts += _stage_files(protocol, stages, cell_a)
     for name, text in texts:
         path = workdir / name
         path.write_text(text)
         written.append(BundleFile(name, path))
     return written
-
-
-def _nonbonded_mdp(protocol: Protocol) -> str:
-    """OpenMM's treatment: Lennard-Jones cut plainly at the cutoff (no shift, no switch) with the
-    long-range dispersion correction, PME real space cut unshifted with OpenMM's splitting."""
-    lines = [
-        "cutoff-scheme   = Verlet",
-        "coulombtype     = PME",
-        "coulomb-modifier = None        ; OpenMM does not shift the real-space potential",
-        f"rcoulomb        = {CUTOFF_NM}",
-        f"ewald-rtol      = {GROMACS_EWALD_RTOL:.3e}   ; OpenMM's Ewald error tolerance {OPENMM_EWALD_TOLERANCE}",
-        "vdwtype         = Cut-off",
-        "vdw-modifier    = None         ; OpenMM cuts Lennard-Jones plainly (no shift, no switch)",
-        f"rvdw            = {CUTOFF_NM}",
-        "DispCorr        = EnerPres     ; OpenMM's long-range dispersion correction",
-        "constraints     = h-bonds",
-    ]
-    if protocol.potential_wall_z:
-        lines += [
-            "; Walls at z = 0 and z = C (the cell height in system.gro). PolyForge used harmonic walls",
-            "; (10000 kJ/mol/nm² beyond the cell) in OpenMM; GROMACS's closest built-in is a 10-4 wall.",
-            "pbc             = xy",
-            "nwall           = 2",
-            "wall-type       = 10-4",
-            "wall-atomtype   = hc hc",
-            "wall-density    = 10 10",
-            "ewald-geometry  = 3dc",
-            "wall-ewald-zfac = 3",
-        ]
-    else:
-        lines.append("pbc             = xyz")
-    return "\n".join(lines) + "\n"
-
-
-def minimization_mdp(protocol: Protocol) -> str:
-    return (
-        "; Minimisation as PolyForge ran it (OpenMM L-BFGS; steepest descent is GROMACS's equivalent)\n"
-        "integrator      = steep\n"
-        f"nsteps          = {protocol.minimization_steps}\n"
-        "emtol           = 10.0\n" + _nonbonded_mdp(protocol)
-    )
-
-
-def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) -> str:
-    """GROMACS parameters of one stage: the whole dynamics, or stage `number` of the preset
-    (velocities are drawn only at the first; later stages continue from the previous one)."""
-    thermostat = stage.ensemble != "NVE"
-    coupling = (
-        "integrator      = sd           ; Langevin dynamics, as OpenMM's LangevinMiddleIntegrator\n"
-        "tc-grps         = System\n"
-        f"tau-t           = {1 / FRICTION_PER_PS}          ; inverse friction (ps)\n"
-        f"ref-t           = {stage.temperature_k:g}\n"
-        f"ld-seed         = {gromacs_seed(protocol.seed)}        ; the run's seed: the noise is reproducible\n"
-        if thermostat
-        else "integrator      = md           ; leap-frog, constant energy (NVE)\ntcoupl          = no\n"
-    )
-    barostat = (
-        "pcoupl          = C-rescale    ; stochastic cell rescaling: the NPT ensemble, as OpenMM's Monte Carlo barostat\n"
-        "pcoupltype      = isotropic\n"
-        f"tau-p           = {TAU_P_PS}\n"
-        f"ref-p           = {stage.pressure_bar:g}\n"
-        f"compressibility = {COMPRESSIBILITY_PER_BAR}\n"
-        if stage.ensemble == "NPT"
-        else "pcoupl          = no\n"
-    )
-    first = number is None or number == 1
-    velocities = (
-        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {gromacs_seed(protocol.seed)}\ncontinuation    = no\n"
-        if first
-        else "gen-vel         = no\ncontinuation    = yes          ; velocities from the previous stage\n"
-    )
-    heading = (
-        f"; Dynamics as PolyForge ran them: {stage.describe()}, {stage.steps} steps\n"
-        if number is None
-        else f"; Melt equilibration stage {number} of 21 as PolyForge ran it: {stage.describe()}, {stage.steps} steps\n"
-    )
-    return (
-        heading + coupling + barostat + f"dt              = {TIMESTEP_FS / 1000}\n"
-        f"nsteps          = {stage.steps}\n"
-        "nstxout-compressed = 1000\n"
-        "nstenergy       = 100\n" + velocities + _nonbonded_mdp(protocol)
-    )
 
 
 def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cell_a: np.ndarray | None = None) -> str:
@@ -268,7 +178,7 @@ def _listed_files(names: set[str]) -> str:
 
 
 def _reproducibility(performance: dict[str, object]) -> str:
-    """Which program ran the dynamics and what a rerun with the same seed repeats (issue 27)."""
+    """Which program ran the dynamics and what a rerun with the same seed repeats."""
     engine = str(performance.get("engine") or "OpenMM")
     if engine.startswith("GROMACS"):
         return (
@@ -292,7 +202,7 @@ def _reproducibility(performance: dict[str, object]) -> str:
 
 
 def _integrator_text(protocol: Protocol, stage: Stage, gromacs: bool) -> str:
-    if gromacs:  # md.mdp's mapping (dynamics_mdp)
+    if gromacs:  # md.mdp's mapping (mdp.py dynamics_mdp)
         return {
             "NVE": "GROMACS leap-frog md, velocities drawn at the temperature",
             "NVT": f"GROMACS sd (Langevin) integrator, tau-t {1 / FRICTION_PER_PS} ps = 1/friction",
@@ -305,8 +215,7 @@ def _integrator_text(protocol: Protocol, stage: Stage, gromacs: bool) -> str:
     }[stage.ensemble]
 
 
-def _protocol_text(protocol: Protocol, periodic: bool, performance: dict[str, object]) -> str:
-    stages = dynamics_stages(protocol) if protocol.dynamics_steps else []
+def _protocol_text(protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
     if not stages:
         dynamics = "Dynamics: none."
     elif len(stages) == 1:
@@ -376,7 +285,7 @@ def _amber_commands(present: set[str], start_rst7: str) -> str:
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
 
 
-def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool, performance: dict[str, object]) -> str:
+def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
     present = set(names) | {"README.md"}
     sections = [
         f"# {title}\n",
@@ -386,7 +295,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, periodic: bool, pe
         "## Files\n",
         "- `README.md` — this file.",
         _listed_files(present) + "\n",
-        _protocol_text(protocol, periodic, performance),
+        _protocol_text(protocol, stages, periodic, performance),
     ]
     minimised = "minimized.gro" in present
     start_gro = "minimized.gro" if minimised else "system.gro"

@@ -1,6 +1,7 @@
-"""`build-structure`: a polymer-builder job snapshot in, an all-atom 3D system in a periodic cell out.
+"""A polymer-builder job snapshot in, an all-atom 3D system in a periodic cell out (the commands
+`build-structure` and `build-system` run it).
 
-In-process API (used by build-system): `build_structure(job, workdir, on_progress)` returns a
+`build_structure(job, workdir, on_progress)` returns a
 `BuildResult` with one RDKit molecule per polymer kind (explicit hydrogens, PDB residue info set),
 the kind of every molecule in file order, all coordinates (Å, molecules whole), the cell, the seed
 used and the report; it has written system.pdb, system.gro and report.json into `workdir`.
@@ -27,7 +28,6 @@ import numpy as np
 from rdkit import Chem
 from rdkit.Geometry import Point3D
 
-from polyforge_engine import events
 from polyforge_engine.construct.assembly import AssembledPolymer, assemble
 from polyforge_engine.construct.compress import compress
 from polyforge_engine.construct.growth import SystemGrower, Tolerances
@@ -37,7 +37,7 @@ from polyforge_engine.construct.sequence import plan_polymers
 from polyforge_engine.construct.templates import UnitTemplate, build_template
 from polyforge_engine.construct.writers import write_gro, write_pdb
 from polyforge_engine.events import EngineError
-from polyforge_engine.job import BuildJob, parse_build_job
+from polyforge_engine.job import BuildJob
 
 ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
@@ -416,26 +416,3 @@ def build_structure(
     files = _write_results(workdir, job, kinds, order, packed.positions, box, report)
     progress("done", 100)
     return BuildResult(kinds, order, packed.offsets, packed.positions, box, walls, seed, report, files)
-
-
-def run_build_structure(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command `build-structure`: progress lines while building, then the result payload."""
-    job = parse_build_job(raw_job)
-    result = build_structure(job, workdir, lambda stage, percent: events.progress(stage, percent))
-    report = result.report
-    return {
-        "files": {name: path.name for name, path in result.files.items()},
-        "summary": {
-            key: report[key]
-            for key in (
-                "atoms",
-                "molecules",
-                "residues",
-                "box",
-                "density",
-                "min_intermolecular_distance",
-                "min_intramolecular_nonbonded_distance",
-                "seed",
-            )
-        },
-    }

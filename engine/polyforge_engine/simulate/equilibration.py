@@ -11,16 +11,8 @@ the long last NPT stage, where density is measured, is about half of the budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
-
 from polyforge_engine.events import EngineError
-
-if TYPE_CHECKING:
-    from polyforge_engine.simulate.md import Protocol
-
-Equilibration = Literal["none", "melt_21_step"]
-StageEnsemble = Literal["NVE", "NVT", "NPT"]
+from polyforge_engine.simulate.protocol import Ensemble, Protocol, Stage
 
 T_MAX_K = 600.0
 P_MAX_BAR = 50_000.0
@@ -28,7 +20,7 @@ MIN_STAGE_STEPS = 20
 
 # (ensemble, hot: T_max instead of the final temperature, pressure as a fraction of P_max or None
 # for the final pressure, duration in ps in the published schedule)
-_SCHEDULE: tuple[tuple[StageEnsemble, bool, float | None, float], ...] = (
+_SCHEDULE: tuple[tuple[Ensemble, bool, float | None, float], ...] = (
     ("NVT", True, None, 50),
     ("NVT", False, None, 50),
     ("NPT", False, 0.02, 50),
@@ -52,18 +44,6 @@ _SCHEDULE: tuple[tuple[StageEnsemble, bool, float | None, float], ...] = (
     ("NPT", False, None, 800),
 )
 SCHEDULE_PS = sum(row[3] for row in _SCHEDULE)
-
-
-@dataclass(frozen=True)
-class Stage:
-    ensemble: StageEnsemble
-    temperature_k: float
-    pressure_bar: float | None  # NPT only
-    steps: int
-
-    def describe(self) -> str:
-        pressure = f", {self.pressure_bar:g} bar" if self.pressure_bar is not None else ""
-        return f"{self.ensemble} at {self.temperature_k:g} K{pressure}"
 
 
 def dynamics_stages(protocol: Protocol) -> list[Stage]:

@@ -1,4 +1,4 @@
-"""Minimisation on GROMACS (issue 27) when a job's dynamics run on mdrun and POLYFORGE_MINIMISE_ENGINE=gromacs
+"""Minimisation on GROMACS when a job's dynamics run on mdrun and POLYFORGE_MINIMISE_ENGINE=gromacs
 (runtime/md_engine.py): the two stages of minimise.py, in the number of steps asked, with mdrun instead
 of OpenMM. Not the default: on a 10 k-atom PE melt it takes about half the time of OpenMM's for 200
 steps but ends far higher (OpenMM's L-BFGS iterations each search further than a cg step), and at equal
@@ -16,38 +16,34 @@ energy it is the slower (bench/README.md).
 
 Both run without constraints (`constraints = none`): the bonds to hydrogen that dynamics constrain are
 the force field's own harmonic bonds here (GAFF's X-H, 2.5-3.1e5 kJ/mol/nm²), as minimise.py holds
-them by springs; md.py applies the constraints to the result before dynamics. A step counts as
+them by springs; run.py applies the constraints to the result before dynamics. A step counts as
 GROMACS counts it (a rejected steepest-descent step too, as in minimise.py). Should stage 2 fail,
 steep goes on from stage 1's structure for the steps left. Atoms that all but coincide (0.1 Å) give
-forces beyond GROMACS's single precision, which mdrun cannot minimise: then (GromacsRefused) md.py
+forces beyond GROMACS's single precision, which mdrun cannot minimise: then (GromacsRefused) run.py
 minimises on OpenMM, as for every job before. mdrun's stderr (`-v`) gives the progress; a cancelled
 job stops it."""
 
 from __future__ import annotations
 
 import re
-import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from polyforge_engine.bundle.writer import minimization_mdp
-from polyforge_engine.simulate.gromacs import GromacsInputs, _environment, _last_error, run_mdrun
 from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, write_g96
-from polyforge_engine.simulate.md import Protocol
+from polyforge_engine.simulate.gromacs_run import GromacsInputs, grompp, last_error, run_mdrun
+from polyforge_engine.simulate.mdp import minimization_mdp, with_overrides
 from polyforge_engine.simulate.minimise import FIRST_STEP_NM, SWITCH_FORCE_KJ_MOL_NM, MinimisationResult
+from polyforge_engine.simulate.protocol import PercentProgress, Protocol
 
 TOLERANCE_FMAX_KJ_MOL_NM = 10.0  # cg stops when the largest force is below this (the bundle's minimization.mdp)
 STEP_PATTERN = rb"Step[= ]\s*(\d+)"  # steep's 'Step=   12, Dmax=…', cg's 'Step 12, Epot=…'
 
-ProgressCallback = Callable[[float], None]  # percent of the steps asked
-
 
 class GromacsRefused(RuntimeError):
     """mdrun could not minimise this structure (forces beyond single precision where atoms all but
-    coincide, or a failed run): md.py then minimises on OpenMM, whose capped descent can."""
+    coincide, or a failed run): run.py then minimises on OpenMM, whose capped descent can."""
 
 
 @dataclass(frozen=True)
@@ -72,8 +68,7 @@ def em_mdp(protocol: Protocol, integrator: str, steps: int, emtol: float) -> str
         "nstenergy": 0,
         "nstlog": 0,
     }
-    kept = [line for line in minimization_mdp(protocol).splitlines() if line.split("=")[0].strip() not in overrides]
-    return "\n".join(kept + [f"{key:<15s} = {value}" for key, value in overrides.items()]) + "\n"
+    return with_overrides(minimization_mdp(protocol), overrides)
 
 
 def minimise_on_gromacs(
@@ -83,7 +78,7 @@ def minimise_on_gromacs(
     box_nm: tuple[float, float, float],
     energy_before_kj_mol: float,
     scratch: Path,
-    progress: ProgressCallback,
+    progress: PercentProgress,
     version: str,
 ) -> tuple[MinimisationResult, float | None]:
     """Minimise from `start_nm` in at most protocol.minimization_steps steps; the result (positions
@@ -139,17 +134,13 @@ def _stage(
     name: str,
     start: str,
     method: tuple[str, int, float],
-    budget: tuple[int, int, ProgressCallback],
+    budget: tuple[int, int, PercentProgress],
 ) -> _Stage:
     """grompp and mdrun of one stage (`method`: integrator, steps, emtol); `budget`: the steps run
     before it, the steps asked in all and the progress callback."""
     integrator, steps, emtol = method
     (scratch / f"{name}.mdp").write_text(em_mdp(protocol, integrator, steps, emtol))
-    command = [inputs.gmx, "-quiet", "grompp", "-f", f"{name}.mdp", "-c", start, "-p", str(inputs.top.resolve())]
-    command += ["-o", f"{name}.tpr", "-po", f"{name}_out.mdp", "-maxwarn", "0"]
-    run = subprocess.run(command, cwd=scratch, capture_output=True, text=True, env=_environment(1), check=False)
-    if run.returncode != 0:
-        raise RuntimeError(f"gmx grompp failed: {_last_error(run.stderr)}")
+    grompp(inputs, scratch, f"{name}.mdp", start, name, f"{name}_out.mdp")
     text = _mdrun(inputs, scratch, name, budget)
     step_lines = re.findall(r"Step[= ]\s*(\d+)[^\n\r]*?Fmax=\s*([-+\d.eE]+|-?nan|-?inf)", text)
     if "force on at least one atom is not" in text or not all(np.isfinite(float(fmax)) for _, fmax in step_lines):
@@ -165,11 +156,11 @@ def _stage(
     )
 
 
-def _mdrun(inputs: GromacsInputs, scratch: Path, name: str, budget: tuple[int, int, ProgressCallback]) -> str:
+def _mdrun(inputs: GromacsInputs, scratch: Path, name: str, budget: tuple[int, int, PercentProgress]) -> str:
     """mdrun of a minimisation stage, its progress reported as steps of the whole; its stderr."""
     done, total, progress = budget
     args = ["-s", f"{name}.tpr", "-deffnm", name, "-c", f"{name}.g96", "-v"]
     code, watch = run_mdrun(inputs, scratch, args, STEP_PATTERN, lambda step: progress(100 * (done + step) / total))
     if code != 0:
-        raise RuntimeError(f"gmx mdrun ({name}) failed: {_last_error(watch.text())}")
+        raise RuntimeError(f"gmx mdrun ({name}) failed: {last_error(watch.text())}")
     return watch.text()

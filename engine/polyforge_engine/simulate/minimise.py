@@ -1,6 +1,6 @@
 """Energy minimisation that cannot blow up, in the number of steps asked.
 
-Two stages share the budget of steps (issue 27):
+Two stages share the budget of steps:
 
 1. Capped steepest descent, a step that cannot blow up: every coordinate moves by
    h·F/(F_ref + |F|), never more than h (≤ MAX_STEP_NM), and the step is taken only if the energy
@@ -25,7 +25,6 @@ accepts always minimises."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +34,7 @@ from openmm import unit
 
 from polyforge_engine.events import EngineError
 from polyforge_engine.runtime.cancellation import cancel_requested, raise_if_cancelled
-
-SIMULATION_UNSTABLE = "SIMULATION_UNSTABLE"
+from polyforge_engine.simulate.protocol import SIMULATION_UNSTABLE, PercentProgress
 
 TOLERANCE_KJ_MOL_NM = 10.0  # L-BFGS stops when the root-mean-square force component is below this
 SWITCH_FORCE_KJ_MOL_NM = 10_000.0  # largest force on any atom at which L-BFGS takes over
@@ -46,8 +44,6 @@ REFERENCE_FORCE_KJ_MOL_NM = 1_000.0  # forces well above this move a coordinate 
 SPRING_KJ_MOL_NM2 = 250_000.0  # a constrained bond while minimising; GAFF's X-H bonds are 2.5-3.1e5
 CHECK_EVERY = 5  # capped-descent steps between looks at the largest force (and cancellation)
 _SPRING_GROUP = 31  # force group of the springs, left out of the energies reported
-
-ProgressCallback = Callable[[float], None]  # percent of the steps asked
 
 
 @dataclass(frozen=True)
@@ -136,7 +132,7 @@ def capped_descent_integrator() -> openmm.CustomIntegrator:
 class _Budget(openmm.MinimizationReporter):
     """Counts L-BFGS iterations, reports progress, stops on cancellation."""
 
-    def __init__(self, done: int, steps: int, progress: ProgressCallback):
+    def __init__(self, done: int, steps: int, progress: PercentProgress):
         super().__init__()
         self.iterations = 0
         self._done = done
@@ -157,7 +153,7 @@ def minimise(
     steps: int,
     platform: openmm.Platform,
     properties: dict[str, str],
-    progress: ProgressCallback,
+    progress: PercentProgress,
 ) -> MinimisationResult:
     """Minimise `system` (left as it was on return) from `positions_nm` in at most `steps` steps."""
     constraints = [system.getConstraintParameters(index) for index in range(system.getNumConstraints())]
@@ -180,7 +176,7 @@ def minimise(
             system.addConstraint(first, second, length)
 
 
-def _run(context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, steps: int, progress: ProgressCallback) -> MinimisationResult:
+def _run(context: openmm.Context, positions_nm: np.ndarray, box_vectors: Any, steps: int, progress: PercentProgress) -> MinimisationResult:
     if box_vectors is not None:
         context.setPeriodicBoxVectors(*box_vectors)
     context.setPositions(positions_nm)
@@ -232,7 +228,7 @@ def _descend(
     integrator: openmm.CustomIntegrator,
     done: int,
     steps: int,
-    progress: ProgressCallback,
+    progress: PercentProgress,
     stop_below: float | None = None,
 ) -> int:
     """Capped descent steps until `steps` have been taken in all (`done` of them before) or, with

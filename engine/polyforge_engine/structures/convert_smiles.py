@@ -192,15 +192,3 @@ def write_structure_files(mol: Chem.Mol, box: np.ndarray, workdir: Path, stem: s
     for kind, path in targets.items():
         os.replace(partial[kind], path)
     return targets
-
-
-def run_convert_smiles(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"smiles": "..."}` -> structure.pdb/.gro/.sdf and the structure summary of
-    validate-structure (atoms, residues, molecules, kinds, formula, net_charge, box, type) with
-    `files` and `viewer_file` (structure.pdb)."""
-    smiles = job.get("smiles")
-    if not isinstance(smiles, str):
-        raise EngineError(INVALID_SMILES, "Invalid SMILES format")
-    result = convert_smiles(smiles, workdir)
-    events.progress("converting", 100)
-    return result

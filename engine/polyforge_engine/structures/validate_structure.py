@@ -17,20 +17,10 @@ from typing import Any
 import numpy as np
 
 from polyforge_engine import events
-from polyforge_engine.events import EngineError
 from polyforge_engine.structures.molecules import summarise, usable_cell, whole_molecules
-from polyforge_engine.structures.readers import StructureAtoms, StructureError, read_structure
+from polyforge_engine.structures.readers import StructureAtoms, read_structure
 
 VIEWER_MAX_ATOMS = 99_999
-
-
-def job_file(job: dict[str, Any], workdir: Path, key: str = "file") -> Path:
-    """A file named by the job, relative to the working directory unless absolute."""
-    value = job.get(key)
-    if not isinstance(value, str) or not value:
-        raise EngineError("INVALID_INPUT", f"The job does not name the {key.replace('_', ' ')} to use.")
-    path = Path(value)
-    return path if path.is_absolute() else workdir / path
 
 
 def validate_structure(path: Path, viewer_file: Path | None = None) -> dict[str, Any]:
@@ -88,16 +78,3 @@ def write_viewer_pdb(atoms: StructureAtoms, bonds: np.ndarray, path: Path) -> No
     path.parent.mkdir(parents=True, exist_ok=True)
     partial.write_text("".join(lines))
     os.replace(partial, path)
-
-
-def run_validate_structure(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"file": "<path>", "viewer_file": "<path>"}` -> `{"valid": true, atoms,
-    residues, molecules, kinds, formula, net_charge, box, type, viewer_file}` or `{"valid": false,
-    "error_code", "message", "line"}` (an invalid file is an answer, not a failure)."""
-    path = job_file(job, workdir)
-    viewer = job_file(job, workdir, "viewer_file") if job.get("viewer_file") else None
-    try:
-        summary = validate_structure(path, viewer)
-    except StructureError as exc:
-        return {"valid": False, "error_code": exc.code, "message": exc.message, "line": exc.line}
-    return {"valid": True, **summary}

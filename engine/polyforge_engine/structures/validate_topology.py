@@ -15,7 +15,6 @@ import numpy as np
 
 from polyforge_engine.events import EngineError
 from polyforge_engine.structures.readers import StructureAtoms, read_structure
-from polyforge_engine.structures.validate_structure import job_file
 
 INVALID_TOPOLOGY = "INVALID_TOPOLOGY"
 MAX_TOPOLOGY_BYTES = 4000 * 1024 * 1024  # SPEC §9: potential file up to 4000 MB
@@ -179,17 +178,3 @@ def _compare_names(topology: Topology, structure: StructureAtoms, width: int) ->
                 f"copy {copy + 1}); the atom order does not match.",
             )
         start += size * count
-
-
-def run_validate_topology(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"topology_file", "structure_file"}` -> `{"valid": true, atoms, molecules,
-    molecule_types}` or `{"valid": false, "error_code", "message"}`."""
-    topology_path = job_file(job, workdir, "topology_file")
-    structure_path = job_file(job, workdir, "structure_file")
-    try:
-        summary = validate_topology(topology_path, structure_path)
-    except EngineError as exc:
-        if exc.code == "INVALID_INPUT":
-            raise
-        return {"valid": False, "error_code": exc.code, "message": exc.message}
-    return {"valid": True, **summary}

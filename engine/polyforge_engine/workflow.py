@@ -1,5 +1,7 @@
-"""`build-system` (ARCHITECTURE §6): build-structure -> parametrise -> minimise -> dynamics -> bundle,
-and the parametrise-simulate-bundle tail it shares with `generate-potential`.
+"""Parametrise, simulate, bundle: the tail `build-system` and `generate-potential` share
+(commands/build_system.py, commands/generate_potential.py). Topology files for the system, the
+protocol's minimisation and dynamics (simulate/run.py), the properties of the final structure, then
+report.json and the results bundle.
 
 Progress lines carry the stage and the percent of the whole command. SIGTERM becomes CANCELLED
 within seconds: every progress report and every chunk of work checks for it."""
@@ -14,25 +16,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rdkit import Chem
 
 from polyforge_engine import events
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
-from polyforge_engine.construct.structure import BuildResult, build_structure
-from polyforge_engine.events import EngineError
-from polyforge_engine.job import BuildJob, parse_build_job
-from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
-from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
-from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
-from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
-from polyforge_engine.simulate.md import Protocol, SimulationReport, check_cell, run_protocol
+from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
+from polyforge_engine.parametrise.force_fields import AtomTypeSet
+from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.simulate.properties import ChainKind, measure_properties
-from polyforge_engine.simulate.references import reference_for_units
+from polyforge_engine.simulate.protocol import AMU_PER_A3_TO_G_PER_CM3, Protocol
+from polyforge_engine.simulate.run import SimulationReport, run_protocol
 from polyforge_engine.versions import tool_versions
 
 # (stage, percent[, fields]): the fields (dynamics: simulated_ns, total_ns, remaining_s) go out as they are.
 StageProgress = Callable[..., None]
-DEFAULT_PRESSURE_BAR = 1.0
 
 
 def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
@@ -117,7 +113,15 @@ def parametrise_simulate_bundle(
     files = _bundle_files(workdir, output, parametrised, report, target.system)
     summary = _summary(target, md_protocol, output, parametrised, report, parametrisation_s)
     bundle = write_bundle(
-        workdir, output.sanitized_name, output.title, files, summary, md_protocol, periodic=target.system.box is not None, cell_a=target.system.box
+        workdir,
+        output.sanitized_name,
+        output.title,
+        files,
+        summary,
+        md_protocol,
+        report.stages,
+        periodic=target.system.box is not None,
+        cell_a=target.system.box,
     )
     events.progress("bundling", 100)
     result_files = {"bundle": bundle.name} | _viewer_files(workdir, parametrised, report) | {"report": "report.json"}
@@ -191,7 +195,7 @@ def _measured_properties(system: SystemModel, chain_kinds: list[ChainKind], repo
     static_density = None
     if report.final_box is not None:
         mass = sum(atom.mass for atom in structure.atoms)
-        static_density = mass * 1.66053906660 / float(np.prod(report.final_box))
+        static_density = mass * AMU_PER_A3_TO_G_PER_CM3 / float(np.prod(report.final_box))
     energies = next((path for path in report.written if path.name == "energies.csv"), None)
     return measure_properties(
         chain_kinds,
@@ -214,108 +218,3 @@ def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> St
 
 def _named(report: StageProgress, stage: str) -> StageProgress:
     return lambda _inner_stage, percent: report(stage, percent)
-
-
-def protocol_of(job: BuildJob, seed: int) -> Protocol:
-    settings = job.simulation_protocol
-    minimization_steps = (settings.minimization_steps or 0) if settings.minimization else 0
-    dynamics_steps = (settings.dynamics_steps or 0) if settings.dynamics else 0
-    if dynamics_steps and (settings.temperature is None or settings.ensemble is None):
-        raise EngineError("INVALID_INPUT", "Dynamics need a temperature and an ensemble (NVE, NVT or NPT).")
-    return Protocol(
-        minimization_steps=minimization_steps,
-        dynamics_steps=dynamics_steps,
-        temperature_k=float(settings.temperature or 300.0),
-        ensemble=settings.ensemble or "NVT",
-        seed=seed,
-        potential_wall_z=job.system_setup.potential_wall_z,
-        pressure_bar=float(settings.pressure or DEFAULT_PRESSURE_BAR),
-        equilibration=settings.equilibration if dynamics_steps else "none",
-    )
-
-
-def system_atom_types(job: BuildJob) -> AtomTypeSet:
-    """The one GAFF flavour of all polymers in the system; GLYCAM or a mix is refused up front."""
-    used = {setup.polymer_id for setup in job.system_setup.polymers}
-    flavours = {atom_type_set(polymer.force_field) for polymer in job.polymers if polymer.id in used}
-    if len(flavours) != 1:
-        raise EngineError(
-            FORCE_FIELD_NOT_SUPPORTED,
-            "The polymers of one system must share one force field (all GAFF or all GAFF2).",
-        )
-    return flavours.pop()
-
-
-def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command `build-system`."""
-    install_sigterm_handler()
-    job = parse_build_job(raw_job)
-    atom_types = system_atom_types(job)  # before any work: GLYCAM fails in a second, not after a build
-    build_dir = workdir / "build"
-    build_dir.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    built = build_structure(job, build_dir, stage_progress((0, 30)))
-    build_s = time.monotonic() - started
-    raise_if_cancelled()
-    a, b, c = (float(side) / 10 for side in built.box)
-    check_cell((a, b, c), job.system_setup.potential_wall_z)  # nm; before the costly part
-    molecules: list[Chem.Mol] = [built.molecule(index) for index in range(len(built.molecule_kinds))]
-    grouped = group_copies(molecules)
-    system = SystemModel(grouped.kinds, grouped.copies, np.asarray(built.box, dtype=float))
-    labels = _kind_labels(built, grouped)
-    chain_kinds = _chain_kinds(job, built, grouped, labels)
-    build_report = build_dir / "report.json"
-    return parametrise_simulate_bundle(
-        SimulatedSystem(system, atom_types, labels, chain_kinds),
-        protocol_of(job, built.seed),
-        workdir,
-        BundleOutput(
-            job.system.name,
-            job.system.sanitized_name,
-            raw_job,
-            extra_report={"build": json.loads(build_report.read_text()) if build_report.exists() else built.report},
-            earlier_stages_s={"build_s": build_s},
-        ),
-        progress_from=30,
-    )
-
-
-def _first_copies(grouped: SystemModel) -> list[int]:
-    """The index of the first copy of every grouped kind."""
-    return [next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind) for kind in range(len(grouped.kinds))]
-
-
-def _chain_kinds(job: BuildJob, built: BuildResult, grouped: SystemModel, labels: list[str]) -> list[ChainKind]:
-    """What the measurement needs of each grouped kind: its molecule, the end atoms of its backbone
-    (linear chains) and the literature reference of a known homopolymer."""
-    blocks = {block.id: block for block in job.blocks}
-    segments = {segment.id: segment for segment in job.segments}
-    kinds = []
-    for kind, first in enumerate(_first_copies(grouped)):
-        assembled = built.kinds[built.molecule_kinds[first]]
-        polymer = next((p for p in job.polymers if p.id == assembled.plan.polymer_id), None)
-        units: set[str] = set()
-        if polymer is not None:
-            for link in polymer.segments:
-                for entry in segments[link.segment_id].blocks:
-                    block = blocks[entry.building_block_id]
-                    units.add(getattr(block.data, "repeating_unit", "") or block.type)
-        ends = getattr(assembled, "end_atoms", None)
-        kinds.append(
-            ChainKind(
-                labels[kind],
-                grouped.kinds[kind],
-                (int(ends[0]), int(ends[1])) if ends is not None else None,
-                reference_for_units(units) if units else None,
-            )
-        )
-    return kinds
-
-
-def _kind_labels(built: BuildResult, grouped: SystemModel) -> list[str]:
-    """The polymer name of each grouped kind, found through the first copy of that kind."""
-    labels = []
-    for kind in range(len(grouped.kinds)):
-        first_copy = next(index for index, copy in enumerate(grouped.copies) if copy.kind == kind)
-        labels.append(f"polymer {built.kinds[built.molecule_kinds[first_copy]].plan.name}")
-    return labels

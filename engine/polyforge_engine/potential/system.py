@@ -1,56 +1,45 @@
-"""`generate-potential` (SPEC §3 Potential, §5): GAFF or GAFF2 parameters, AM1-BCC charges and a
-minimised structure, for a structure converted from SMILES (.sdf, bond orders known) or uploaded
-(.pdb/.gro). For an upload, bonds come from CONECT records or distances (through the cell), molecules
+"""The system a potential is generated for (`generate-potential`, SPEC §3 Potential, §5): the
+molecules of a structure converted from SMILES (.sdf, bond orders known) or uploaded (.pdb/.gro),
+grouped into kinds, in their cell. For an upload, bonds come from CONECT records or distances (through the cell), molecules
 wrapped into the cell are made whole, and each molecule's bond orders and formal charge are perceived
 from its bonds (with the charge its file declares, else the one its bonds fit) once per distinct
 molecule; the sum must be the net charge the user gave. Identical molecules share one
 parametrisation. The topology's cell is the file's when it holds several molecules (refused when a
 side is not longer than twice the cutoff plus a margin, which grompp needs), else the molecules are
 centred in a box padded by twice the cutoff. Water gets TIP3P and monatomic ions the Joung-Cheatham
-parameters for it (parametrise/assemble.py), not GAFF."""
+parameters for it (parametrise/assemble.py), not GAFF; every other kind GAFF or GAFF2 with AM1-BCC
+charges."""
 
 from __future__ import annotations
 
-import re
-import zipfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from rdkit import Chem
 from rdkit.Chem import rdDetermineBonds
 from rdkit.Chem.rdMolDescriptors import CalcMolFormula
 
-from polyforge_engine import events
-from polyforge_engine.bundle.writer import BundleFile
 from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.assemble import MoleculeCopy, SystemModel, group_copies
 from polyforge_engine.parametrise.errors import INVALID_VALENCE, WRONG_NET_CHARGE
-from polyforge_engine.parametrise.force_fields import atom_type_set
-from polyforge_engine.pipeline import BundleOutput, SimulatedSystem, parametrise_simulate_bundle
-from polyforge_engine.runtime.cancellation import install_sigterm_handler
-from polyforge_engine.simulate.md import CELL_TOO_SMALL, CUTOFF_NM, Protocol
+from polyforge_engine.simulate.protocol import CELL_TOO_SMALL, CUTOFF_NM
 from polyforge_engine.structures.molecules import ION_CHARGES, hill_formula, perceive_bonds, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import INVALID_STRUCTURE, read_structure
-from polyforge_engine.structures.validate_structure import job_file
 
-# SPEC §9 defaults for a generated potential.
-DEFAULT_FORCE_FIELD = "GAFF2"
-DEFAULT_CHARGE = 0
-DEFAULT_MINIMIZATION_STEPS = 5
 CELL_NOT_RECTANGULAR = "CELL_NOT_RECTANGULAR"
 BOX_MARGIN_A = 1.0  # Å beyond twice the cutoff: grompp wants the cutoff shorter than half a side
 
 
-def whole_number(value: Any, what: str) -> int:
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        raise EngineError("INVALID_INPUT", f"The {what} must be a valid number.") from None
-    if not number.is_integer():
-        raise EngineError("INVALID_INPUT", f"The {what} must be a whole number.")
-    return int(number)
+def read_system(path: Path, charge: int) -> SystemModel:
+    """The molecules of `path` (.sdf, else .pdb/.gro) carrying the net `charge`, grouped into kinds,
+    in the topology's cell."""
+    box: np.ndarray | None = None
+    if path.suffix.lower() == ".sdf":
+        molecules = molecules_from_sdf(path, charge)
+    else:
+        molecules, box = molecules_from_coordinates(path, charge)
+    return simulation_box(group_copies(molecules), box)
 
 
 def molecules_from_sdf(path: Path, charge: int) -> list[Chem.Mol]:
@@ -251,83 +240,3 @@ def simulation_box(system: SystemModel, file_box: np.ndarray | None) -> SystemMo
     shift = box / 2 - (low + high) / 2
     copies = [MoleculeCopy(copy.kind, copy.coordinates + shift) for copy in system.copies]
     return SystemModel(system.kinds, copies, box)
-
-
-def run_generate_potential(job: dict[str, Any], workdir: Path) -> dict[str, Any]:
-    """CLI command: `{"structure_file", "force_field", "charge", "minimization_steps", "system":
-    {"name", "sanitized_name"}}` -> bundle, topology and minimised structure."""
-    install_sigterm_handler()
-    atom_types = atom_type_set(str(job.get("force_field", DEFAULT_FORCE_FIELD)))
-    charge = whole_number(job.get("charge", DEFAULT_CHARGE), "charge")
-    steps = whole_number(job.get("minimization_steps", DEFAULT_MINIMIZATION_STEPS), "number of minimization steps")
-    if steps < 0:
-        raise EngineError("INVALID_INPUT", "The number of minimization steps must be at least 0.")
-    path = job_file(job, workdir, "structure_file")
-    events.progress("reading structure", 0)
-    box: np.ndarray | None = None
-    if path.suffix.lower() == ".sdf":
-        molecules = molecules_from_sdf(path, charge)
-    else:
-        molecules, box = molecules_from_coordinates(path, charge)
-    system = simulation_box(group_copies(molecules), box)
-    system_ref = job.get("system") or {}
-    title = str(system_ref.get("name") or job.get("name") or "Generated potential")
-    sanitized = str(system_ref.get("sanitized_name") or "potential")
-    payload = parametrise_simulate_bundle(
-        SimulatedSystem(system, atom_types, kind_labels(system.kinds)),
-        Protocol(minimization_steps=steps, dynamics_steps=0, temperature_k=300.0, ensemble="NVT", seed=0),
-        workdir,
-        BundleOutput(title, sanitized, job, extra_files=[BundleFile("structure.sdf", path)] if path.suffix.lower() == ".sdf" else []),
-        progress_from=5,
-    )
-    files = payload["files"]
-    add_force_field_files(workdir / files["bundle"], workdir / "topology", kind_labels(system.kinds))
-    files["topology"] = "topology/system.top"
-    files["molecules_itp"] = "topology/molecules.itp"
-    files["prmtop"] = "topology/system.prmtop"
-    return payload
-
-
-FORCE_FIELD_README = """# Force-field files of each molecule kind
-
-- `<kind>.mol2` — antechamber's output for the kind: its GAFF/GAFF2 atom types and AM1-BCC charges (Tripos mol2).
-- `<kind>.frcmod` — parmchk2's output for the kind: the bonded terms missing from gaff.dat/gaff2.dat.
-
-With them, `tleap` rebuilds each kind (`source leaprc.gaff2`, `loadamberparams <kind>.frcmod`,
-`<kind> = loadmol2 <kind>.mol2`). Water and monatomic ions use their standard models (TIP3P,
-Joung-Cheatham) from AmberTools and have no files here.
-"""
-
-
-def add_force_field_files(bundle: Path, topology_dir: Path, labels: list[str]) -> None:
-    """Adds each GAFF kind's antechamber (mol2) and parmchk2 (frcmod) output to the bundle under
-    force_field/, named after the kind; written to a copy renamed at the end, as the bundle is."""
-    entries: list[tuple[Path, str]] = []
-    for number, label in enumerate(labels, start=1):
-        stem = re.sub(r"[^A-Za-z0-9_.+-]+", "_", label).strip("_") or f"kind_{number}"
-        for name, suffix in (("kind.mol2", "mol2"), ("kind.frcmod", "frcmod")):
-            path = topology_dir / f"kind_{number}" / name
-            if path.is_file():
-                entries.append((path, f"force_field/{stem}.{suffix}"))
-    if not entries:
-        return
-    partial = bundle.with_name(f".{bundle.name}.partial")
-    with zipfile.ZipFile(bundle) as source, zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for info in source.infolist():
-            data = source.read(info)
-            if info.filename == "README.md":  # the bundle's README lists every file of the zip
-                data = (data.decode().rstrip("\n") + "\n\n" + _force_field_section([name for _, name in entries])).encode()
-            archive.writestr(info, data)
-        archive.writestr("force_field/README.md", FORCE_FIELD_README)
-        for path, name in entries:
-            archive.write(path, name)
-    partial.replace(bundle)
-
-
-def _force_field_section(names: list[str]) -> str:
-    """The bundle README's lines for the force-field files of each kind."""
-    lines = ["## Force-field files of each molecule kind\n", "- `force_field/README.md` — how tleap rebuilds each kind from them."]
-    for name in names:
-        what = "antechamber's atom types and AM1-BCC charges" if name.endswith(".mol2") else "parmchk2's missing bonded terms"
-        lines.append(f"- `{name}` — {what}.")
-    return "\n".join(lines) + "\n"
