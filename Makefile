@@ -70,13 +70,14 @@ slurm:
 	@if [ "$$(id -u)" = 0 ]; then deploy/slurm/one-node-cluster.sh start; \
 	else echo "slurm: not root, so no one-node cluster; the Slurm executor's tests will be skipped"; fi
 
-# Import rules (.dependency-cruiser.cjs): any breach fails.
+# Import rules (.dependency-cruiser.cjs; the engine's in engine/pyproject.toml, lint-imports): any breach fails.
 lint: $(STAMP_NODE) $(STAMP_VENV)
 	npx biome check .
 	npm run --silent lint:imports
 	$(VENV)/bin/ruff check engine bench
 	$(VENV)/bin/ruff format --check engine bench
 	cd engine && ../$(VENV)/bin/mypy
+	cd engine && ../$(VENV)/bin/lint-imports --no-logo
 
 typecheck: $(STAMP_NODE)
 	npm run typecheck --workspaces --if-present
