@@ -52,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         job = json.loads(args.input.read_text())
         args.workdir.mkdir(parents=True, exist_ok=True)
         # The command's imports (NumPy, RDKit, pydantic's job models, OpenMM wrappers) allocate much and
-        # free little: collecting while they run finds nothing (4 % of build-structure's start-up).
+        # free little: collecting while they run finds nothing and costs start-up time (bench/README.md, "Simulation and parametrisation settings").
         gc.disable()
         run = command(args.command)
         # What they created lives until exit: keep it out of every later garbage collection, the one
-        # at exit included (~35 ms of each run).
+        # at exit included.
         gc.freeze()
         gc.enable()
         payload = run(job, args.workdir)

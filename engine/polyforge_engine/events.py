@@ -35,8 +35,8 @@ def result(**payload: Any) -> None:
 
 
 def without_paths(message: str) -> str:
-    """The message with every absolute path cut to its file name (issue 23: an engine error showed
-    the user '…GRO file /…/data/jobs/…/kind.inpcrd')."""
+    """The message with every absolute path cut to its file name: a tool's error may name the server's
+    directories, which are nobody else's business."""
     return _ABSOLUTE_PATH.sub(lambda match: match.group(1), message)
 
 

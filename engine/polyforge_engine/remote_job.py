@@ -1,4 +1,4 @@
-"""An engine job on a compute node that shares no filesystem with the server (issue 26): its files
+"""An engine job on a compute node that shares no filesystem with the server: its files
 travel through the server's file store by presigned URLs (S3, or the embedded store's signed URLs).
 
 Run by the Slurm batch script as `python -m polyforge_engine.remote_job`, with the manifest on

@@ -98,7 +98,7 @@ def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path,
     assert report["energies"]["potential_after_minimization_kj_mol"] < report["energies"]["potential_before_minimization_kj_mol"]
     assert report["final_temperature_k"] > 0
     assert report["tool_versions"]["ambertools"] and report["tool_versions"]["openmm"]
-    # The time each stage took, the engine, platform and speed (issue 27; the detail page shows them).
+    # The time each stage took, the engine, platform and speed (the detail page shows them).
     performance = report["performance"]
     assert all(performance[stage] >= 0 for stage in ("build_s", "parametrisation_s", "minimisation_s", "dynamics_s"))
     assert performance["engine"] and performance["platform"] and performance["ns_per_day"] > 0

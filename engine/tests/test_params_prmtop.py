@@ -1,4 +1,4 @@
-"""The system's prmtop replicated from one copy of each kind (parametrise/prmtop.py, issue 27) is the
+"""The system's prmtop replicated from one copy of each kind (parametrise/prmtop.py) is the
 system ParmEd's whole-system conversion gives: the same atoms, residues, molecules and solvent
 pointers, the same bonded terms and non-bonded parameters and exceptions, the same energy of every
 force. (ParmEd's own file repeats each copy's parameter types in its tables, so the bytes differ.)"""

@@ -1,5 +1,5 @@
 """The topology generate-potential writes gives one potential energy in OpenMM, GROMACS and Amber
-(issue 21: within 0.1 %), each program reading its own file on its own: OpenMM the prmtop
+(within 0.1 %), each program reading its own file on its own: OpenMM the prmtop
 (AmberPrmtopFile), GROMACS the .top/.itp through grompp and `mdrun -rerun`, Amber's sander (from
 AmberTools in the engine's environment) the prmtop again. Checked on an uploaded mixture in a
 periodic box (ethanol, TIP3P water, Na+ and Cl-) and on a drawn SMILES; a triclinic cell is refused

@@ -1,4 +1,4 @@
-"""Issue 23 finding 8: errors the user sees never show the server's paths."""
+"""Errors the user sees never show the server's paths."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""remote_job (issue 26): an engine job on a node without the server's filesystem. End to end it runs
+"""remote_job: an engine job on a node without the server's filesystem. End to end it runs
 in apps/server/test/slurm-store-transfer.test.ts; here, its path mapping and its HTTP transfers
 against a local server that stores what is PUT and serves it back."""
 

@@ -1,4 +1,4 @@
-"""Issue 27: the dynamics on GROMACS's mdrun where the engine setting chooses it, with the outputs of the
+"""The dynamics on GROMACS's mdrun where the engine setting chooses it, with the outputs of the
 OpenMM path. The same short NVT of a small GAFF2 melt through both paths gives the same mean potential
 energy and temperature within their statistical errors (block averages of each series); the engine
 and thread settings are followed; a cancelled run leaves no mdrun behind."""

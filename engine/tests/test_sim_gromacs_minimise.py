@@ -1,4 +1,4 @@
-"""Issue 27: where a job's dynamics run on GROMACS and POLYFORGE_MINIMISE_ENGINE=gromacs, its
+"""Where a job's dynamics run on GROMACS and POLYFORGE_MINIMISE_ENGINE=gromacs, its
 minimisation runs on mdrun too (simulate/gromacs_minimise.py; OpenMM's by default), with the OpenMM path's semantics: the steps asked are the steps run
 (or fewer, when GROMACS's stated criterion is met, and the log says so), overlapping atoms cannot blow
 it up, dense PS and PMMA cells minimise without NaN whatever the seed, and the structure it gives is

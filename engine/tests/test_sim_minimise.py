@@ -1,4 +1,4 @@
-"""Minimisation (issue 27): the steps asked are the steps run, overlaps cannot blow it up, and dense
+"""Minimisation: the steps asked are the steps run, overlaps cannot blow it up, and dense
 polystyrene and PMMA cells the builder accepts minimise and start dynamics whatever the seed.
 
 The bigger sweep (10 × PS-60 at 0.8 g/cm³, the cell of the report, over many seeds) is a benchmark:

@@ -1,4 +1,4 @@
-"""The OpenMM platform a simulation runs on (issue 26): the CPU unless POLYFORGE_OPENMM_PLATFORM asks
+"""The OpenMM platform a simulation runs on: the CPU unless POLYFORGE_OPENMM_PLATFORM asks
 for a GPU; a GPU platform the node cannot use falls back to the CPU with the reason in the log.
 
 This machine has no GPU, so the GPU branch is checked through its logic (a probe that says the

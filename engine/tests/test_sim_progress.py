@@ -1,4 +1,4 @@
-"""Issue 23 finding 9: dynamics report progress at least every few seconds of wall time, not only
+"""Dynamics report progress at least every few seconds of wall time, not only
 at the recorded frames (a long run showed one percentage for minutes)."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def test_dynamics_report_progress_between_frames_when_time_passes(tmp_path: Path
 
 
 def test_dynamics_progress_says_simulated_time_and_time_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 23: the detail page shows ns done of ns in all and the wall time left, from these fields."""
+    """The detail page shows ns done of ns in all and the wall time left, from these fields."""
     argon_lattice(tmp_path, 1.0)
     monkeypatch.setattr(md, "PROGRESS_EVERY_S", 0.0)
     seen: list[dict] = []

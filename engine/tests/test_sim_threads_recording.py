@@ -1,4 +1,4 @@
-"""Issue 27: a job's dynamics use the CPUs the job was given (the runner's setting, else Slurm's
+"""A job's dynamics use the CPUs the job was given (the runner's setting, else Slurm's
 allocation, else the CPUs the process may run on), and recording writes the DCD OpenMM would."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from polyforge_engine.construct import _growth
 
 def _add_to(counts: np.ndarray, cells: np.ndarray, amount: int) -> None:
     """counts[cells] += amount, repeated cells counted every time. np.add.at takes its fast path only
-    when given an array of the counts' own dtype (12-30x faster than with a scalar, or than np.unique)."""
+    when given an array of the counts' own dtype, not a scalar; np.unique is slower still (bench/README.md, "Builder settings")."""
     np.add.at(counts, cells, np.full(len(cells), amount, dtype=counts.dtype))
 
 

@@ -13,10 +13,10 @@ as the free energy of the span each state stands for). Pairs four bonds apart ar
 neighbouring torsions (polyethylene's g+g- "pentane effect"); farther pairs are left out, as in an
 unperturbed chain, whose long-range interactions a melt screens.
 
-DIELECTRIC: with MMFF94's vacuum Coulomb the 1-4 repulsion of PEO's oxygens (-0.56 e each) puts
-1,2-dimethoxyethane's tgt conformer 2.35 kcal/mol above ttt (relaxed), where MP2 calculations give
-0.1-0.2 (Jaffe, Smith and Yoon 1993; Sasanuma and Sugita 2006); screened by 4, 0.55; by 10, 0.14
-(ttg 1.47, MP2 ~1.2-1.5), so 10 (test_build_relaxed_torsions.py holds DME to that range).
+DIELECTRIC: MMFF94's vacuum Coulomb overstates the 1-4 repulsion of PEO's oxygens, putting
+1,2-dimethoxyethane's tgt conformer far above ttt, where MP2 calculations put it 0.1-0.2 kcal/mol
+above (Jaffe, Smith and Yoon 1993; Sasanuma and Sugita 2006); screened by 10, MMFF94 gives MP2's
+gaps (bench/README.md, "Builder settings") and test_build_relaxed_torsions.py holds DME to them.
 
 So the chain is a Markov chain on unit states with transfer matrices exp(-E(parent state, state)/RT)
 at BUILD_TEMPERATURE. The states are drawn exactly from its Boltzmann distribution: a backward pass
@@ -67,8 +67,8 @@ NONBONDED_REACH = 4  # bonds: pairs 3 and 4 bonds apart (1-4, 1-5)
 MIN_PAIR_DISTANCE = 3
 DIELECTRIC = 10.0  # screening of the Coulomb terms, calibrated on DME (above)
 ANCESTORS = 4  # units back from a unit that its placement energy can reach
-# MMFF's torsion terms alone leave a secondary amide (a peptide bond) cis one time in ten; an extra V1
-# on the O=C-N-H dihedral keeps peptide bonds trans, as peptide builders do (cis then ~1 in 10^4).
+# MMFF's torsion terms alone leave too many secondary amides (peptide bonds) cis; an extra V1 on the
+# O=C-N-H dihedral keeps peptide bonds trans, as peptide builders do (bench/README.md, "Builder settings").
 AMIDE_TRANS_V1 = 4.0  # kcal/mol
 # Transfer tables are kept on disk (disk_cache.py), one .npy file per probe, named by a digest of
 # everything the table is computed from (_Probe.digest). Bump this whenever what is computed from a

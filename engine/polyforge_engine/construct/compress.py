@@ -5,20 +5,19 @@ Chain growth with hard distance limits jams well below melt densities, so a dens
 a proportionally larger cell and then compressed in small steps: coordinates and cell are scaled
 together, and after each step a minimiser restores the geometry on a purely geometric energy.
 Bond lengths (stiffly) and angles (pairs one and two bonds apart) are held at their built values,
-and so are pairs across rigid bonds (ring, multiple, conjugated), which keeps rings flat and stereocentres as
-built while single bonds stay free to turn. A threefold torsion term on the heavy-atom dihedrals about
-single bonds between sp3 atoms keeps those turning between staggered states, as they were grown
-while the system is squeezed, and is switched off for a last minimisation that gives back the strain
-it put on bonds and angles (without it, polyethylene compressed to 0.85 g/cm³ came out with 39 % of
-its backbone torsions near eclipsed, with it 8 %). A short-range quadratic repulsion pushes apart every other pair closer than its
-limit (between molecules or within one molecule). With walls only x and y
-are compressed and a quadratic wall keeps atoms inside 0 < z < C (z is then not periodic). A system
-grown in its own cell with softer limits is relaxed the same way, without the squeezing.
+and so are pairs across rigid bonds (ring, multiple, conjugated), which keeps rings flat and
+stereocentres as built while single bonds stay free to turn. A threefold torsion term on the
+heavy-atom dihedrals about single bonds between sp3 atoms keeps those turning between staggered
+states, as they were grown, while the system is squeezed (without it squeezed torsions end near
+eclipsed: bench/README.md, "Builder settings"), and is switched off for a last minimisation that
+gives back the strain it put on bonds and angles. A short-range quadratic repulsion pushes apart
+every other pair closer than its limit (between molecules or within one molecule). With walls only x
+and y are compressed and a quadratic wall keeps atoms inside 0 < z < C (z is then not periodic). A
+system grown in its own cell with softer limits is relaxed the same way, without the squeezing.
 
-The energy and its L-BFGS minimiser are compiled (`_relax.c`): OpenMM, which did this before, spent
-most of a dense build's relaxation rebuilding its neighbour list and setting up its System from Python
-pair by pair (measured on one busy machine: relaxing 50 × PEO-100 at 0.8 g/cm³ and measuring the
-result 2.2-2.6 s → 0.42-0.47 s; building 50 × PS-100 at 0.8 g/cm³, compression included, 46 → 23 s).
+The energy and its L-BFGS minimiser are compiled (`_relax.c`): with OpenMM, most of a dense build's
+relaxation went on rebuilding its neighbour list and setting up its System from Python pair by pair
+(bench/README.md, "Builder settings").
 """
 
 from __future__ import annotations
@@ -39,91 +38,77 @@ with sleeping_openmp_threads():
     from polyforge_engine.construct._relax import Relaxer
 
 HOLD_CONSTANT = 5.0e3  # kJ/mol/Å² on held pairs that are not bonds (angles, across rigid bonds)
-# Stiffer on bonds: with HOLD_CONSTANT they gave way to crowded neighbours by up to 0.3 Å (C-C at
-# 1.87 Å, C-H at 0.89 Å in polystyrene at 0.8 g/cm³); at 2e4 they stay within ~7 % of their
-# length. Stiffer still keeps them closer (5e4: within 0.05 Å) but the minimiser then needs more
-# iterations (dense PEO build ~30 % slower at 5e4, ~15 % at 2e4).
+# Stiffer on bonds, which crowded neighbours would otherwise stretch or squeeze; stiffer still keeps
+# them closer but costs the minimiser iterations (bench/README.md, "Builder settings").
 BOND_CONSTANT = 2.0e4
 PUSH_CONSTANT = 5.0e3  # kJ/mol/Å² on pairs closer than their limit
 # Stiffer in the polish after a push-off once STIFF_POLISH_ROUNDS did not keep the limits: pushed-off
-# chains can jam a few pairs a hair inside them against held bonds and angles (6 × PS-100 at
-# 1.04 g/cm³: 2.019 Å between molecules or 1.47 Å within one in two seeds of three, after 40 rounds at
-# 5e3). Not from the start: at 2e4 throughout, bonds strained by up to 12 % where 5e3 kept the limits.
+# chains can jam a few pairs a hair inside them against held bonds and angles. Not from the start:
+# throughout, it strains bonds where PUSH_CONSTANT keeps the limits (bench/README.md, "Builder settings").
 PUSH_OFF_CONSTANT = 2.0e4
 STAGGER_CONSTANT = 300.0
 WALL_CONSTANT = 5.0e3  # kJ/mol/Å²
 PUSH_BEYOND = 0.15  # Å: aim past the limits, so a loosely converged minimum still keeps them
 STEP = 0.94  # linear compression per step
 # Linear chains are compressed by moving their centres with the cell and keeping their shapes (the
-# minimiser then lets them give way to one another where they meet), not by scaling every coordinate:
-# chains grown at the full limits in a cell 1.46 times as wide came out 1.46 times smaller across,
-# atactic polystyrene at 1.04 g/cm³ at C∞ 5.5 against its unperturbed 9.5-10 (bench/chains; moved
-# whole, 9.3). Moved whole, two chains jump towards each other by (1 - step) times the distance between
-# their centres in one step, so the steps are finer than STEP: with 0.94, one seed of two of 6 × PS-50
-# at 1.04 g/cm³ missed the limits and was grown again 1.75 times as wide; with 0.97 none of three.
+# minimiser then lets them give way to one another where they meet), not by scaling every coordinate,
+# which shrinks each chain with the cell. Moved whole, two chains jump towards each other by
+# (1 - step) times the distance between their centres in one step, so the steps are finer than STEP
+# (bench/README.md, "Builder settings").
 RIGID_STEP = 0.97
 STEP_ITERATIONS = 300  # minimiser iterations per compression step, at most
 # The minimiser stops at this root-mean-square gradient component (kJ/mol/Å). Loose on purpose: a pair
 # pushed with 50 kJ/mol/Å is 0.005 Å inside its aim, which lies PUSH_BEYOND + margin past the limit,
 # and whether every pair keeps its limit is measured (`limits_kept`), not inferred from the forces.
-# At 100 (OpenMM's stopping point before, whose line search went well past it) polystyrene compressed
-# to 0.8 g/cm³ more often needed polishing, which runs without the staggering term: its junction
-# torsions came out nearer eclipsed (mean cos 3φ over seeds 1-10 -0.44, worst -0.17; at 50: -0.61
-# and -0.54, as with OpenMM).
+# Not looser: a compression stopped earlier leaves more to the polish, which runs without the
+# staggering term and turns junction torsions towards eclipsed (bench/README.md, "Builder settings").
 STEP_TOLERANCE = 50.0
 POLISH_TOLERANCE = 10.0
 POLISH_ITERATIONS = 50  # minimiser iterations between measurements once the target cell is reached
 POLISH_ROUNDS = 40  # at most; stops as soon as every pair keeps its limit
-# Å: the minimiser's neighbour list holds pairs within the largest limit plus this. Rebuilding it (once
-# two atoms together moved this far) costs about ten energy evaluations for dense PEO; at 0.5 Å the
-# relaxation rebuilt it twice as often and took ~30 % longer. Most of the time only the few atoms that
-# moved are listed again (_relax.c, refresh_moved).
+# Å: the minimiser's neighbour list holds pairs within the largest limit plus this. It is rebuilt once
+# two atoms together moved this far: a thinner skin rebuilds it more often than it saves (bench/README.md, "Builder settings").
+# Most of the time only the few atoms that moved are listed again (_relax.c, refresh_moved).
 SKIN = 1.0
 PUSH_OFF_STAGES = (0.2, 0.4, 0.6, 0.8)  # fractions of the limits overlaps are pushed off to before the full ones
 # Chains placed phantom carry their Boltzmann torsion statistics (chain_statistics.py); while their
 # overlaps are pushed off, the distance across each sp3-sp3 heavy-atom dihedral (i···m, 1-4) is held
-# at its built value too, softly, so torsions librate but do not hop between trans and gauche (with the
-# threefold term alone, 10 × PE-100 at 0.85 g/cm³ came out with 3.3 % g±g∓ pairs and C∞ 6.1 against
-# 2.3 % and 6.9 as placed; held, 2.9 % and 6.9, seeds 1-5).
-CONFORMATION_CONSTANT = 3000.0  # kJ/mol/Å² (500: PE still 3.3 % g±g∓)
+# at its built value too, softly, so torsions librate but do not hop between trans and gauche, as with
+# the threefold term alone they do (bench/README.md, "Builder settings").
+CONFORMATION_CONSTANT = 3000.0  # kJ/mol/Å²
 # The last overlaps of a push-off (pairs too close across a gauche pair of torsions, or caged side
 # groups) need torsions to turn: from the first polish, the holds are let go about every bond within
-# RELEASE_REACH bonds of an atom of a pair still inside its limit, and nowhere else. Before, every hold
-# was let go after four polish rounds that could not keep the limits: dense PEO's relaxation spent 500
-# of its 700 iterations at the full limits on that. Now 10 seeds each of the four melts of bench/chains
-# keep their statistics (g±g∓ PE 2.77 → 2.77 %, aPMMA 4.88 → 4.73 %; C∞, trans and cos 3φ as before).
+# RELEASE_REACH bonds of an atom of a pair still inside its limit, and nowhere else: letting every hold
+# go costs many polish rounds, and the melts keep their statistics this way (bench/README.md, "Builder settings").
 RELEASE_REACH = 2
-PUSHED_OFF_ITERATIONS = 100  # at the full limits after a push-off, before the polish (300 before: no better)
-# Not fewer: after two held rounds instead of eight, whole stiff rounds (no holds) turned more
-# torsions (PE g±g∓ 2.78 → 2.92 %, aPMMA 4.83 → 5.37 %, seeds 1-10).
+PUSHED_OFF_ITERATIONS = 100  # at the full limits after a push-off, before the polish (more do no better)
+# Not fewer: the stiff rounds after them (no holds) turn torsions (bench/README.md, "Builder settings").
 STIFF_POLISH_ROUNDS = 8
-# A push-off can leave two atoms caged in each other's substituents, which no push separates (6 ×
-# aPMMA-100 at 1.17 g/cm³, seed 1: two backbone quaternary carbons of one chain at 1.35 Å, after which
-# the chains were placed and pushed off again). A polish stuck there lets, once, the atoms within
+# A push-off can leave two atoms caged in each other's substituents (aPMMA's backbone quaternary
+# carbons), which no push separates (bench/README.md, "Builder settings"). A polish stuck there lets, once, the atoms within
 # CAGE_REACH bonds of one and of the other through each other while the pair is pushed apart (within
 # one bond was not enough), minimised to CAGE_TOLERANCE: at the polish's, the global gradient of one
 # stuck pair is already below it.
 CAGE_REACH = 2
 CAGE_ITERATIONS = 100
 CAGE_TOLERANCE = 1.0
-PUSH_OFF_ITERATIONS = 300  # per stage, at most (with 100, 50 x PEO-100 at 0.8 g/cm³ missed the limits and was grown again)
-# Chains placed phantom run bonds through one another's rings (6 × PS-100 at 1.04 g/cm³: 125-184
-# piercings as placed), which no push-off undoes. So while their overlaps are pushed off, each ring
-# system (with the hydrogens on it) is shrunk about its centre to RING_SHRINK of its size, small enough
-# that a bond through it is pushed off like any overlap; then it is grown back in RING_GROWTH steps at
-# the full limits, which keep bonds out of a ring (a C-C bond through a benzene's centre has its atoms
-# 1.58 Å from the ring's, under the 2.0 Å limit).
+PUSH_OFF_ITERATIONS = 300  # per stage, at most (fewer left dense PEO short of the limits: bench/README.md, "Builder settings")
+# Chains placed phantom run bonds through one another's rings, which no push-off undoes (bench/README.md,
+# "Builder settings"). So while their overlaps are pushed off, each ring system (with the hydrogens on
+# it) is shrunk about its centre to RING_SHRINK of its size, small enough that a bond through it is
+# pushed off like any overlap; then it is grown back in RING_GROWTH steps at the full limits, which
+# keep bonds out of a ring (a C-C bond through a benzene's centre has its atoms 1.58 Å from the
+# ring's, under the 2.0 Å limit).
 RING_SHRINK = 0.15
 RING_GROWTH = (0.3, 0.45, 0.6, 0.75, 0.9, 1.0)
 # The stages at the full limits (rings shrunk, then growing back) converge as far as the polish does:
-# stopped at STEP_TOLERANCE, they left polystyrene's overlaps to a polish without the staggering term,
-# which turned its junctions towards eclipsed (4 × PS-50 at 0.8 g/cm³, seed 7: mean cos 3φ -0.34,
-# placed -0.51; so -0.68). Not the earlier stages: for dense PEO that did the opposite (-0.77 → -0.37).
+# stopped at STEP_TOLERANCE, they leave polystyrene's overlaps to a polish without the staggering
+# term, which turns its junctions towards eclipsed. Not the earlier stages, where converging further
+# did dense PEO harm (bench/README.md, "Builder settings").
 RING_GROWTH_TOLERANCE = POLISH_TOLERANCE
 # Each stage growing the rings stops after this many iterations (the last, at full size, after
-# PUSH_OFF_ITERATIONS): 60 × aPS-100 reached none of its tolerances within 300 and spent 20 of its 26 s
-# there. Over seeds 1-20 of 6 × aPS-100 at 1.04 g/cm³, junction cos 3φ -0.65 at 300, -0.63 at 150,
-# -0.59 at 100, -0.47 at 50 (seeds 1-10); C∞, trans and g±g∓ alike at all.
+# PUSH_OFF_ITERATIONS): large systems reach none of the tolerances there, and more iterations barely
+# change the chains (bench/README.md, "Builder settings").
 RING_GROWTH_ITERATIONS = 150
 
 

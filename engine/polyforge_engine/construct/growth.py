@@ -63,17 +63,15 @@ FAILURES_PER_START = 24  # back-offs without getting further than before, then t
 # Units taken back per back-off: one or two (and at least back to the parent). When no candidate
 # fits, the dead end mostly lies in the last unit or two (a chain folding back onto itself); trying
 # finer torsions first, or taking back more from the start, rarely helped and left that chain rounds
-# behind the others, and small systems pay for every round (measured in bench/engine). A chain that
+# behind the others, and small systems pay for every round (bench/README.md, "Builder settings"). A chain that
 # keeps failing without getting further is in a deeper dead end (its own coil): every ESCALATE_EVERY
 # such failures it takes back BACKOFF_UNITS more.
 BACKOFF_UNITS = 2
 ESCALATE_EVERY = 4
 # A look-ahead point keeps the limits plus this much: the atom it stands for brings its hydrogens
-# (~1.1 Å out) and side group. At the bare limits the unit after next often had no room left: in
-# polystyrene at 0.05 g/cm³ one placement in six found no candidate (its CH2 hydrogens within 1.4 Å of
-# the phenyl two units back), and at 0.8 g/cm³ growth jammed and fell back to ever larger cells
-# (8-12 s for 20 × PS-50); with 0.8 Å one in fifteen, and that build takes 3-3.5 s. 0.5 Å helped
-# less; 1.0-1.2 Å no more.
+# (~1.1 Å out) and side group. At the bare limits the unit after next often has no room left (the CH2
+# hydrogens of polystyrene against the phenyl two units back), and dense growth jams; less room helps
+# less, more no more (bench/README.md, "Builder settings").
 AHEAD_ROOM = 0.8
 ROOT_BATCH = 16  # root placements tried at once
 BATCH = 256  # chains extended in one vectorised step at most (bounds the memory a step takes)

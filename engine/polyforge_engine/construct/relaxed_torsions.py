@@ -21,9 +21,8 @@ to φ. This is first order in the rotational-isomeric-state sense; the pair corr
 stay with the rigid 1-5 terms.
 
 What it changes: relaxed, a gauche well is wider and an eclipsed state far cheaper than rigid, while
-the floor of a gauche state moves little (hexane's middle bond, MMFF94: 1.14 kcal/mol at 60° relaxed,
-1.2 rigid). Polyethylene melts built without it had trans 0.73 and C∞ 10.3; with it ~0.64 and ~7
-(bench/README.md).
+the floor of a gauche state moves little; polyethylene melts come out with the trans fraction and C∞
+of the literature, where rigid terms alone made them too extended (bench/README.md, "Builder settings").
 
 Fragments are cached by their canonical SMILES in memory and on disk (disk_cache.py), so a
 chemistry pays for its scans (2 × SCAN_POINTS constrained minimisations per distinct fragment, a few
@@ -63,21 +62,17 @@ EMBED_SEED = 0x5EED
 # kcal/mol: Δ of a bond whose atoms carry side groups (heavy atoms off the backbone) is clipped to
 # ±MAX_CORRECTION where a side group holds a ring or the bond is not between two sp3 atoms. The
 # fragment's rigid energies are those of its own relaxed geometry, the table's those of the unit
-# templates; where the two turn a phenyl otherwise, large corrections land on the wrong states: with
-# ±6, polystyrene's junctions at 0.1 g/cm³ came out nearly uniform (mean cos 3φ -0.01), with ±2.5
-# -0.29, with ±1 -0.73 (as without corrections); with ±6 on peptide bonds (the carbonyl oxygen is a
-# side group), 4 of 36 of the engine test's peptide came out cis. Other bonds keep theirs up to
-# ±MAX_BARE_CORRECTION: clipped to ±1 too, PE melts came out at trans 0.650 against 0.635, PEO's
-# O-C-C-O 0.31 against 0.33, and atactic PMMA (ester and methyl side groups) at C∞ 6.6 against 8-9
-# (6 × PMMA-50 at 1.17 g/cm³, seeds 1-2, C∞ at 50 units: ±1 6.8, ±3 7.5, ±6 8.9; trans 0.40, 0.45,
-# 0.50; bench/chains at 100 units: 6.6 → 9.0).
+# templates; where the two turn a phenyl otherwise, large corrections land on the wrong states
+# (polystyrene's junctions lose their preference, peptide bonds turn cis). Other bonds keep theirs up
+# to ±MAX_BARE_CORRECTION: clipped as hard, PE, PEO and aPMMA melts lose what the correction gives
+# them (bench/README.md, "Builder settings").
 MAX_CORRECTION = 1.0
 MAX_BARE_CORRECTION = 6.0
 FRAGMENT_LIMIT = 24.0  # kcal/mol: |Δ| beyond this is a fragment gone wrong (ring strain, a clash): none
 
 # Scans are kept on disk too (one small JSON file per fragment, disk_cache.py), so a chemistry pays
 # for its scans once per machine, not once per build. Bump CACHE_VERSION whenever what a scan computes
-# changes (2: the rigid scan summed by _growth.probe_energy, rounding as growth's probes do).
+# changes.
 CACHE_VERSION = 2
 
 # fragment key -> (relaxed energies every 15°, rigid model energies every 30°, hand per centre by

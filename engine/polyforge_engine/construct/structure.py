@@ -43,24 +43,23 @@ ProgressCallback = Callable[[str, float], None]  # (stage, percent 0-100)
 
 # A dense cell is first grown in the cell itself with the limits scaled by SOFT_LIMIT_SCALE
 # (2.0/1.5 Å -> 1.2/0.9 Å), then relaxed to the full limits by one minimisation, much cheaper than
-# compressing a cell grown larger (50 × PEO-100 at 0.8 g/cm³: about 2 s in all instead of 3.4-3.9 s;
-# at 0.7 the last chains of PE at 0.8 g/cm³ found no room). Where that growth gets into a jam (bulky
-# units such as styrene), more back-offs per unit than SOFT_BACKOFFS_PER_UNIT give it up early
-# (PEO and PE need 0.04-0.1; polystyrene would need well over one) for the enlarged cells below, and
-# so does a relaxation that cannot reach the limits.
+# compressing a cell grown larger; softer than at 0.7, where the last chains of dense PE find no room.
+# Where that growth gets into a jam (bulky units such as styrene), more back-offs per unit than
+# SOFT_BACKOFFS_PER_UNIT give it up early for the enlarged cells below, and so does a relaxation that
+# cannot reach the limits (bench/README.md, "Builder settings").
 SOFT_LIMIT_SCALE = 0.6
 SOFT_BACKOFFS_PER_UNIT = 0.25
 # Chains placed phantom (below) meet only themselves, with the softer limits:
 # more back-offs per unit than this give that attempt up for the ones after it.
 PHANTOM_BACKOFFS_PER_UNIT = 2.0
-# Phantom placements tried (fresh draws each) before growth among the other chains: a push-off can
-# end a hair short of the limits (6 × PMMA-100 at 1.17 g/cm³, seed 5: 2.027 Å between molecules for
-# 2.03), and growing among the other chains then took four times as long, in a cell 2.2 times as wide.
+# Phantom placements tried (fresh draws each) before growth among the other chains: a push-off can end
+# a hair short of the limits, and growing among the other chains takes far longer in a far wider cell
+# (bench/README.md, "Builder settings").
 PHANTOM_TRIES = 2
 # Chains placed phantom are ideal beyond this many units along themselves: atoms farther apart along a
 # chain (and its periodic images) pass through one another, as in the unperturbed chains of
 # bench/chains/reference.py. Excluded volume at all ranges, with the chain's own images in the cell,
-# swelled PEO melts: C∞ 5.73 ± 0.17 against 5.49 ± 0.17 so (30 seeds; literature 4.1-5.6).
+# swells the chains (bench/README.md, "Builder settings").
 PHANTOM_WINDOW = 4
 
 # Fewest Å³ a cell needs per atom: spheres 1.5 Å across (the intramolecular limit) at their densest
@@ -71,9 +70,7 @@ PHANTOM_WINDOW = 4
 GROWABLE_VOLUME_PER_ATOM = 32.0
 RETRY_EXPANSIONS = (1.0, 1.2, 1.45, 1.8)
 # Starts per stuck molecule before a cell is given up (a larger one tried, or the build failed). As
-# many in every cell: a larger cell costs far more compression than a few more starts. 50 × PS-100 at
-# 0.8 g/cm³ with 3 before the largest cell: the first enlarged cell failed with 48 of 50 chains in
-# place, the next was grown and compressed from 1.2× as far, 28 s; with 12 it is 16 s.
+# many in every cell: a larger cell costs far more compression than a few more starts (bench/README.md, "Builder settings").
 STARTS = 12
 
 MIN_VOLUME_PER_ATOM = (np.pi / 6) * 1.5**3 / 0.74

@@ -190,13 +190,12 @@ def _proxy_molecule(unit: Chem.Mol, dummies: list[int], stand_ins: bool) -> tupl
                     proxy.AddBond(dummy, completed[-1], bond.GetBondType())
                 elif bond.GetBondType() != Chem.BondType.SINGLE or not branched:
                     # A lone single-bonded substituent's effect on the angle at this unit's anchor hangs
-                    # on a torsion the template cannot know (an ethyl stand-in widened PE's C-C-C by
-                    # 1.4° on average, up to 3°; an acetyl one made a peptide N less planar).
+                    # on a torsion the template cannot know (bench/README.md, "Builder settings").
                     continue
                 elif not end.GetIsAromatic():
                     # A branched partner's substituents, as saturated atoms: their bulk opens the
                     # angle at this unit's anchor as in the polymer (PMMA's CH2 between two
-                    # quaternary carbons, 115° with a methyl stand-in, 124° with these).
+                    # quaternary carbons) (bench/README.md, "Builder settings").
                     completed.append(proxy.AddAtom(Chem.Atom(end.GetAtomicNum())))
                     proxy.AddBond(dummy, completed[-1], Chem.BondType.SINGLE)
                 else:  # an aromatic substituent: a vinyl group, as flat and as wide

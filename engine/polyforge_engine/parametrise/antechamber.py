@@ -14,7 +14,7 @@ from polyforge_engine.runtime.tools import run_tool
 
 _CONFORMER_SEED = 20251
 # sqm scores the MMFF conformer as given (maxcyc=0), as the OpenFF toolkit does: re-optimising in
-# AM1 costs ~100x more time and moves charges by about 0.01 e.
+# AM1 costs far more time and barely moves the charges (bench/README.md, "Simulation and parametrisation settings").
 _SQM_KEYWORDS = "qm_theory='AM1', grms_tol=0.0005, scfconv=1.d-10, ndiis_attempts=700, maxcyc=0"
 
 

@@ -6,7 +6,8 @@ then replicates kinds into the system's copies, sets coordinates and box, and wr
 system.inpcrd and system.pdb. The topologies are written from a template, one copy of each kind:
 GROMACS molecule types (system.top + molecules.itp) with the runs of copies in [ molecules ], and
 system.prmtop replicated section by section (prmtop.py); ParmEd's conversions of the whole system
-took most of the parametrisation of large systems (issue 27)."""
+took most of the parametrisation of large systems (bench/README.md, "Parametrisation of large
+systems")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""The whole system's Amber prmtop from one copy of each kind (issue 27).
+"""The whole system's Amber prmtop from one copy of each kind.
 
 ParmEd's `AmberParm.from_structure` on the whole system walks every atom, bond, angle and dihedral
-of every copy as Python objects (and re-derives 1-4 pairs and exclusions for all of them): for 12 k
-atoms that was most of the parametrisation's 9-11 s. A system is copies of a few kinds, so ParmEd
+of every copy as Python objects (and re-derives 1-4 pairs and exclusions for all of them): for a
+large system that is most of the parametrisation (bench/README.md, "Parametrisation of large
+systems"). A system is copies of a few kinds, so ParmEd
 builds the prmtop of a template (the first copy of each kind, in the order kinds first appear, which
 is the order the whole system's parameter and type tables take), and its sections are replicated
 copy by copy here: per-atom sections are repeated, residue pointers, term lists (atom indices are

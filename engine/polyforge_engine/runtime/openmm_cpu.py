@@ -3,10 +3,9 @@
 The job's CPUs: POLYFORGE_ENGINE_THREADS (the runner's setting; POLYFORGE_OPENMM_THREADS, its
 former name, is read too), else SLURM_CPUS_PER_TASK (a Slurm job's allocation), else the CPUs this
 process may run on. OpenMM's CPU platform with one thread repeats a seed's trajectory bit for bit;
-with several it does not, even with DeterministicForces (measured on OpenMM 8.6: the forces of
-one structure differ between two 2-thread contexts in the last bits), so a run on several threads
-repeats its seed statistically, not bit for bit. POLYFORGE_ENGINE_THREADS=1 gives bit-for-bit
-runs at the cost of the other cores (issue 27).
+with several it does not, even with DeterministicForces (the forces of one structure differ between
+two 2-thread contexts in the last bits), so a run on several threads repeats its seed statistically,
+not bit for bit. POLYFORGE_ENGINE_THREADS=1 gives bit-for-bit runs at the cost of the other cores.
 
 The builder's compiled relaxation (construct/_relax.c) runs on the same threads through OpenMP, whose
 threads sleep when idle (`sleeping_openmp_threads`): spinning, as libgomp does by default, they made

@@ -1,5 +1,5 @@
-"""The engine ends when the server that started it dies (issue 23: a server killed with -9 left its
-engine running for minutes, untouched by cancel). The server keeps the engine's stdin open and asks
+"""The engine ends when the server that started it dies, even killed with -9 (a cancel could not
+reach an engine left behind). The server keeps the engine's stdin open and asks
 for the watch with POLYFORGE_WATCH_PARENT=stdin; end of file means the server is gone, and the
 watch kills the engine's whole process group (the tools it started included). A run by hand, in a
 terminal, sets nothing and is not watched."""

@@ -17,7 +17,8 @@ Where a job's dynamics run on GROMACS, gromacs_minimise.py runs the same two sta
 Both run on a copy of the system without constraints: the bonds dynamics constrains are held by
 stiff springs at their constrained lengths instead, so L-BFGS runs once, for as many iterations as
 are left (OpenMM's minimiser on a constrained system restarts its iteration count every time it
-tightens its restraints: 200 steps asked ran ~660-1000 iterations in 4-5 rounds). The constraints
+tightens its restraints, and so runs several times the steps asked: bench/README.md, "Simulation
+and parametrisation settings"). The constraints
 are applied to the result before dynamics. Should L-BFGS still meet a non-finite energy, the
 positions of stage 1 are kept and capped descent spends the steps left: a structure the builder
 accepts always minimises."""

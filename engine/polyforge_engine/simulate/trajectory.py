@@ -2,8 +2,7 @@
 
 The file is the one OpenMM's DCDFile writes (CHARMM/NAMD DCD, little-endian, a unit-cell record per
 frame when periodic, coordinates in Å as float32), but a frame is three array writes: OpenMM's
-converts every coordinate in Python, ~17 ms a frame for 10 k atoms from an array and ~165 ms from
-the list of Vec3 a State gives by default (measured on this machine, issue 27)."""
+converts every coordinate in Python (bench/README.md, "Recording")."""
 
 from __future__ import annotations
 
