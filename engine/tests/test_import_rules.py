@@ -51,72 +51,83 @@ def test_the_package_as_it_is_keeps_every_rule(copy: Path) -> None:
     assert "4 kept, 0 broken" in run.stdout
 
 
-def test_a_floor_importing_a_higher_one_breaks_e1(copy: Path) -> None:
-    add_line(copy, "construct/arrays.py", "from polyforge_engine.workflow import stage_progress")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert {name[:2] for name in broken(run)} == {"E1"}
-    assert "polyforge_engine.construct.arrays -> polyforge_engine.workflow" in run.stdout
+E1 = (
+    "E1 engine floors: cli -> commands -> workflow -> bundle | potential -> simulate | parametrise | construct | structures -> job | runtime -> "
+    "versions -> events"
+)
+E1_BUNDLE = "E1 the bundle reads simulate.protocol and simulate.mdp only"
+E2 = (
+    "E2 simulate floors: run | properties -> md | gromacs | gromacs_minimise -> gromacs_run -> equilibration | mdp | minimise | gromacs_files | "
+    "trajectory | references -> protocol"
+)
+E3 = "E3 imports at the top, no private names or modules across packages"
 
-
-def test_two_packages_of_one_floor_importing_each_other_breaks_e1(copy: Path) -> None:
-    add_line(copy, "parametrise/errors.py", "from polyforge_engine.simulate.protocol import CUTOFF_NM")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert {name[:2] for name in broken(run)} == {"E1"}
-    assert "polyforge_engine.parametrise.errors -> polyforge_engine.simulate.protocol" in run.stdout
-
-
-def test_the_bundle_running_a_simulation_breaks_its_rule(copy: Path) -> None:
-    add_line(copy, "bundle/writer.py", "from polyforge_engine.simulate.run import run_protocol")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert broken(run) == {"E1 the bundle reads simulate.protocol and simulate.mdp only"}
-
-
-def test_the_openmm_runner_importing_the_gromacs_one_breaks_e2(copy: Path) -> None:
-    add_line(copy, "simulate/md.py", "from polyforge_engine.simulate.gromacs import run_gromacs_dynamics")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert {name[:2] for name in broken(run)} == {"E2"}
-    assert "polyforge_engine.simulate.md -> polyforge_engine.simulate.gromacs" in run.stdout
-
-
-def test_the_protocol_importing_a_runner_breaks_e2(copy: Path) -> None:
-    add_line(copy, "simulate/protocol.py", "from polyforge_engine.simulate import mdp")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert {name[:2] for name in broken(run)} == {"E2"}
-
-
-def test_an_import_inside_a_function_breaks_e3(copy: Path) -> None:
+# (module of the copy, the line added to it, the one contract it breaks, what lint-imports says)
+BREACHES = {
+    "a floor importing a higher one": (
+        "construct/arrays.py",
+        "from polyforge_engine.workflow import stage_progress",
+        E1,
+        "polyforge_engine.construct.arrays -> polyforge_engine.workflow",
+    ),
+    "two packages of one floor": (
+        "parametrise/errors.py",
+        "from polyforge_engine.simulate.protocol import CUTOFF_NM",
+        E1,
+        "polyforge_engine.parametrise.errors -> polyforge_engine.simulate.protocol",
+    ),
+    "the bundle running a simulation": (
+        "bundle/writer.py",
+        "from polyforge_engine.simulate.run import run_protocol",
+        E1_BUNDLE,
+        "polyforge_engine.simulate.run",
+    ),
+    "the OpenMM runner importing the mdrun one": (
+        "simulate/md.py",
+        "from polyforge_engine.simulate.gromacs import run_gromacs_dynamics",
+        E2,
+        "polyforge_engine.simulate.md -> polyforge_engine.simulate.gromacs",
+    ),
+    "the protocol importing what stands on it": (
+        "simulate/protocol.py",
+        "from polyforge_engine.simulate import mdp",
+        E2,
+        "polyforge_engine.simulate.protocol -> polyforge_engine.simulate.mdp",
+    ),
     # A downward import, allowed at the top of the module: only where it stands is wrong.
-    add_line(copy, "simulate/run.py", "def later() -> None:\n    from polyforge_engine.simulate.protocol import CUTOFF_NM  # noqa: F401")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert broken(run) == {"E3 imports at the top, no private names or modules across packages"}
-    assert "polyforge_engine.simulate.run:" in run.stdout and "inside a function or TYPE_CHECKING block" in run.stdout
-
-
-def test_an_import_only_while_type_checking_breaks_e3(copy: Path) -> None:
-    add_line(copy, "simulate/run.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from polyforge_engine.simulate.mdp import TAU_P_PS")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert broken(run) == {"E3 imports at the top, no private names or modules across packages"}
-
-
-def test_a_private_name_from_another_module_breaks_e3(copy: Path) -> None:
-    add_line(copy, "simulate/run.py", "from polyforge_engine.simulate.md import _stage_label")
-    run = lint(copy)
-    assert run.returncode == 1
-    assert broken(run) == {"E3 imports at the top, no private names or modules across packages"}
-    assert "private name(s) _stage_label from polyforge_engine.simulate.md" in run.stdout
-
-
-def test_a_compiled_module_used_outside_its_package_breaks_e3(copy: Path) -> None:
+    "an import inside a function": (
+        "simulate/run.py",
+        "def later() -> None:\n    from polyforge_engine.simulate.protocol import CUTOFF_NM  # noqa: F401",
+        E3,
+        "imports polyforge_engine.simulate.protocol inside a function or TYPE_CHECKING block",
+    ),
+    "an import only while type checking": (
+        "simulate/run.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from polyforge_engine.simulate.mdp import TAU_P_PS",
+        E3,
+        "imports polyforge_engine.simulate.mdp inside a function or TYPE_CHECKING block",
+    ),
+    "a private name from another module": (
+        "simulate/run.py",
+        "from polyforge_engine.simulate.md import _stage_label",
+        E3,
+        "private name(s) _stage_label from polyforge_engine.simulate.md",
+    ),
     # commands may import construct, not construct's own compiled extension.
-    add_line(copy, "commands/build_structure.py", "from polyforge_engine.construct import _growth")
+    "a compiled module used outside its package": (
+        "commands/build_structure.py",
+        "from polyforge_engine.construct import _growth",
+        E3,
+        "imports a private module of polyforge_engine.construct from outside it",
+    ),
+}
+
+
+@pytest.mark.parametrize("breach", sorted(BREACHES))
+def test_each_rule_fails_on_a_breach_of_it_alone(copy: Path, breach: str) -> None:
+    module, line, contract, said = BREACHES[breach]
+    add_line(copy, module, line)
     run = lint(copy)
-    assert run.returncode == 1
-    assert broken(run) == {"E3 imports at the top, no private names or modules across packages"}
-    assert "imports a private module of polyforge_engine.construct from outside it" in run.stdout
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert broken(run) == {contract}
+    assert said in " ".join(run.stdout.split())
