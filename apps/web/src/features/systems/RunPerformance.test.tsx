@@ -5,7 +5,7 @@ import { parseRunPerformance, stageTime } from "./runPerformance";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
-/** report.json's `performance` as the engine writes it (pipeline.py, simulate/md.py). */
+/** report.json's `performance` as the engine writes it (workflow.py, simulate/run.py). */
 const performance = {
   build_s: 3.21,
   parametrisation_s: 9.84,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Where a run's time went and what ran it: report.json's `performance`, written by the engine
- * (pipeline.py and simulate/md.py; the structure build, parametrisation, minimisation and
+ * (workflow.py and simulate/run.py; the structure build, parametrisation, minimisation and
  * dynamics seconds, the engine, platform, threads and the dynamics' ns/day). Read tolerantly: a
  * field that is missing or of another shape is left out, so older results and other engines'
  * reports show what they have. */
