@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,15 +22,12 @@ from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemMode
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.simulate.properties import ChainKind, measure_properties
-from polyforge_engine.simulate.protocol import AMU_PER_A3_TO_G_PER_CM3, Protocol
+from polyforge_engine.simulate.protocol import AMU_PER_A3_TO_G_PER_CM3, Progress, Protocol
 from polyforge_engine.simulate.run import SimulationReport, run_protocol
 from polyforge_engine.versions import tool_versions
 
-# (stage, percent[, fields]): the fields (dynamics: simulated_ns, total_ns, remaining_s) go out as they are.
-StageProgress = Callable[..., None]
 
-
-def stage_progress(stage_span: tuple[float, float]) -> StageProgress:
+def stage_progress(stage_span: tuple[float, float]) -> Progress:
     """Report a stage's own 0-100 % as its share of the whole command, checking for cancellation."""
     low, high = stage_span
 
@@ -207,7 +203,7 @@ def _measured_properties(system: SystemModel, chain_kinds: list[ChainKind], repo
     )
 
 
-def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> StageProgress:
+def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> Progress:
     """Minimisation then dynamics share the span in proportion to their steps."""
     low, high = span
     steps = md_protocol.minimization_steps + md_protocol.dynamics_steps
@@ -216,5 +212,5 @@ def _simulation_progress(span: tuple[float, float], md_protocol: Protocol) -> St
     return lambda stage, percent, fields=None: (minimisation if stage == "minimisation" else dynamics)(stage, percent, fields)
 
 
-def _named(report: StageProgress, stage: str) -> StageProgress:
+def _named(report: Progress, stage: str) -> Progress:
     return lambda _inner_stage, percent: report(stage, percent)

@@ -117,7 +117,7 @@ def run_protocol(
         if engine.note:
             log.write(f"dynamics engine: {engine.note}\n")
         started = time.monotonic()
-        temperatures, ran = _run_dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs, (files, log), written, progress)
+        temperatures, ran = _dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs, (files, log), written, progress)
         dynamics_s = time.monotonic() - started
         performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, ran, engine, minimisation)
         log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
@@ -242,7 +242,7 @@ def _record_minimised(
     return after, minimized_positions
 
 
-def _run_dynamics(
+def _dynamics(
     simulation: app.Simulation,
     system: openmm.System,
     protocol: Protocol,
@@ -265,7 +265,7 @@ def _run_dynamics(
         return [], None
     ran: GromacsDynamics | None = None
     if gromacs is not None and box_nm is not None:
-        ran = _gromacs(simulation, system, protocol, stages[0], box_nm, gromacs, (files, log), progress)
+        ran = _dynamics_on_gromacs(simulation, system, protocol, stages[0], box_nm, gromacs, (files, log), progress)
         temperatures = ran.temperatures
     else:
         temperatures = run_dynamics(simulation, system, protocol, stages, box_nm, files, log, progress)
@@ -318,7 +318,7 @@ def _md_engine(protocol: Protocol, stages: list[Stage], box_nm: tuple[float, flo
     return choose_md_engine(refusal if gromacs_top is not None else refusal or "no GROMACS topology was written; the run stays on OpenMM")
 
 
-def _gromacs(
+def _dynamics_on_gromacs(
     simulation: app.Simulation,
     system: openmm.System,
     protocol: Protocol,
