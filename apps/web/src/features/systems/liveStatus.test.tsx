@@ -2,7 +2,7 @@ import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts
 import { act, screen, within } from "@testing-library/react";
 import { startLiveUpdates } from "../../lib/notifications/liveUpdates";
 import { openedSocket, withFakeWebSocket } from "../../test/fakeWebSocket";
-import { builtSystem } from "../../test/fixtures";
+import { builtSystem, runningExecution } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
@@ -12,21 +12,7 @@ const fetchMock = vi.fn<typeof fetch>();
 
 const SYSTEM_ID = "5d0c7a52-3b7e-4c55-9a43-7f0e1d2c3b4a";
 
-const running = (progress: number, stage: string): SystemExecution => ({
-  id: "run-1",
-  status: "running",
-  progress,
-  stage,
-  seed: 7,
-  versions: {},
-  error_code: null,
-  error_message: null,
-  result_files: [],
-  created_at: "2026-11-21T10:00:00Z",
-  started_at: "2026-11-21T10:00:01Z",
-  finished_at: null,
-  updated_at: "2026-11-21T10:00:02Z",
-});
+const running = (progress: number, stage: string) => runningExecution({ progress, stage });
 
 const melt = (execution: SystemExecution): SystemWithExecutions =>
   builtSystem({ id: SYSTEM_ID, name: "PE melt", sanitized_name: "pe_melt", system_executions: [execution] });

@@ -1,32 +1,15 @@
 import type { ListResponse } from "@polyforge/contracts/pagination";
-import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { QueryClient, type QueryKey } from "@tanstack/react-query";
-import { builtSystem } from "../../test/fixtures";
+import { builtSystem, runningExecution } from "../../test/fixtures";
 import { applySystemNotification } from "./systemUpdates";
 
-const run = (overrides: Partial<SystemExecution> = {}): SystemExecution => ({
-  id: "run-1",
-  status: "running",
-  progress: 10,
-  stage: "dynamics",
-  seed: 7,
-  versions: {},
-  error_code: null,
-  error_message: null,
-  result_files: [],
-  created_at: "2026-11-21T10:00:00Z",
-  started_at: "2026-11-21T10:00:01Z",
-  finished_at: null,
-  updated_at: "2026-11-21T10:00:02Z",
-  ...overrides,
-});
-
-const melt = builtSystem({ id: "melt", name: "Melt", sanitized_name: "melt", system_executions: [run()] });
+const melt = builtSystem({ id: "melt", name: "Melt", sanitized_name: "melt", system_executions: [runningExecution()] });
 const other = builtSystem({
   id: "other",
   name: "Other",
   sanitized_name: "other",
-  system_executions: [run({ id: "run-9" })],
+  system_executions: [runningExecution({ id: "run-9" })],
 });
 const page = (...systems: SystemWithExecutions[]): ListResponse<SystemWithExecutions> => ({
   data: systems,
@@ -111,7 +94,7 @@ describe("a status message in the systems cache", () => {
 
   it("asks for nothing when the message is the whole execution", () => {
     const { queryClient, stale, meltIn } = cache();
-    const { id: _id, ...whole } = run({
+    const { id: _id, ...whole } = runningExecution({
       status: "completed",
       progress: 100,
       result_files: [{ name: "a.zip", size: 1 }],
