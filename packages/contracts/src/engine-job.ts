@@ -8,7 +8,7 @@ import {
   SEGMENT_TYPES,
   TACTICITIES,
 } from "./enums";
-import { MAX_PRESSURE_BAR } from "./polymer-builder";
+import { MAX_PRESSURE_BAR } from "./protocol-bounds";
 
 /**
  * The job snapshot the server freezes when a polymer-builder system is processed and hands to the

@@ -4,6 +4,7 @@ import { CELL_DIMENSION_SELECTORS, CONSTRUCTION_ORDERS, ENSEMBLES, EQUILIBRATION
 import { CommonErrors, PolymerBuilderSystemErrors, PolymerErrors } from "./errors";
 import { DEFAULT_JOB_LIMITS, type JobLimits, MIN_CELL_SIDE } from "./job-limits";
 import { orderedItemsProblem } from "./polymers";
+import { MAX_PRESSURE_BAR, MELT_EQUILIBRATION_MIN_STEPS, TIMESTEP_FS } from "./protocol-bounds";
 import { atLeastOneText, type RuleProblem, SEGMENT_MESSAGES } from "./segments";
 import { REQUIRED_FIELD } from "./users";
 
@@ -143,14 +144,7 @@ export type SystemSetupFormValues = z.input<typeof systemSetupForm>;
 // ---------------------------------------------------------------------------------------------
 // Simulation protocol
 
-/** The engine's time step (fs): the simulated time is steps × this. */
-export const TIMESTEP_FS = 2;
-/** Pressure bounds (bar) of NPT: above 0, at most 10 kbar (the melt equilibration's own peak of
- * 50 kbar is internal to it). */
-export const MAX_PRESSURE_BAR = 10_000;
 export const PRESSURE_MESSAGE = `Pressure must be above 0 and at most ${MAX_PRESSURE_BAR} bar`;
-/** The melt equilibration runs 21 stages of at least 20 steps each. */
-export const MELT_EQUILIBRATION_MIN_STEPS = 420;
 export const EQUILIBRATION_NEEDS_NPT_MESSAGE = "The melt equilibration ends at the chosen pressure: choose NPT";
 export const EQUILIBRATION_STEPS_MESSAGE = `The melt equilibration needs at least ${MELT_EQUILIBRATION_MIN_STEPS} dynamics steps (21 stages)`;
 export const DEFAULT_PRESSURE_BAR = 1;

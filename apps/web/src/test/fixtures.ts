@@ -1,6 +1,6 @@
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
-import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
+import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 
 /** A linear building block as the API answers it: ethylene with hydrogen ends, published
  * (not a draft), unless `overrides` say otherwise. */
@@ -36,6 +36,27 @@ export function builtSystem(
     potentials: [],
     system_executions: [],
     ...fields,
+  };
+}
+
+/** A run as GET /systems lists it: running dynamics, no error and no files yet, unless `overrides`
+ * say otherwise. */
+export function runningExecution(overrides: Partial<SystemExecution> = {}): SystemExecution {
+  return {
+    id: "run-1",
+    status: "running",
+    progress: 10,
+    stage: "dynamics",
+    seed: 7,
+    versions: {},
+    error_code: null,
+    error_message: null,
+    result_files: [],
+    created_at: "2026-11-21T10:00:00Z",
+    started_at: "2026-11-21T10:00:01Z",
+    finished_at: null,
+    updated_at: "2026-11-21T10:00:02Z",
+    ...overrides,
   };
 }
 

@@ -10,7 +10,8 @@ import { IdentityContext } from "../lib/auth/useIdentity";
 import { seedAppConfig, TEST_CLAIMS } from "./renderApp";
 
 /** Renders one component with the app's providers (no router): Mantine, query cache with the app's
- * configuration (`jobLimits` for a deployment with other limits), identity, toasts. */
+ * configuration (`jobLimits` for a deployment with other limits), identity, toasts. Answers the
+ * render's result and that query client. */
 export function renderWithProviders(
   ui: ReactNode,
   identity: Identity = identityFromClaims(TEST_CLAIMS),
@@ -18,7 +19,7 @@ export function renderWithProviders(
 ) {
   const queryClient = createQueryClient();
   seedAppConfig(queryClient, jobLimits);
-  return render(
+  const view = render(
     <MantineProvider env="test">
       <QueryClientProvider client={queryClient}>
         <IdentityContext.Provider value={identity}>
@@ -28,4 +29,5 @@ export function renderWithProviders(
       </QueryClientProvider>
     </MantineProvider>,
   );
+  return { ...view, queryClient };
 }

@@ -3,6 +3,7 @@ import { screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { signIn } from "../../lib/auth/session";
 import { linearBlock } from "../../test/fixtures";
+import { gate } from "../../test/gate";
 import { renderApp } from "../../test/renderApp";
 import { TEST_SESSION } from "../../test/signedInFetch";
 
@@ -21,11 +22,12 @@ describe("block form guards (issue 24)", () => {
 
   it("sends one create with an Idempotency-Key when 'Create block' is double-clicked", async () => {
     const creates: RequestInit[] = [];
+    const create = gate(); // the create is answered once both clicks have landed
     vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
       if (init?.method === "POST" && url === "/api/v2/building_blocks") {
         creates.push(init);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await create.passed;
         return json({ ...block, name: "Propylene" }, 201);
       }
       if (url.startsWith("/api/v2/building_blocks?")) {
@@ -39,6 +41,7 @@ describe("block form guards (issue 24)", () => {
     await user.type(screen.getByLabelText("Repeating unit"), "[[*:1]CC(C)[[*:2]");
     await user.click(screen.getByRole("button", { name: "Done editing Repeating unit" }));
     await user.dblClick(screen.getByRole("button", { name: "Create block" }));
+    create.open();
     expect(await screen.findByText("Linear building block created")).toBeInTheDocument();
     expect(creates).toHaveLength(1);
     const headers = creates[0]!.headers as Record<string, string>;

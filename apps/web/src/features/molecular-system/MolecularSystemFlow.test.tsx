@@ -90,13 +90,14 @@ describe("add molecular system: a second click", () => {
 
   it("creates one system when Next is double-clicked", async () => {
     const calls = serve(molecularSystem("upload", {}));
-    renderWithProviders(<MolecularSystemFlow onCreated={() => {}} onLoadFailed={() => {}} />);
+    const { queryClient } = renderWithProviders(<MolecularSystemFlow onCreated={() => {}} onLoadFailed={() => {}} />);
     const user = userEvent.setup();
     await user.type(screen.getByLabelText(/Name/), "Water");
     await user.click(screen.getByLabelText("From file"));
     await user.dblClick(screen.getByRole("button", { name: "Next" }));
     await waitFor(() => expect(calls.filter((c) => c.path === "/systems")).toHaveLength(1));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Every create the two clicks started has been answered: a second one would be counted now.
+    await waitFor(() => expect(queryClient.isMutating()).toBe(0));
     expect(calls.filter((c) => c.path === "/systems")).toHaveLength(1);
   });
 });

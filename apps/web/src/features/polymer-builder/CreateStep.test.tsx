@@ -2,6 +2,7 @@ import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import type { ReactNode } from "react";
+import { gate } from "../../test/gate";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { signedInWithFetch } from "../../test/signedInFetch";
 import { CreateStep } from "./steps/CreateStep";
@@ -22,15 +23,17 @@ const list = (items: unknown[]) => ({
 });
 const complete = { 1: true, 2: true, 3: true, 4: true, 5: true };
 
-/** The draft's reads for the review, and the finishing PATCH (slow, so a second click lands while it is on its way). */
+/** The draft's reads for the review, and the finishing PATCH, answered once `finish.open()` is called
+ * (so a second click lands while it is on its way). */
 function serve() {
   const finishes: unknown[] = [];
+  const finish = gate();
   fetchMock.mockImplementation(async (input, init) => {
     const url = new URL(String(input), "http://localhost");
     const key = `${init?.method ?? "GET"} ${url.pathname}`;
     if (key === "PATCH /api/v2/systems/draft-1/draft") {
       finishes.push(JSON.parse(String(init?.body)));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await finish.passed;
       return json({ id: "system-1", name: "Melt", type: "system" });
     }
     if (key === "GET /api/v2/polymer_builder_systems/simulation_protocol/draft") return json({ id: "p1" });
@@ -39,7 +42,7 @@ function serve() {
     if (key === "GET /api/v2/polymers/draft" || key === "GET /api/v2/segments/draft") return json(list([]));
     throw new Error(`unexpected call ${key}`);
   });
-  return finishes;
+  return { finishes, finish };
 }
 
 beforeAll(async () => {
@@ -50,7 +53,7 @@ describe("step 6: create", () => {
   signedInWithFetch(fetchMock);
 
   it("asks for a name, clears the message once it is typed, and creates one system on a double click", async () => {
-    const finishes = serve();
+    const { finishes, finish } = serve();
     const file = vi.fn(async () => {});
     const user = userEvent.setup();
     renderWithProviders(
@@ -82,6 +85,8 @@ describe("step 6: create", () => {
     const button = screen.getByRole("button", { name: "Create system" });
     fireEvent.click(button);
     fireEvent.click(button);
+    await waitFor(() => expect(finishes).toHaveLength(1)); // on its way, and answered only now
+    finish.open();
     await waitFor(() => expect(navigate).toHaveBeenCalled());
     expect(finishes).toEqual([{ name: "Melt", is_draft: false }]);
     expect(file).toHaveBeenCalledWith(expect.objectContaining({ id: "system-1" }), "project-1");

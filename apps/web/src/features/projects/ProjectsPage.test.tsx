@@ -3,6 +3,7 @@ import type { Project } from "@polyforge/contracts/projects";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { builtSystem } from "../../test/fixtures";
+import { gate } from "../../test/gate";
 import { renderApp } from "../../test/renderApp";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
@@ -22,9 +23,12 @@ function project(name: string, overrides: Partial<Project> = {}): Project {
   };
 }
 
-/** A small in-memory /projects endpoint; `createDelay` keeps a POST in flight for a while. */
-function serve(initial: Project[], { createDelay = 0 } = {}) {
+/** A small in-memory /projects endpoint; with `holdCreate`, a POST is answered only once the returned
+ * gate is opened. */
+function serve(initial: Project[], { holdCreate = false } = {}) {
   let projects = [...initial];
+  const create = gate();
+  if (!holdCreate) create.open();
   fetchMock.mockImplementation(async (url, init) => {
     const path = String(url);
     const method = init?.method ?? "GET";
@@ -32,7 +36,7 @@ function serve(initial: Project[], { createDelay = 0 } = {}) {
       return json(200, { data: projects, metadata: { page_num: 1, page_size: 100, num_records: projects.length } });
     }
     if (method === "POST" && path === "/api/v2/projects") {
-      await new Promise((resolve) => setTimeout(resolve, createDelay));
+      await create.passed;
       const body = JSON.parse(String(init?.body));
       const created = project(body.name, { description: body.description });
       projects = [created, ...projects];
@@ -54,6 +58,7 @@ function serve(initial: Project[], { createDelay = 0 } = {}) {
     }
     return json(404, { errors: [{ error_code: "COMMON.ROUTE.NOT_FOUND" }] });
   });
+  return create;
 }
 
 const calls = (method: string) =>
@@ -63,7 +68,7 @@ describe("projects summary (modeling compute)", () => {
   signedInWithFetch(fetchMock);
 
   it("says 'No projects added', creates one from 'Create Project' once however often Create is clicked", async () => {
-    serve([], { createDelay: 150 });
+    const create = serve([], { holdCreate: true });
     renderApp("/modeling-compute", { flagsOn: [FLAGS.MODELING_COMPUTE] });
     // The first render loads the lazy page: allow a busy machine more than the default wait.
     expect(await screen.findByText("No projects added", {}, { timeout: 20_000 })).toBeInTheDocument();
@@ -79,6 +84,7 @@ describe("projects summary (modeling compute)", () => {
     await user.type(within(dialog).getByLabelText("Description"), "PE and PP");
 
     await user.dblClick(within(dialog).getByRole("button", { name: "Create" }));
+    create.open(); // answered once both clicks have landed
     expect(await screen.findByText("Project created")).toBeInTheDocument();
     expect(calls("POST")).toHaveLength(1);
     expect(JSON.parse(String(calls("POST")[0]![1]!.body))).toEqual({ name: "Melts", description: "PE and PP" });

@@ -1,33 +1,17 @@
 import { QueryClient } from "@tanstack/react-query";
 import { toast } from "sonner";
+import { openedSocket, withFakeWebSocket } from "../../test/fakeWebSocket";
 import { TEST_SESSION } from "../../test/signedInFetch";
 import { signIn } from "../auth/session";
 import { startLiveUpdates } from "./liveUpdates";
 
 vi.mock("keycloak-js", () => import("../../test/fakeKeycloak"));
 
-/** The browser's WebSocket stand-in: records the sockets the client opens. */
-class FakeWebSocket {
-  static opened: FakeWebSocket[] = [];
-  onopen: ((event: Event) => void) | null = null;
-  onmessage: ((event: MessageEvent) => void) | null = null;
-  onclose: ((event: CloseEvent) => void) | null = null;
-  onerror: ((event: Event) => void) | null = null;
-  constructor(readonly url: string) {
-    FakeWebSocket.opened.push(this);
-  }
-  close() {}
-}
-
 describe("live updates", () => {
   beforeAll(async () => {
     await signIn(TEST_SESSION);
   });
-  beforeEach(() => {
-    FakeWebSocket.opened = [];
-    vi.stubGlobal("WebSocket", FakeWebSocket);
-  });
-  afterEach(() => vi.unstubAllGlobals());
+  withFakeWebSocket();
 
   it("connects with the access token and marks cached systems queries stale on a notification", async () => {
     const queryClient = new QueryClient();
@@ -35,8 +19,7 @@ describe("live updates", () => {
     queryClient.setQueryData(["systems", "abc"], { id: "abc" });
     queryClient.setQueryData(["building-blocks"], { data: [] });
     const stop = startLiveUpdates(queryClient);
-    await vi.waitFor(() => expect(FakeWebSocket.opened).toHaveLength(1));
-    const socket = FakeWebSocket.opened[0]!;
+    const socket = await openedSocket();
     expect(socket.url).toBe(`ws://${window.location.host}/api/v2/notifications/?token=test-access-token`);
 
     socket.onmessage?.(new MessageEvent("message", { data: '{"message_type":"system_conversion_status_updated"}' }));
@@ -50,8 +33,7 @@ describe("live updates", () => {
   it("says at once when a run was taken back after its server stopped (the message's notice)", async () => {
     const warning = vi.spyOn(toast, "warning");
     const stop = startLiveUpdates(new QueryClient());
-    await vi.waitFor(() => expect(FakeWebSocket.opened).toHaveLength(1));
-    const socket = FakeWebSocket.opened[0]!;
+    const socket = await openedSocket();
     const notice = "The server running this stopped; processing was taken back and started again.";
     socket.onmessage?.(
       new MessageEvent("message", {

@@ -1,15 +1,15 @@
 import type { PotentialsList } from "@polyforge/contracts/potentials";
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
+import { SYSTEMS_QUERY_KEY, systemPath } from "../../../lib/api/systems";
 import { useSystemsPollInterval } from "../../../lib/notifications/connectionState";
 
-export const potentialsPath = (systemId: string) => `/systems/${encodeURIComponent(systemId)}/potentials`;
+export const potentialsPath = (systemId: string) => `${systemPath(systemId)}/potentials`;
 export const potentialPath = (systemId: string, potentialId: string) =>
   `${potentialsPath(systemId)}/${encodeURIComponent(potentialId)}`;
 
-// Under the systems key: every notification (uploaded_potential_status_updated, the executions')
-// refreshes the potentials as it does the systems (SPEC §4 Real-time updates).
+// One of its system's own queries (the id third): a potential's status message refreshes it with
+// that system's other queries (SPEC §4 Real-time updates).
 export const potentialsQueryKey = (systemId: string) => [...SYSTEMS_QUERY_KEY, "potentials", systemId] as const;
 
 export const fetchPotentials = (systemId: string) => api.get<PotentialsList>(`${potentialsPath(systemId)}/`);

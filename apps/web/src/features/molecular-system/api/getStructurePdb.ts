@@ -1,7 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { systemPath } from "./getMolecularSystem";
+import { SYSTEMS_QUERY_KEY, systemPath } from "../../../lib/api/systems";
 
 export const structurePdbQueryKey = (id: string, file: string) =>
   [...SYSTEMS_QUERY_KEY, "structure", id, file] as const;

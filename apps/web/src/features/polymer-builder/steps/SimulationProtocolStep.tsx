@@ -8,8 +8,8 @@ import {
   type SimulationProtocolResponse,
   simulatedTimePs,
   simulationProtocolFormFor,
-  TIMESTEP_FS,
 } from "@polyforge/contracts/polymer-builder";
+import { TIMESTEP_FS } from "@polyforge/contracts/protocol-bounds";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";

@@ -1,8 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { systemPath } from "./getSystem";
+import { SYSTEMS_QUERY_KEY, systemPath } from "../../../lib/api/systems";
 
 export const archiveSystem = (id: string) => api.delete<null>(systemPath(id));
 

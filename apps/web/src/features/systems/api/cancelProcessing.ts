@@ -2,8 +2,7 @@ import type { SystemExecution } from "@polyforge/contracts/system-executions";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { systemPath } from "./getSystem";
+import { SYSTEMS_QUERY_KEY, systemPath } from "../../../lib/api/systems";
 
 export const cancelProcessing = (id: string) => api.delete<SystemExecution>(`${systemPath(id)}/process/cancel`);
 

@@ -2,8 +2,8 @@ import type { SystemWithExecutions } from "@polyforge/contracts/system-execution
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { systemPath } from "../../../lib/api/systems";
 import { saveBlob } from "../../../lib/files/saveBlob";
-import { systemPath } from "./getSystem";
 
 type DownloadedSystem = Pick<SystemWithExecutions, "id" | "sanitized_name">;
 

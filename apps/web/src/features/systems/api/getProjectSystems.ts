@@ -1,9 +1,10 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
+import { SYSTEM_LISTS_QUERY_KEY } from "../../../lib/api/systems";
 import { useSystemsPollInterval } from "../../../lib/notifications/connectionState";
 import { fetchSystems } from "./getSystems";
 
-export const projectSystemsQueryKey = (projectId: string) => [...SYSTEMS_QUERY_KEY, "project", projectId] as const;
+export const projectSystemsQueryKey = (projectId: string) =>
+  [...SYSTEM_LISTS_QUERY_KEY, { project_id: projectId }] as const;
 
 /** The systems of one project, every type, up to 100 (SPEC §9's page). */
 export const fetchProjectSystems = (projectId: string) =>

@@ -1,7 +1,6 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { systemPath } from "./getSystem";
+import { SYSTEMS_QUERY_KEY, systemPath } from "../../../lib/api/systems";
 
 export const resultFileQueryKey = (id: string, executionId: string, name: string) =>
   [...SYSTEMS_QUERY_KEY, "file", id, executionId, name] as const;

@@ -3,7 +3,7 @@ import type { ListResponse } from "@polyforge/contracts/pagination";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { keepPreviousData, queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
-import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
+import { SYSTEM_LISTS_QUERY_KEY } from "../../../lib/api/systems";
 import { useSystemsPollInterval } from "../../../lib/notifications/connectionState";
 
 export interface SystemListParams {
@@ -15,8 +15,8 @@ export interface SystemListParams {
   project_id?: string;
 }
 
-// Every key starts with SYSTEMS_QUERY_KEY, so a notification refreshes lists and details alike.
-export const systemListQueryKey = (params: SystemListParams) => [...SYSTEMS_QUERY_KEY, "list", params] as const;
+// Under the lists' key, where live updates find the systems a status message is about.
+export const systemListQueryKey = (params: SystemListParams) => [...SYSTEM_LISTS_QUERY_KEY, params] as const;
 
 /** A page of systems; without a type, systems of every type. */
 export const fetchSystems = (params: Omit<SystemListParams, "type"> & { type?: SystemType }) =>
