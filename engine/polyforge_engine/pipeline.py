@@ -22,6 +22,7 @@ from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
+from polyforge_engine.parametrise.charges import check_unit_elements
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
 from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
@@ -246,11 +247,24 @@ def system_atom_types(job: BuildJob) -> AtomTypeSet:
     return flavours.pop()
 
 
+_BLOCK_SMILES_FIELDS = ("repeating_unit", "head_repeating_unit", "tail_repeating_unit", "central_unit", "capping_central_unit", "smiles")
+
+
+def check_block_elements(job: BuildJob) -> None:
+    """Every building block's SMILES holds only elements the force field types, checked before building."""
+    for block in job.blocks:
+        for name in _BLOCK_SMILES_FIELDS:
+            smiles = getattr(block.data, name, None)
+            if smiles:
+                check_unit_elements(smiles, f"the {name.replace('_', ' ')} of building block {block.name}")
+
+
 def run_build_system(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     """CLI command `build-system`."""
     install_sigterm_handler()
     job = parse_build_job(raw_job)
     atom_types = system_atom_types(job)  # before any work: GLYCAM fails in a second, not after a build
+    check_block_elements(job)
     build_dir = workdir / "build"
     build_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
