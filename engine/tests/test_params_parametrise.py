@@ -136,14 +136,6 @@ def test_glycam_is_refused_with_a_clear_code(name: str) -> None:
     assert "not supported yet" in error.value.message
 
 
-def test_element_gaff_cannot_type_is_refused(tmp_path: Path) -> None:
-    silane = Chem.AddHs(Chem.MolFromSmiles("C[Si](C)(C)C"))
-    with pytest.raises(EngineError) as error:
-        charge_molecule(silane, FragmentCache("gaff2", tmp_path), "tetramethylsilane")
-    assert error.value.code == "UNSUPPORTED_ELEMENT"
-    assert "Si" in error.value.message
-
-
 def test_broken_valence_is_refused(tmp_path: Path) -> None:
     methyl = Chem.AddHs(Chem.MolFromSmiles("[CH3]"))
     with pytest.raises(EngineError) as error:

@@ -69,7 +69,7 @@ def test_ten_thousand_atoms_are_refused_with_the_limit(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("smiles", "named"),
-    [("C[Si](C)(C)C", "Si"), ("OB(O)O.[Se]", "B, Se"), ("C[Na]", "Na is supported only as a monatomic ion")],
+    [("C[Ge](C)(C)C", "Ge"), ("OB(O)O.[Se]", "B, Se"), ("C[Na]", "Na is supported only as a monatomic ion")],
 )
 def test_unsupported_elements_are_named(tmp_path: Path, smiles: str, named: str) -> None:
     code, events = run_engine("convert-smiles", {"smiles": smiles}, tmp_path)

@@ -17,6 +17,7 @@ from polyforge_engine.construct.structure import BuildResult, build_structure
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import BuildJob, parse_build_job
 from polyforge_engine.parametrise.assemble import SystemModel, group_copies
+from polyforge_engine.parametrise.charges import check_unit_elements
 from polyforge_engine.parametrise.errors import FORCE_FIELD_NOT_SUPPORTED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet, atom_type_set
 from polyforge_engine.runtime.cancellation import install_sigterm_handler, raise_if_cancelled
@@ -34,6 +35,7 @@ def run(raw_job: dict[str, Any], workdir: Path) -> dict[str, Any]:
     install_sigterm_handler()
     job = parse_build_job(raw_job)
     atom_types = system_atom_types(job)  # before any work: GLYCAM fails in a second, not after a build
+    check_block_elements(job)
     built, build_s = build(job, workdir / "build")
     check_cell(box_nm(built), job.system_setup.potential_wall_z)  # before the costly part
     return parametrise_simulate_bundle(
@@ -98,6 +100,18 @@ def protocol_of(job: BuildJob, seed: int) -> Protocol:
         pressure_bar=float(settings.pressure or DEFAULT_PRESSURE_BAR),
         equilibration=settings.equilibration if dynamics_steps else "none",
     )
+
+
+_BLOCK_SMILES_FIELDS = ("repeating_unit", "head_repeating_unit", "tail_repeating_unit", "central_unit", "capping_central_unit", "smiles")
+
+
+def check_block_elements(job: BuildJob) -> None:
+    """Every building block's SMILES holds only elements the force field types, checked before building."""
+    for block in job.blocks:
+        for name in _BLOCK_SMILES_FIELDS:
+            smiles = getattr(block.data, name, None)
+            if smiles:
+                check_unit_elements(smiles, f"the {name.replace('_', ' ')} of building block {block.name}")
 
 
 def system_atom_types(job: BuildJob) -> AtomTypeSet:

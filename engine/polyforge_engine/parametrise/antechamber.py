@@ -10,6 +10,7 @@ from rdkit.Chem import AllChem
 from polyforge_engine.events import EngineError
 from polyforge_engine.parametrise.errors import CHARGING_FAILED
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
+from polyforge_engine.parametrise.siloxanes import silicon_atom_types
 from polyforge_engine.runtime.tools import run_tool
 
 _CONFORMER_SEED = 20251
@@ -66,7 +67,7 @@ def am1bcc_types_and_charges(fragment: Chem.Mol, net_charge: int, atom_types: At
     types, charges = read_mol2_types_and_charges(workdir / "fragment.mol2")
     if len(types) != fragment.GetNumAtoms():
         raise EngineError(CHARGING_FAILED, f"antechamber returned {len(types)} atoms for {label}, expected {fragment.GetNumAtoms()}.")
-    return types, charges
+    return silicon_atom_types(fragment, types), charges
 
 
 def read_mol2_types_and_charges(path: Path) -> tuple[list[str], list[float]]:

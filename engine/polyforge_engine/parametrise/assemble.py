@@ -26,6 +26,7 @@ from polyforge_engine.parametrise.errors import PARAMETERS_MISSING
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import residue_groups
 from polyforge_engine.parametrise.prmtop import write_replicated_prmtop
+from polyforge_engine.parametrise.siloxanes import SILOXANE_LEAPRC, check_no_guessed_silicon_terms, has_silicon_types, parmchk2_arguments
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.runtime.tools import run_tool
 
@@ -263,15 +264,21 @@ def _kind_topology(mol: Chem.Mol, charged: ChargedMolecule, atom_types: AtomType
     workdir.mkdir(parents=True, exist_ok=True)
     write_mol2(mol, charged, workdir / "kind.mol2")
     write_mol2(mol, charged, workdir / "type_combinations.mol2", type_representatives(mol, charged.atom_types))
+    # Silicon's published terms go in first: parmchk2 then estimates only what they leave out.
+    silicon = has_silicon_types(charged.atom_types)
+    silicon_arguments = parmchk2_arguments(workdir) if silicon else []
     run_tool(
         "parmchk2",
-        ["-i", "type_combinations.mol2", "-f", "mol2", "-o", "kind.frcmod", "-s", PARMCHK2_PARAMETER_SETS[atom_types]],
+        ["-i", "type_combinations.mol2", "-f", "mol2", "-o", "kind.frcmod", "-s", PARMCHK2_PARAMETER_SETS[atom_types], *silicon_arguments],
         workdir,
         PARAMETERS_MISSING,
         f"parmchk2 could not complete the {atom_types.upper()} parameters of {label}",
     )
+    if silicon:
+        check_no_guessed_silicon_terms(workdir / "kind.frcmod", label)
+    load_extra = f"source {SILOXANE_LEAPRC.name}\n" if silicon else ""
     (workdir / "tleap.in").write_text(
-        f"source leaprc.{atom_types}\nloadamberparams kind.frcmod\nkind = loadmol2 kind.mol2\nsaveamberparm kind kind.prmtop kind.inpcrd\nquit\n"
+        f"source leaprc.{atom_types}\n{load_extra}loadamberparams kind.frcmod\nkind = loadmol2 kind.mol2\nsaveamberparm kind kind.prmtop kind.inpcrd\nquit\n"
     )
     run_tool("tleap", ["-f", "tleap.in"], workdir, PARAMETERS_MISSING, f"tleap could not build the topology of {label}")
     amber = parmed.load_file(str(workdir / "kind.prmtop"), xyz=str(workdir / "kind.inpcrd"))

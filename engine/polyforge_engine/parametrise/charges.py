@@ -16,8 +16,9 @@ from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import WHOLE_MOLECULE_MAX_ATOMS, Fragment, unit_fragments
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 
-# Elements GAFF and GAFF2 have atom types for.
+# Elements GAFF and GAFF2 have atom types for, and silicon through the siloxane parameters.
 GAFF_ELEMENTS = frozenset({"H", "C", "N", "O", "F", "P", "S", "Cl", "Br", "I"})
+PARAMETRISED_ELEMENTS = GAFF_ELEMENTS | {"Si"}
 
 
 @dataclass
@@ -93,10 +94,19 @@ def charge_molecule(
 def check_gaff_chemistry(mol: Chem.Mol, label: str) -> None:
     for atom in mol.GetAtoms():
         where = _atom_label(atom)
-        if atom.GetSymbol() not in GAFF_ELEMENTS:
+        if atom.GetSymbol() not in PARAMETRISED_ELEMENTS:
             raise EngineError(UNSUPPORTED_ELEMENT, f"GAFF has no atom types for {atom.GetSymbol()} ({where} of {label}).")
         if atom.GetNumRadicalElectrons():
             raise EngineError(INVALID_VALENCE, f"{where} of {label} has an unpaired electron: its valence is incomplete.")
+
+
+def check_unit_elements(smiles: str, where: str) -> None:
+    """Refuse, before anything is built, a unit with an element the force field has no types for
+    (a SMILES RDKit cannot read is the builder's to report)."""
+    unit = Chem.MolFromSmiles(smiles, sanitize=False)
+    for atom in unit.GetAtoms() if unit is not None else ():
+        if atom.GetAtomicNum() > 0 and atom.GetSymbol() not in PARAMETRISED_ELEMENTS:
+            raise EngineError(UNSUPPORTED_ELEMENT, f"GAFF has no atom types for {atom.GetSymbol()} (atom {atom.GetIdx() + 1} of {where}).")
 
 
 def _atom_label(atom: Chem.Atom) -> str:

@@ -24,9 +24,9 @@ UNSUPPORTED_ELEMENT = "UNSUPPORTED_ELEMENT"
 # A structure from SMILES is a molecule or a few (a ligand, a solvent mix), not a polymer: polymers
 # go through the builder, large systems through a file. Counted with hydrogens.
 MAX_ATOMS = 1000
-# What GAFF/GAFF2 parametrise (generate-potential), and the monatomic ions it gives Joung-Cheatham
-# parameters (the halides are already in the organic set).
-ORGANIC_ELEMENTS = ("H", "C", "N", "O", "F", "P", "S", "Cl", "Br", "I")
+# What GAFF/GAFF2 parametrise (generate-potential; silicon through parametrise/siloxanes.py), and the
+# monatomic ions it gives Joung-Cheatham parameters (the halides are already in the organic set).
+ORGANIC_ELEMENTS = ("H", "C", "N", "O", "F", "Si", "P", "S", "Cl", "Br", "I")
 ION_ELEMENTS = ("Li", "Na", "K", "Rb", "Cs")
 _SEED = 61453
 _GAP = 4.0  # Å between molecules laid side by side
