@@ -26,8 +26,8 @@ class LineTooLong(Exception):
 
 def blocks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:
     """(block, number of its first line): blocks of whole lines; the last one may lack its line end.
-    A line longer than `max_line` bytes raises LineTooLong once that many bytes of it are read (its
-    bytes are never gathered: a file of one 256 MB line took 14 s and 589 MB)."""
+    A line longer than `max_line` bytes raises LineTooLong once that many bytes of it are read: a
+    line is never gathered whole, which copied it at every read."""
     number = 1
     carry = b""
     with path.open("rb") as handle:

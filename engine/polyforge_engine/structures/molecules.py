@@ -33,7 +33,8 @@ BOND_TOLERANCE = 0.4  # Å beyond the sum of covalent radii
 # Atoms closer than this are one atom written twice, not a bond (Open Babel's bond perception skips
 # pairs closer than 0.4 Å too); the shortest bond, H-H, is 0.74 Å.
 OVERLAP_DISTANCE = 0.4
-# Atoms within an atom's bonding reach (at most 3.2 Å): about 20 in the densest organic solids.
+# Atoms within an atom's bonding reach (its radius, the largest and the tolerance: 3.2 Å at most):
+# at most ~35 in dense organic matter, at most ~4,000 without overlaps; more is no molecule.
 MAX_NEIGHBOURS = 128
 _FIRST_NEIGHBOURS = 16  # asked of every atom; the few with more are asked again for MAX_NEIGHBOURS
 _CHUNK_ATOMS = 1 << 14  # atoms asked at once: their neighbour arrays take at most ~100 MB
@@ -51,10 +52,10 @@ def distance_bonds(atoms: StructureAtoms, elements: np.ndarray, radii_by_code: n
     """(bonds, 2) index pairs closer than their covalent radii plus the tolerance, through the
     periodic cell when `cell` is given. Atoms with radius 0 (metals, unknown) take no part.
 
-    Bounded by the atoms, whatever the file: atoms closer than OVERLAP_DISTANCE are refused (6,000
-    atoms at one point took 2.85 GB and 157 s), each atom's neighbours are found among its nearest
-    MAX_NEIGHBOURS only (an atom with more within its reach is refused), and an atom with more than
-    MAX_BONDS_PER_ATOM bonds is refused; the neighbours are asked for a chunk of atoms at a time."""
+    Bounded by the atoms, whatever the file (every pair within reach grows with the square of the
+    atoms packed there): atoms closer than OVERLAP_DISTANCE are refused, each atom's neighbours are
+    found among its nearest MAX_NEIGHBOURS only (an atom with more within its reach is refused), and
+    an atom with more than MAX_BONDS_PER_ATOM bonds is refused; neighbours are asked a chunk at a time."""
     radii = radii_by_code[elements]
     candidates = np.flatnonzero(radii > 0)
     if len(candidates) < 2:

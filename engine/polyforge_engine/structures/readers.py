@@ -333,8 +333,7 @@ class _PdbSerials:
 
     def check_conect_count(self, atoms: int) -> None:
         """CONECT pairs are stored until the file ends: at most MAX_CONECT_PAIRS_PER_ATOM per atom
-        before them, so that what they cost grows with the atoms (2 atoms with 42 MB of CONECT
-        records took 1.3 GB)."""
+        before them, so that what they cost grows with the atoms, not with the records."""
         allowed = MAX_CONECT_PAIRS_PER_ATOM * atoms
         if len(self.conect_lines) > allowed:
             raise _line_error(
