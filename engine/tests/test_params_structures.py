@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from engine_cli import run_engine
+from test_structures_topology_includes import self_contained
 
 
 @pytest.fixture(scope="module")
@@ -166,44 +167,44 @@ def validate_topology(topology_file: str, structure_file: str, workdir: Path) ->
     return events[-1]
 
 
-def test_validate_topology_accepts_the_generated_topology(potential: tuple[Path, dict[str, Any]]) -> None:
+def test_validate_topology_accepts_the_generated_topology(potential: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     workdir, _ = potential
-    verdict = validate_topology("topology/system.top", "topology/system.gro", workdir)
+    (tmp_path / "system.top").write_text(self_contained(workdir / "topology" / "system.top"))
+    verdict = validate_topology("system.top", str(workdir / "topology" / "system.gro"), tmp_path)
     assert verdict["valid"] is True
     assert verdict["atoms"] == 26 and verdict["molecules"] == 3
 
 
-def test_validate_topology_rejects_a_structure_with_other_atoms(potential: tuple[Path, dict[str, Any]], converted: Path) -> None:
+def test_validate_topology_rejects_a_structure_with_other_atoms(potential: tuple[Path, dict[str, Any]], converted: Path, tmp_path: Path) -> None:
     workdir, _ = potential
-    verdict = validate_topology("topology/system.top", str(converted / "phenol" / "structure.gro"), workdir)
+    (tmp_path / "system.top").write_text(self_contained(workdir / "topology" / "system.top"))
+    verdict = validate_topology("system.top", str(converted / "phenol" / "structure.gro"), tmp_path)
     assert verdict["valid"] is False
     assert "13" in verdict["message"] and "26" in verdict["message"]
 
 
 def test_validate_topology_rejects_truncated_and_garbled_topologies(potential: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     workdir, _ = potential
-    top = (workdir / "topology" / "system.top").read_text()
+    top = self_contained(workdir / "topology" / "system.top")
     (tmp_path / "system.gro").write_text((workdir / "topology" / "system.gro").read_text())
+    (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
     cases = {
-        "no_itp.top": (top, "was not provided"),  # the included molecules.itp is missing beside it
+        # the engine's own two files: the .top may include only the files of its job
+        "two_files.top": ((workdir / "topology" / "system.top").read_text(), "includes a file that is not part of this upload"),
         "cut.top": (top[: top.index("[ molecules ]")], "no [ molecules ]"),
         "garbled.top": (top.replace("[ molecules ]", "[ molecules"), "not closed"),
     }
     for name, (text, expected) in cases.items():
         (tmp_path / name).write_text(text)
-        if name != "no_itp.top":
-            (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
         verdict = validate_topology(name, "system.gro", tmp_path)
         assert verdict["valid"] is False, name
         assert expected in verdict["message"], verdict["message"]
-        (tmp_path / "molecules.itp").unlink(missing_ok=True)
 
 
 def test_validate_topology_rejects_undefined_atom_types(potential: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
     workdir, _ = potential
-    top = (workdir / "topology" / "system.top").read_text()
+    top = self_contained(workdir / "topology" / "system.top")
     (tmp_path / "system.top").write_text(top.replace("\noh ", "\nzz "))
-    (tmp_path / "molecules.itp").write_text((workdir / "topology" / "molecules.itp").read_text())
     verdict = validate_topology("system.top", str(workdir / "topology" / "system.gro"), tmp_path)
     assert verdict["valid"] is False
     assert "oh" in verdict["message"] and "not defined" in verdict["message"]

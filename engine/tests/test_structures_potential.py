@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from polyforge_engine.structures.molecules import perceive_bonds, usable_cell, whole_molecules
 from polyforge_engine.structures.readers import read_structure
+from test_structures_topology_includes import self_contained
 from test_structures_validate import _chains_wrapped_into_cell, run_engine
 
 GMX = shutil.which("gmx")
@@ -168,17 +169,16 @@ def validate_topology(topology: Path, structure: Path, workdir: Path) -> dict[st
 
 
 def test_validate_topology_accepts_what_generate_potential_wrote(ethanol_in_water: Path, tmp_path: Path) -> None:
-    result = validate_topology(ethanol_in_water / "system.top", ethanol_in_water / "system.gro", tmp_path)
+    (tmp_path / "system.top").write_text(self_contained(ethanol_in_water / "system.top"))
+    result = validate_topology(tmp_path / "system.top", ethanol_in_water / "system.gro", tmp_path)
     assert result["valid"] is True and result["atoms"] == 9 + 9 and result["molecules"] == 4
 
 
 def test_validate_topology_without_defaults(ethanol_in_water: Path, tmp_path: Path) -> None:
-    text = (ethanol_in_water / "system.top").read_text()
+    text = self_contained(ethanol_in_water / "system.top")
     start = text.index("[ defaults ]")
     end = text.index("[", start + 1)
     (tmp_path / "system.top").write_text(text[:start] + text[end:])
-    for other in ethanol_in_water.glob("*.itp"):
-        shutil.copy(other, tmp_path / other.name)
     result = validate_topology(tmp_path / "system.top", ethanol_in_water / "system.gro", tmp_path)
     assert result["valid"] is False and "no [ defaults ] section" in result["message"]
 
@@ -189,7 +189,8 @@ def test_validate_topology_names_the_copy_whose_atoms_are_out_of_order(ethanol_i
     second = water[3:6]  # the second water: O H1 H2 -> H1 O H2
     lines[second[0]], lines[second[1]] = lines[second[1]], lines[second[0]]
     (tmp_path / "swapped.gro").write_text("\n".join(lines) + "\n")
-    result = validate_topology(ethanol_in_water / "system.top", tmp_path / "swapped.gro", tmp_path)
+    (tmp_path / "system.top").write_text(self_contained(ethanol_in_water / "system.top"))
+    result = validate_topology(tmp_path / "system.top", tmp_path / "swapped.gro", tmp_path)
     assert result["valid"] is False
     assert f"Atom {second[0] - 1} is H1 in the structure but O in the topology (molecule WAT, copy 2)" in result["message"]
 

@@ -449,6 +449,7 @@ def _decoded(atoms: Any) -> tuple:
         list(atoms.charges),
         None if atoms.bonds is None else atoms.bonds.tolist(),
         None if atoms.cell is None else atoms.cell.tolist(),
+        [atoms.line_of(index) for index in range(atoms.count)],
     )
 
 
@@ -459,7 +460,7 @@ def test_block_reader_matches_line_reader_across_block_boundaries(name: str, mon
     monkeypatch.setattr(columns, "BLOCK_BYTES", 1000)  # lines cut across blocks everywhere
     by_blocks = _decoded(read_structure(DATA / name))
     monkeypatch.setattr(readers._PdbReader, "read_block", lambda self, lines, first: False)
-    monkeypatch.setattr(readers._GroReader, "read_atoms", lambda self, lines, rows: False)
+    monkeypatch.setattr(readers._GroReader, "read_atoms", lambda self, lines, rows, numbers: False)
     by_lines = _decoded(read_structure(DATA / name))
     assert by_blocks == by_lines
 

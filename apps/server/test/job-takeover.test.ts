@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { structureJobs } from "../src/modules/molecular-systems/schema";
 import { MAX_ATTEMPTS, STALE_ENGINE_NOTICE } from "../src/modules/system-executions/processing";
 import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
@@ -67,13 +68,17 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     socketUrl = `ws://127.0.0.1:${(testApp.app.server.address() as AddressInfo).port}/api/v2/notifications/`;
   });
   afterEach(async () => {
-    await processing?.runner.stop();
+    await Promise.all([processing?.runner.stop(), processing?.structures.stop()]);
     processing = undefined;
     // Nothing left active for the next test's runner.
     await db
       .update(systemExecutions)
       .set({ status: "cancelled", leaseOwner: null, leaseExpiresAt: null })
       .where(inArray(systemExecutions.status, ["waiting_for_resources", "processing", "running"]));
+    await db
+      .update(structureJobs)
+      .set({ status: "done", leaseOwner: null, leaseExpiresAt: null })
+      .where(inArray(structureJobs.status, ["queued", "running"]));
   });
   afterAll(() => testApp.close());
 
@@ -146,6 +151,52 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     expect(now[late]).toBe("processing");
     expect(backlog.filter((id) => now[id] === "processing")).toHaveLength(1);
     expect(backlog.filter((id) => now[id] === "waiting_for_resources")).toHaveLength(3);
+  });
+
+  /** A SMILES system of the user's with its conversion queued (a structure job); answers the system id. */
+  async function conversionQueued(user: Caller, smiles: string): Promise<string> {
+    const { id } = await expectStatus(user, 201, "POST", "/systems", { name: smiles, origin: "smiles" });
+    await expectStatus(user, 202, "POST", `/systems/${id}/smiles`, { smiles });
+    return id;
+  }
+
+  async function runningStructureJobs(): Promise<string[]> {
+    const rows = await db.select().from(structureJobs).where(eq(structureJobs.status, "running"));
+    return rows.map((row) => row.systemId);
+  }
+
+  it("keeps a validation slot one user cannot fill, also with one engine slot configured", async () => {
+    const first = await newUser();
+    const second = await newUser();
+    const backlog = [
+      await conversionQueued(first, "CCO"),
+      await conversionQueued(first, "CCCO"),
+      await conversionQueued(first, "CCCCO"),
+    ];
+    // The default deployment: one engine slot (POLYFORGE_MAX_JOBS=1), half of the slots per user.
+    const executor = new EndlessExecutor(1);
+    processing = createSystemProcessing(testApp.config, db, testApp.app.log, {
+      leaseMs: 5_000,
+      heartbeatMs: 500,
+      pollMs: 100,
+      executor,
+    });
+    processing.structures.start();
+    await waitFor("the first user's first job to start", async () => (executor.running.size === 1 ? true : undefined));
+    // Over a second of polls the first user's backlog never takes the slot kept for others.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(executor.running.size).toBe(1);
+
+    // Another user's file starts while the first user's job still runs (it never ends here).
+    const late = await conversionQueued(second, "CO");
+    await waitFor(
+      "the second user's job to start",
+      async () => ((await runningStructureJobs()).includes(late) && executor.running.size === 2 ? true : undefined),
+      10_000,
+    );
+    const running = await runningStructureJobs();
+    expect(running).toHaveLength(2);
+    expect(backlog.filter((id) => running.includes(id))).toHaveLength(1);
   });
 
   it("gives a freed slot to the user holding the fewest jobs, not to the oldest backlog", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
@@ -423,6 +423,28 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       );
     } finally {
       socket.close();
+    }
+  }, 300_000);
+
+  it("refuses a .top that includes a file outside its job, with the line and none of the file's text", async () => {
+    const { user } = await signIn();
+    const systemId = await fileSystem(user, watersPdb());
+    // A file in the data directory, where the engine's work directory is two levels down.
+    writeFileSync(join(testApp.config.dataDir, "planted.itp"), "[ atoms ]\n1 PLANTED_WORD 1 X X\n");
+    const included = ["../../planted.itp", "/proc/net/tcp", "../../no-such-file.itp", "../../upload-signing.key"];
+    for (const [index, name] of included.entries()) {
+      const top = watersTop(3).replace("[ atoms ]\n", `[ atoms ]\n#include "${name}"\n`);
+      const done = await uploadedPotential(user, systemId, `Include ${index}`, `include${index}.top`, top);
+      expect(done.uploaded_potential.status).toBe("invalid");
+      // The same answer whether the file exists or not, as the potential's problem.
+      expect(done.uploaded_potential.problem).toEqual({
+        code: "INVALID_TOPOLOGY",
+        line: 14,
+        message: expect.stringMatching(
+          new RegExp(`^include${index}\\.top line 14 includes a file that is not part of this upload\\. `),
+        ),
+      });
+      expect(done.uploaded_potential.problem.message).not.toMatch(/PLANTED_WORD|00000000|tcp|no-such|signing/);
     }
   }, 300_000);
 

@@ -16,8 +16,18 @@ SPACE, NEWLINE, DOT, MINUS = ord(" "), ord("\n"), ord("."), ord("-")
 _POWERS = 10.0 ** np.arange(-30, 31)
 
 
-def blocks(path: Path) -> Iterator[tuple[bytes, int]]:
-    """(block, number of its first line): blocks of whole lines; the last one may lack its line end."""
+class LineTooLong(Exception):
+    """A line longer than the reader's limit; `line` is its number (1-based)."""
+
+    def __init__(self, line: int):
+        super().__init__(f"line {line} is too long")
+        self.line = line
+
+
+def blocks(path: Path, max_line: int) -> Iterator[tuple[bytes, int]]:
+    """(block, number of its first line): blocks of whole lines; the last one may lack its line end.
+    A line longer than `max_line` bytes raises LineTooLong once that many bytes of it are read: a
+    line is never gathered whole, which copied it at every read."""
     number = 1
     carry = b""
     with path.open("rb") as handle:
@@ -28,6 +38,8 @@ def blocks(path: Path) -> Iterator[tuple[bytes, int]]:
             data = carry + data if carry else data
             cut = data.rfind(b"\n") + 1
             if cut == 0:
+                if len(data) > max_line:
+                    raise LineTooLong(number)
                 carry = data
                 continue
             block = data[:cut] if cut < len(data) else data
@@ -35,18 +47,23 @@ def blocks(path: Path) -> Iterator[tuple[bytes, int]]:
             number += block.count(b"\n")
             carry = data[cut:]
     if carry:
+        if len(carry) > max_line:
+            raise LineTooLong(number)
         yield carry, number
 
 
 class Lines:
-    """The lines of a block: byte array, start and end (exclusive, before the line end) of each."""
+    """The lines of a block: byte array, start and end (exclusive, before the line end) of each.
+    A line longer than `max_line` raises LineTooLong (`first` is the block's first line number)."""
 
-    def __init__(self, block: bytes):
+    def __init__(self, block: bytes, first: int = 1, max_line: int | None = None):
         self.buffer = np.frombuffer(block, dtype=np.uint8)
         ends = np.flatnonzero(self.buffer == NEWLINE)
         if len(ends) == 0 or ends[-1] != len(self.buffer) - 1:
             ends = np.append(ends, len(self.buffer))  # last line without its line end
         self.starts = np.r_[0, ends[:-1] + 1]
+        if max_line is not None and len(ends) and (ends - self.starts).max() > max_line:
+            raise LineTooLong(first + int(np.argmax(ends - self.starts > max_line)))
         self.line_ends = ends
         carriage = (ends > self.starts) & (self.buffer[np.maximum(ends - 1, 0)] == ord("\r"))
         self.ends = np.where(carriage, ends - 1, ends)

@@ -23,13 +23,21 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 from scipy.spatial import cKDTree
 
-from polyforge_engine.structures.readers import StructureAtoms
+from polyforge_engine.structures.readers import MAX_BONDS_PER_ATOM, StructureAtoms, StructureError, bond_counts, overbonded_atom
 
 COVALENT_RADII = {
     "H": 0.31, "B": 0.84, "C": 0.76, "N": 0.71, "O": 0.66, "F": 0.57, "Si": 1.11, "P": 1.07, "S": 1.05,
     "Cl": 1.02, "Se": 1.20, "Br": 1.20, "I": 1.39, "As": 1.19, "Ge": 1.20, "Te": 1.38, "Sn": 1.39,
 }  # fmt: skip
 BOND_TOLERANCE = 0.4  # Å beyond the sum of covalent radii
+# Atoms closer than this are one atom written twice, not a bond (Open Babel's bond perception skips
+# pairs closer than 0.4 Å too); the shortest bond, H-H, is 0.74 Å.
+OVERLAP_DISTANCE = 0.4
+# Atoms within an atom's bonding reach (its radius, the largest and the tolerance: 3.2 Å at most):
+# at most ~35 in dense organic matter, at most ~4,000 without overlaps; more is no molecule.
+MAX_NEIGHBOURS = 128
+_FIRST_NEIGHBOURS = 16  # asked of every atom; the few with more are asked again for MAX_NEIGHBOURS
+_CHUNK_ATOMS = 1 << 14  # atoms asked at once: their neighbour arrays take at most ~100 MB
 # Monatomic ions with their usual charge, for molecules of one atom.
 ION_CHARGES = {
     "Li": 1, "Na": 1, "K": 1, "Rb": 1, "Cs": 1, "F": -1, "Cl": -1, "Br": -1, "I": -1,
@@ -40,38 +48,114 @@ _MIX_B = np.uint64(0xBF58476D1CE4E5B9)
 _WL_ROUNDS = 6
 
 
-def distance_bonds(elements: np.ndarray, radii_by_code: np.ndarray, xyz: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
+def distance_bonds(atoms: StructureAtoms, elements: np.ndarray, radii_by_code: np.ndarray, cell: np.ndarray | None) -> np.ndarray:
     """(bonds, 2) index pairs closer than their covalent radii plus the tolerance, through the
-    periodic cell when `cell` is given. Atoms with radius 0 (metals, unknown) take no part."""
+    periodic cell when `cell` is given. Atoms with radius 0 (metals, unknown) take no part.
+
+    Bounded by the atoms, whatever the file (every pair within reach grows with the square of the
+    atoms packed there): atoms closer than OVERLAP_DISTANCE are refused, each atom's neighbours are
+    found among its nearest MAX_NEIGHBOURS only (an atom with more within its reach is refused), and
+    an atom with more than MAX_BONDS_PER_ATOM bonds is refused; neighbours are asked a chunk at a time."""
     radii = radii_by_code[elements]
     candidates = np.flatnonzero(radii > 0)
     if len(candidates) < 2:
         return np.zeros((0, 2), dtype=np.int64)
-    reach = 2 * float(radii[candidates].max()) + BOND_TOLERANCE
-    points = xyz[candidates].astype(np.float64)
+    largest = float(radii[candidates].max())
+    reach = 2 * largest + BOND_TOLERANCE
+    points = atoms.xyz()[candidates].astype(np.float64)
     count = len(points)
     origin = np.arange(count)
     if cell is not None:
         points, origin = _with_periodic_images(points, cell, reach)
+    _refuse_coincident(atoms, candidates, points[:count])
     # an unbalanced tree without compacted nodes builds three times faster and queries as fast
-    pairs = cKDTree(points, balanced_tree=False, compact_nodes=False).query_pairs(r=reach, output_type="ndarray")
-    if len(pairs) == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    real = (pairs < count).any(axis=1)
-    pairs = pairs[real]
-    delta = points[pairs[:, 0]] - points[pairs[:, 1]]
-    distances = np.sqrt(np.einsum("ij,ij->i", delta, delta))
-    first, second = origin[pairs[:, 0]], origin[pairs[:, 1]]
-    bonded = (distances < radii[candidates[first]] + radii[candidates[second]] + BOND_TOLERANCE) & (first != second)
-    first, second = first[bonded], second[bonded]
-    through_image = (pairs[bonded] >= count).any(axis=1)
-    if through_image.any():  # a bond across a face is found from both of its atoms' images
-        across = np.unique(np.sort(np.column_stack([first[through_image], second[through_image]]), axis=1), axis=0)
-        direct = np.column_stack([first[~through_image], second[~through_image]])
-        result = np.vstack([direct, across])
+    tree = cKDTree(points, balanced_tree=False, compact_nodes=False)
+    radius = radii[candidates]
+    found = []
+    for value in np.unique(radius).tolist():  # each atom's reach: its radius and the largest
+        members = np.flatnonzero(radius == value)
+        for start in range(0, len(members), _CHUNK_ATOMS):
+            rows = members[start : start + _CHUNK_ATOMS]
+            neighbours, distances = _neighbours(atoms, candidates, tree, points, rows, value + largest + BOND_TOLERANCE)
+            other = origin[np.minimum(neighbours, len(points) - 1)]
+            source = np.broadcast_to(rows[:, None], neighbours.shape)
+            real = neighbours < len(points)  # tree.query pads with n where fewer were within reach
+            _refuse_overlap(atoms, candidates, source, other, distances, real)
+            bonded = real & (source < other) & (distances < radius[source] + radius[other] + BOND_TOLERANCE)
+            found.append(np.column_stack([source[bonded], other[bonded]]))
+    bonds = candidates[np.vstack(found)]
+    crowded = overbonded_atom(bonds, atoms.count)
+    if crowded is not None:
+        raise StructureError(
+            f"the atom {atoms.names.values[atoms.name_of_atom[crowded]]} is within bonding distance of "
+            f"{int(bond_counts(bonds, np.array([crowded]))[0])} atoms; an atom has at most {MAX_BONDS_PER_ATOM} bonds. "
+            "The atoms overlap, or the coordinates are not in Å.",
+            atoms.line_of(crowded),
+        )
+    return bonds
+
+
+def _neighbours(
+    atoms: StructureAtoms, candidates: np.ndarray, tree: cKDTree, points: np.ndarray, rows: np.ndarray, reach: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tree indices and distances of the atoms within `reach` of each of `rows` (padded with
+    len(points) and inf): its nearest few first, its nearest MAX_NEIGHBOURS where those filled up."""
+    distances, neighbours = tree.query(points[rows], k=_FIRST_NEIGHBOURS, distance_upper_bound=reach)
+    full = np.flatnonzero(np.isfinite(distances[:, -1]))
+    if len(full) == 0:
+        return neighbours, distances
+    neighbours = np.concatenate([neighbours, np.full((len(rows), MAX_NEIGHBOURS + 1 - _FIRST_NEIGHBOURS), len(points))], axis=1)
+    distances = np.concatenate([distances, np.full((len(rows), MAX_NEIGHBOURS + 1 - _FIRST_NEIGHBOURS), np.inf)], axis=1)
+    more, nearest = tree.query(points[rows[full]], k=MAX_NEIGHBOURS + 1, distance_upper_bound=reach)
+    crowded = np.flatnonzero(np.isfinite(more[:, -1]))
+    if len(crowded):
+        atom = int(candidates[rows[full[crowded[0]]]])
+        raise StructureError(
+            f"the atom {atoms.names.values[atoms.name_of_atom[atom]]} has more than {MAX_NEIGHBOURS} atoms within "
+            f"{reach:.2f} Å; no molecule packs atoms this closely. The atoms overlap, or the coordinates are not in Å.",
+            atoms.line_of(atom),
+        )
+    distances[full], neighbours[full] = more, nearest
+    return neighbours, distances
+
+
+def _refuse_overlap(atoms: StructureAtoms, candidates: np.ndarray, source: np.ndarray, other: np.ndarray, distances: np.ndarray, real: np.ndarray) -> None:
+    """Refuses two atoms closer than OVERLAP_DISTANCE (an atom and a periodic image of another too)."""
+    close = real & (other != source) & (distances < OVERLAP_DISTANCE)
+    if close.any():
+        row, column = np.unravel_index(np.flatnonzero(close)[0], close.shape)
+        first, second = sorted((int(candidates[source[row, column]]), int(candidates[other[row, column]])))
+        raise _overlap_error(atoms, first, second, float(distances[row, column]))
+
+
+def _refuse_coincident(atoms: StructureAtoms, candidates: np.ndarray, points: np.ndarray) -> None:
+    """Refuses two atoms in one cube of a grid whose diagonal is OVERLAP_DISTANCE (atoms at one point
+    among them), by sorting: the k-d tree cannot split a heap of atoms at one point, and asking it
+    for neighbours there costs the square of their number."""
+    cells = np.floor(points / (OVERLAP_DISTANCE / np.sqrt(3))).astype(np.int64)
+    cells -= cells.min(axis=0)
+    spans = cells.max(axis=0) + 1
+    if float(spans[0]) * float(spans[1]) * float(spans[2]) < 2**62:
+        order = np.argsort((cells[:, 0] * spans[1] + cells[:, 1]) * spans[2] + cells[:, 2], kind="stable")
     else:
-        result = np.column_stack([first, second])
-    return candidates[result]
+        order = np.lexsort((cells[:, 2], cells[:, 1], cells[:, 0]))
+    ordered = cells[order]
+    same = np.flatnonzero((ordered[1:] == ordered[:-1]).all(axis=1))
+    if len(same):
+        later = order[same + 1]
+        pick = int(np.argmin(later))  # the first atom of the file that sits on an earlier one
+        first, second = int(candidates[order[same[pick]]]), int(candidates[later[pick]])
+        raise _overlap_error(atoms, first, second, float(np.linalg.norm(points[order[same[pick]]] - points[later[pick]])))
+
+
+def _overlap_error(atoms: StructureAtoms, first: int, second: int, distance: float) -> StructureError:
+    names = atoms.names.values
+    return StructureError(
+        f"the atom {names[atoms.name_of_atom[second]]} is {distance:.3f} Å from the atom {names[atoms.name_of_atom[first]]} "
+        f"on line {atoms.line_of(first)}; atoms closer than {OVERLAP_DISTANCE} Å overlap. Remove the duplicate (a PDB's "
+        "alternate locations of an atom: keep one), or check that the coordinates are in Å.",
+        atoms.line_of(second),
+    )
 
 
 def usable_cell(cell: np.ndarray | None, xyz: np.ndarray, reach: float = 3.0) -> np.ndarray | None:
@@ -164,7 +248,7 @@ def perceive_bonds(atoms: StructureAtoms) -> np.ndarray:
     cell = usable_cell(atoms.cell, xyz)
     if atoms.bonded_atoms is not None and len(atoms.bonded_atoms) == atoms.count:
         return listed
-    found = distance_bonds(element_codes, radii_by_code, xyz, cell)
+    found = distance_bonds(atoms, element_codes, radii_by_code, cell)
     if atoms.bonded_atoms is not None and len(found):
         covered = np.zeros(atoms.count, dtype=bool)
         covered[atoms.bonded_atoms] = True

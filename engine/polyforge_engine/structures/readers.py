@@ -31,6 +31,7 @@ What is read, and why (decisions of issue 20):
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,15 @@ from polyforge_engine.structures import columns
 INVALID_STRUCTURE = "INVALID_STRUCTURE"
 UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
 MAX_FILE_BYTES = 2000 * 1024 * 1024  # SPEC §9: system definition file up to 2000 MB
+# A line is held whole while it is read: GROMACS's readers stop at 4096 characters too (a PDB line
+# has 80, a .gro atom line at most about 110).
+MAX_LINE_BYTES = 4096
+# Distinct bonds of one atom, from CONECT or from distances: uranocene's uranium has 16, organic
+# atoms at most 6. More means overlapping atoms, or CONECT records that are not a molecule's.
+MAX_BONDS_PER_ATOM = 16
+# CONECT pairs (atom, partner) in the whole file per atom before them: a file lists each bond from
+# both of its atoms, some repeat a pair for a double or triple bond (2-6 a atom in real files).
+MAX_CONECT_PAIRS_PER_ATOM = 16
 
 # Residue names of monatomic ions (AMBER, CHARMM, GROMACS and PDB spellings) -> element.
 ION_RESIDUES = {
@@ -113,6 +123,10 @@ class StructureAtoms:
     cell: np.ndarray | None = None  # rows are the cell vectors a, b, c in Å
     bonds: np.ndarray | None = None  # (bonds, 2) atom indices from CONECT records
     bonded_atoms: np.ndarray | None = None  # atoms that CONECT records mention (their bonds are all listed)
+    # Where each atom is in the file, by runs of consecutive atom lines: the first atom of each run
+    # and its line (a .gro is one run; a PDB has one per TER, MODEL or header between atoms).
+    run_atoms: array = field(default_factory=lambda: array("q"))
+    run_lines: array = field(default_factory=lambda: array("q"))
 
     @property
     def count(self) -> int:
@@ -126,6 +140,25 @@ class StructureAtoms:
 
     def box_lengths(self) -> list[float] | None:
         return None if self.cell is None else [float(np.linalg.norm(row)) for row in self.cell]
+
+    def line_of(self, index: int) -> int:
+        """The file line of atom `index` (0-based)."""
+        run = bisect_right(self.run_atoms, index) - 1
+        return int(self.run_lines[run] + index - self.run_atoms[run])
+
+    def note_line(self, index: int, line: int) -> None:
+        """Records the line of atom `index`, the next atom read."""
+        if not self.run_atoms or line - index != self.run_lines[-1] - self.run_atoms[-1]:
+            self.run_atoms.append(index)
+            self.run_lines.append(line)
+
+    def note_lines(self, first_atom: int, lines: np.ndarray) -> None:
+        """Records the lines of the atoms from `first_atom` on (consecutive atoms), as runs."""
+        offsets = lines.astype(np.int64) - (first_atom + np.arange(len(lines)))
+        previous = self.run_lines[-1] - self.run_atoms[-1] if self.run_atoms else None
+        starts = np.flatnonzero(np.r_[offsets[:1] != previous, offsets[1:] != offsets[:-1]]) if len(lines) else offsets[:0]
+        self.run_atoms.frombytes((first_atom + starts).astype(np.int64).tobytes())
+        self.run_lines.frombytes(lines[starts].astype(np.int64).tobytes())
 
 
 def structure_format(path: Path) -> str:
@@ -148,7 +181,14 @@ def read_structure(path: Path) -> StructureAtoms:
     if size > MAX_FILE_BYTES:
         raise StructureError("The file exceeds the maximum size of 2000 MB")
     _check_content(path, kind)
-    atoms = read_pdb(path) if kind == "pdb" else read_gro(path)
+    try:
+        atoms = read_pdb(path) if kind == "pdb" else read_gro(path)
+    except columns.LineTooLong as exc:
+        raise StructureError(
+            f"the line is longer than {MAX_LINE_BYTES} characters (a .pdb line has 80, a .gro line about 45-110); "
+            "this is not a structure file, or it is damaged.",
+            exc.line,
+        ) from None
     if atoms.count == 0:
         raise StructureError("The file contains no atoms (no ATOM or HETATM records).")
     return atoms
@@ -291,6 +331,17 @@ class _PdbSerials:
         self.conect_fields += first.rjust(5)[:5] + partner.rjust(5)[:5]
         self.conect_lines.append(line)
 
+    def check_conect_count(self, atoms: int) -> None:
+        """CONECT pairs are stored until the file ends: at most MAX_CONECT_PAIRS_PER_ATOM per atom
+        before them, so that what they cost grows with the atoms, not with the records."""
+        allowed = MAX_CONECT_PAIRS_PER_ATOM * atoms
+        if len(self.conect_lines) > allowed:
+            raise _line_error(
+                f"the CONECT records name more than {MAX_CONECT_PAIRS_PER_ATOM} partners per atom of the {atoms} "
+                "atoms before them; a PDB lists each bond once from each of its atoms (CONECT records follow the atoms).",
+                int(self.conect_lines[allowed]),
+            )
+
     def resolve(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         """(bonds, 2) atom indices of the CONECT pairs, and the atoms they mention."""
         if not self.conect_lines:
@@ -324,10 +375,44 @@ class _PdbSerials:
         if (candidates > 1).any():  # repeated serials, or fields read two ways
             indices = _nearest_in_order(_CandidateLookup(order, (left, right), (left2, right2), hex_from), indices, candidates > 1)
         bonds = indices.reshape(-1, 2)
-        bonds = bonds[bonds[:, 0] != bonds[:, 1]]
+        distinct = bonds[:, 0] != bonds[:, 1]
+        bonds = bonds[distinct]
+        crowded = overbonded_atom(bonds, count)
+        if crowded is not None:
+            record = int(np.flatnonzero((bonds == crowded).any(axis=1))[0])
+            partners = int(bond_counts(bonds, np.array([crowded]))[0])
+            raise _line_error(
+                f"the CONECT records bond atom {_serial_name(int(serials[crowded]), crowded)} to {partners} atoms; an atom has at most "
+                f"{MAX_BONDS_PER_ATOM} bonds (records repeating a pair count it once).",
+                int(np.frombuffer(self.conect_lines, dtype=np.int32)[distinct][record]),
+            )
         mentioned = np.zeros(count, dtype=bool)
         mentioned[bonds.ravel()] = True
         return bonds, np.flatnonzero(mentioned)
+
+
+def _serial_name(serial: int, index: int) -> str:
+    return str(serial) if serial >= 0 else f"number {index + 1} (its serial is not a number)"
+
+
+def overbonded_atom(bonds: np.ndarray, count: int) -> int | None:
+    """The first atom with more than MAX_BONDS_PER_ATOM distinct partners in `bonds` (pairs may
+    repeat, in either order), or None. Only atoms named that often are counted exactly."""
+    mentions = np.bincount(bonds.ravel(), minlength=count)
+    suspects = np.flatnonzero(mentions > MAX_BONDS_PER_ATOM)
+    if len(suspects) == 0:
+        return None
+    over = suspects[bond_counts(bonds, suspects) > MAX_BONDS_PER_ATOM]
+    return int(over[0]) if len(over) else None
+
+
+def bond_counts(bonds: np.ndarray, atoms: np.ndarray) -> np.ndarray:
+    """How many distinct partners each of `atoms` (ascending) has in `bonds`."""
+    touching = bonds[np.isin(bonds, atoms).any(axis=1)]
+    ordered = np.sort(touching, axis=1)
+    unique = np.unique(ordered, axis=0)
+    ends = unique.ravel()
+    return np.bincount(np.searchsorted(atoms, ends[np.isin(ends, atoms)]), minlength=len(atoms))
 
 
 def _plain_hexadecimal(fields: np.ndarray) -> np.ndarray:
@@ -567,8 +652,8 @@ class _PdbReader:
 
     def read(self, path: Path) -> StructureAtoms:
         last_number, last_raw = 0, b"\n"
-        for block, first in columns.blocks(path):
-            lines = columns.Lines(block)
+        for block, first in columns.blocks(path, MAX_LINE_BYTES):
+            lines = columns.Lines(block, first, MAX_LINE_BYTES)
             if not self.read_block(lines, first):
                 for index in range(len(lines)):
                     self.read_line(lines.raw(index), first + index)
@@ -603,6 +688,7 @@ class _PdbReader:
                 residue_key = b"|".join((chain, residue_number, residue))
                 charge = -128
             self.serials.atom_fields += serial.strip().rjust(5)[-5:] if serial.strip() else b"     "
+            atoms.note_line(atoms.count, number)
             if residue_key != self.last_residue_key:
                 self.last_residue_key = residue_key
                 atoms.name_of_residue.append(atoms.residue_names.code(residue))
@@ -628,6 +714,7 @@ class _PdbReader:
         self.other_records = True
         if record == b"CONECT":
             _read_conect(raw, number, self.serials)
+            self.serials.check_conect_count(atoms.count)
         elif record == b"CRYST1":
             atoms.cell = _cryst1_cell(raw, number)
         elif record == b"MODEL":
@@ -659,7 +746,7 @@ class _PdbReader:
             if raw[:6].rstrip().upper() in (b"MODEL", b"ENDMDL") or raw[:4] == b"ATOM":
                 return False
         atom_rows = np.flatnonzero(is_atom)
-        atom_part = self._atom_block(lines, atom_rows) if len(atom_rows) else None
+        atom_part = self._atom_block(lines, atom_rows, first) if len(atom_rows) else None
         if atom_part is False:
             return False
         conect_rows = np.flatnonzero(is_conect)
@@ -674,10 +761,11 @@ class _PdbReader:
             fields, numbers = conect_part
             self.serials.conect_fields += fields
             self.serials.conect_lines.extend(numbers)
+            self.serials.check_conect_count(self.atoms.count)
             self.other_records = True
         return True
 
-    def _atom_block(self, lines: columns.Lines, rows: np.ndarray) -> Callable[[], None] | Literal[False]:
+    def _atom_block(self, lines: columns.Lines, rows: np.ndarray, first: int) -> Callable[[], None] | Literal[False]:
         text = lines.columns(rows, 0, 80)
         if ((lines.ends[rows] - lines.starts[rows]) < 54).any():
             return False
@@ -701,6 +789,7 @@ class _PdbReader:
 
         def commit() -> None:
             atoms = self.atoms
+            atoms.note_lines(atoms.count, first + rows)
             name_keys, name_inverse = np.unique(columns.keys(names), return_inverse=True)
             name_codes = np.array([atoms.names.code(columns.text_of(k, 4).strip()) for k in name_keys.tolist()])
             residue_name_keys, residue_inverse = np.unique(columns.keys(text[:, 17:21]), return_inverse=True)
@@ -852,8 +941,8 @@ class _GroReader:
 
     def read(self, path: Path) -> StructureAtoms:
         last_number = 0
-        for block, first in columns.blocks(path):
-            lines = columns.Lines(block)
+        for block, first in columns.blocks(path, MAX_LINE_BYTES):
+            lines = columns.Lines(block, first, MAX_LINE_BYTES)
             numbers = first + np.arange(len(lines))
             index = 0
             while index < len(lines) and numbers[index] <= 3:  # title, count, first atom (its column widths)
@@ -862,7 +951,7 @@ class _GroReader:
             if self.expected is not None and index < len(lines):
                 end = int(np.searchsorted(numbers, 3 + self.expected))
                 rows = np.arange(index, max(index, end))
-                if len(rows) and not self.read_atoms(lines, rows):
+                if len(rows) and not self.read_atoms(lines, rows, numbers[rows]):
                     for row in rows.tolist():
                         self.read_line(lines.raw(row), int(numbers[row]))
                 for row in range(max(index, end), len(lines)):
@@ -912,6 +1001,7 @@ class _GroReader:
             name = raw[10:15].strip()
             if not name:
                 raise _line_error("the atom has no name (columns 11-15).", number)
+            atoms.note_line(atoms.count, number)
             atoms.name_of_atom.append(atoms.names.code(name))
             atoms.element_of_atom.append(self.element(name, raw[5:10].strip()))
             atoms.residue_of_atom.append(len(atoms.name_of_residue) - 1)
@@ -933,7 +1023,7 @@ class _GroReader:
             found = self.element_cache[(name, residue)] = self.atoms.elements.code(symbol.encode())
         return found
 
-    def read_atoms(self, lines: columns.Lines, rows: np.ndarray) -> bool:
+    def read_atoms(self, lines: columns.Lines, rows: np.ndarray, numbers: np.ndarray) -> bool:
         width = self.width
         if ((lines.ends[rows] - lines.starts[rows]) < 20 + 3 * width).any():
             return False
@@ -967,6 +1057,7 @@ class _GroReader:
         residue_codes = np.array([atoms.residue_names.code(text) for text in residue_texts], dtype=np.int32)
         starts = np.flatnonzero(changed)
         before = len(atoms.name_of_residue)
+        atoms.note_lines(atoms.count, numbers)
         atoms.name_of_residue.frombytes(residue_codes[residue_inverse[starts]].tobytes())
         atoms.name_of_atom.frombytes(name_codes[name_inverse].tobytes())
         atoms.element_of_atom.frombytes(element_codes[pair_inverse].tobytes())

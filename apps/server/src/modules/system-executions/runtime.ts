@@ -15,7 +15,7 @@ export interface SystemProcessing {
   store: FileStore;
   runner: JobRunner<SystemExecutionRow>;
   /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
-   * and slots, so a long simulation never holds back a file's validation. */
+   * and slots, so a long simulation never holds back a file's validation (validationSlots). */
   structures: JobRunner<StructureJob>;
   /** Potential generation (generate-potential) and .top checks (validate-topology), issue 21: its
    * own queue and slots too. */
@@ -50,8 +50,16 @@ export function createSystemProcessing(
   };
   const runner = new JobRunner(queue, { ...tuning, ...slots, logger });
   const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
-  const structures = new JobRunner(structureQueue, { ...tuning, ...slots, logger });
+  const structures = new JobRunner(structureQueue, { ...tuning, ...validationSlots(slots), logger });
   const potentialQueue = new PotentialJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
   const potentials = new JobRunner(potentialQueue, { ...tuning, ...slots, logger });
   return { store, runner, structures, potentials };
+}
+
+/** Validations and conversions have slots one user cannot fill: at least two, of which one user's
+ * jobs hold at most all but one, so another user's small file starts while one user's large files
+ * are read (with the default single slot, one user's file made everyone else's wait). */
+function validationSlots(slots: { maxJobs: number; userShare: number }): { maxJobs: number; userShare: number } {
+  const maxJobs = Math.max(2, slots.maxJobs);
+  return { maxJobs, userShare: Math.min(slots.userShare, (maxJobs - 1) / maxJobs) };
 }
