@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import { MAX_ATTEMPTS, STALE_ENGINE_NOTICE } from "../src/modules/system-executions/processing";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import type { Db } from "../src/platform/db/database";
 import {

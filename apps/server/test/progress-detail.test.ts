@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import type { Db } from "../src/platform/db/database";
 import { applyEngineLine, type ProgressDetail } from "../src/platform/jobs/engine-process";
 import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../src/platform/jobs/executor";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import type { Db } from "../src/platform/db/database";
 import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
