@@ -20,8 +20,9 @@ import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { openNotifications } from "./support/notifications";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, startedPolyethylene, waitFor } from "./support/processing";
+import { executionRow, startedPolyethylene, watchClaims } from "./support/processing";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 /**
  * Issue 23 finding 2 (fair share of the job slots) and finding 3 (a takeback after a restart is
@@ -132,8 +133,9 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     // Two slots, half of them per user: the first user's endless jobs hold one slot, not both.
     startRunner(executor, { maxJobs: 2, userShare: 0.5 });
     await waitFor("the first user's first job to start", async () => (executor.running.size === 1 ? true : undefined));
-    // The runner polls every 100 ms: over a second it never gives the first user the idle slot.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Over ten more looks for work (a second of polls) it never gives the first user the idle slot.
+    const claims = watchClaims();
+    await claims.more(10).finally(claims.stop);
     expect(executor.running.size).toBe(1);
 
     const late = await queued(second);
@@ -242,8 +244,9 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     const executionId = await queued(user);
     // Held by a live process of this machine (this test's own parent, say) with a long lease.
     await holdRunning(executionId, process.ppid);
+    const claims = watchClaims();
     startRunner(new EndlessExecutor(1), { maxJobs: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await claims.more(10).finally(claims.stop);
     expect(await executionRow(db, executionId)).toMatchObject({ status: "running", attempts: 1, notice: null });
   });
 });

@@ -15,13 +15,13 @@ import {
   executionRow,
   spoilEngineJob,
   startedPolyethylene,
-  waitFor,
   waitForStatus,
   waitForSystemStatus,
 } from "./support/processing";
 import { freePort, MOTO_SERVER, type S3TestServer, startS3Server } from "./support/s3-server";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 

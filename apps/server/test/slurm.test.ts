@@ -18,12 +18,12 @@ import {
   spoilEngineJob,
   startedPolyethylene,
   type TinySystemOptions,
-  waitFor,
   waitForStatus,
   waitForSystemStatus,
 } from "./support/processing";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 
