@@ -131,7 +131,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   // The modules' hooks into each other (sample blocks for new users, block usage checks).
   wireModules();
   // Brotli or gzip as the client accepts, for every reply registered after this: API JSON, the web
-  // app's files and the guide (issue 27). Notifications travel by WebSocket, which it leaves alone.
+  // app's files and the guide. Notifications travel by WebSocket, which it leaves alone.
   await app.register(fastifyCompress, { encodings: ["br", "gzip"], threshold: 1024 });
   await app.register(fastifySwagger, {
     openapi: {
@@ -155,7 +155,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(notificationRoutes(context, authenticate));
   // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token).
   if (context.processing.store instanceof LocalFileStore) await app.register(localPartRoute(context.processing.store));
-  // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store (issue 26).
+  // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store.
   if (config.slurm?.transfer === "store" && !config.s3.bucket) {
     await app.register(jobFileRoute(config, context.processing.store));
   }

@@ -19,7 +19,7 @@ export interface SystemProcessing {
   /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
    * and slots, so a long simulation never holds back a file's validation. */
   structures: JobRunner<StructureJob>;
-  /** Potential generation (generate-potential) and .top checks (validate-topology), issue 21: its
+  /** Potential generation (generate-potential) and .top checks (validate-topology): its
    * own queue and slots too. */
   potentials: JobRunner<PotentialJob>;
 }

@@ -24,7 +24,7 @@ import { systemResponse } from "../systems/service";
  */
 
 /** What the catalogue and the detail page ask of other modules for each system, in the system's
- * own statement (issue 27: one turn on PGlite's one connection). */
+ * own statement (one turn on PGlite's one connection). */
 const RELATED = { potentials: potentialSummariesJsonOf, executions: executionsJsonOf };
 
 /** A system as the catalogue and the detail page show it: with its potentials and its executions,

@@ -133,7 +133,7 @@ export async function potentialsOfSystems(db: Db, systemIds: string[]): Promise<
 
 /**
  * The catalogue's summaries ({id, name, system_type}) of the potentials of the system whose id is
- * `systemId` (a column of the enclosing query), oldest first, as one JSON array (issue 27).
+ * `systemId` (a column of the enclosing query), oldest first, as one JSON array.
  */
 export function potentialSummariesJsonOf(systemId: SQLWrapper): SQL<unknown> {
   return sql`(select coalesce(json_agg(json_build_object('id', ${potentials.id}, 'name', ${potentials.name}, 'system_type', ${potentials.systemType}) order by ${potentials.createdAt}, ${potentials.id}), '[]'::json) from ${potentials} where ${potentials.systemId} = ${systemId})`;

@@ -38,7 +38,7 @@ export function resultKey(executionId: string, name: string): string {
   return `system-executions/${executionId}/${name}`;
 }
 
-/** What the owner reads when a runner takes back a job whose runner stopped (issue 23). */
+/** What the owner reads when a runner takes back a job whose runner stopped. */
 export function takenBackNotice(row: Pick<SystemExecutionRow, "attempts" | "schedulerJobId">): string {
   if (row.schedulerJobId) {
     return "The server following this run on the cluster stopped; another took it over and follows the same cluster job.";
@@ -82,7 +82,7 @@ export class SystemProcessingQueue extends EngineJobQueue<SystemExecutionRow, Fi
     if (!claimed) return undefined;
     let { row } = claimed;
     if (claimed.takenBackFrom) {
-      // Issue 23: a takeback is visible, not silent: said on the execution and pushed.
+      // A takeback is visible, not silent: said on the execution and pushed.
       this.options.logger.warn(
         { executionId: row.id, from: claimed.takenBackFrom, attempt: row.attempts },
         "took back a processing job whose runner stopped",

@@ -73,8 +73,7 @@ const RESPONSE_COLUMNS = {
 
 /**
  * The executions of the system whose id is `systemId` (a column of the enclosing query), oldest
- * first, as one JSON array: the catalogue page and the detail ask for them in their own statement
- * (issue 27).
+ * first, as one JSON array: the catalogue page and the detail ask for them in their own statement;
  * executionsFromJson turns it into responses.
  */
 export function executionsJsonOf(systemId: SQLWrapper): SQL<unknown> {

@@ -174,7 +174,7 @@ function relatedColumnsOf<K extends string>(related: RelatedOf<K>): Record<K, SQ
 
 /**
  * A page of the catalogue, most recently modified first, with `related` of each row (other modules'
- * JSON subqueries), and how many match in total, in one statement (issue 27: one turn on PGlite's
+ * JSON subqueries), and how many match in total, in one statement (one turn on PGlite's
  * one connection). The page is chosen in a subquery that also counts the matches (count(*) over
  * ()), so the related subqueries run for the page's rows only. A page past the end has no row to
  * carry the count: only then is the count asked on its own.
