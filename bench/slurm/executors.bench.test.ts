@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../../apps/server/src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../../apps/server/src/jobs";
 import { loadConfig } from "../../apps/server/src/platform/config";
 import { REPO_ROOT } from "../../apps/server/src/platform/paths";
 import { startTestApp, type TestApp } from "../../apps/server/test/support/app";

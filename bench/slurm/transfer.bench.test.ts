@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { it } from "vitest";
-import { createSystemProcessing } from "../../apps/server/src/modules/system-executions/runtime";
+import { createSystemProcessing } from "../../apps/server/src/jobs";
 import type { Config } from "../../apps/server/src/platform/config";
 import { loadConfig } from "../../apps/server/src/platform/config";
 import { REPO_ROOT } from "../../apps/server/src/platform/paths";

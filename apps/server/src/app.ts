@@ -9,7 +9,9 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
+import { createSystemProcessing, type SystemProcessing } from "./jobs";
 import { buildingBlocksRoutes } from "./modules/building-blocks/routes";
+import { catalogueRoutes } from "./modules/catalogue/routes";
 import { clientConfigRoutes } from "./modules/client-config/routes";
 import { featuresRoutes } from "./modules/features/routes";
 import { feedbackRoutes } from "./modules/feedback/routes";
@@ -17,14 +19,12 @@ import { healthRoutes } from "./modules/health/routes";
 import type { ModuleContext } from "./modules/module-context";
 import { molecularSystemsRoutes } from "./modules/molecular-systems/routes";
 import { notificationRoutes } from "./modules/notifications/routes";
-import { polymerBuilderSystemsRoutes } from "./modules/polymer-builder-systems/routes";
+import { polymerBuilderRoutes, systemDraftRoutes } from "./modules/polymer-builder/routes";
 import { polymersRoutes } from "./modules/polymers/routes";
 import { potentialsRoutes } from "./modules/potentials/routes";
 import { projectsRoutes } from "./modules/projects/routes";
 import { segmentsRoutes } from "./modules/segments/routes";
 import { systemExecutionsRoutes } from "./modules/system-executions/routes";
-import { createSystemProcessing, type SystemProcessing } from "./modules/system-executions/runtime";
-import { systemCatalogueRoutes, systemDraftRoutes } from "./modules/systems/routes";
 import { usersRoutes } from "./modules/users/routes";
 import { resolveUser } from "./modules/users/service";
 import { wireModules } from "./modules/wiring";
@@ -131,7 +131,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   // The modules' hooks into each other (sample blocks for new users, block usage checks).
   wireModules();
   // Brotli or gzip as the client accepts, for every reply registered after this: API JSON, the web
-  // app's files and the guide (issue 27). Notifications travel by WebSocket, which it leaves alone.
+  // app's files and the guide. Notifications travel by WebSocket, which it leaves alone.
   await app.register(fastifyCompress, { encodings: ["br", "gzip"], threshold: 1024 });
   await app.register(fastifySwagger, {
     openapi: {
@@ -155,7 +155,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(notificationRoutes(context, authenticate));
   // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token).
   if (context.processing.store instanceof LocalFileStore) await app.register(localPartRoute(context.processing.store));
-  // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store (issue 26).
+  // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store.
   if (config.slurm?.transfer === "store" && !config.s3.bucket) {
     await app.register(jobFileRoute(config, context.processing.store));
   }
@@ -170,9 +170,9 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       await api.register(systemDraftRoutes(context));
       await api.register(segmentsRoutes(context));
       await api.register(polymersRoutes(context));
-      await api.register(polymerBuilderSystemsRoutes(context));
+      await api.register(polymerBuilderRoutes(context));
       await api.register(systemExecutionsRoutes(context));
-      await api.register(systemCatalogueRoutes(context));
+      await api.register(catalogueRoutes(context));
       await api.register(molecularSystemsRoutes(context));
       await api.register(potentialsRoutes(context));
       await api.register(projectsRoutes(context));

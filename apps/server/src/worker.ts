@@ -1,5 +1,5 @@
 import pino from "pino";
-import { createSystemProcessing } from "./modules/system-executions/runtime";
+import { createSystemProcessing } from "./jobs";
 import { type Config, ConfigError, loadConfig } from "./platform/config";
 import { databaseTarget, openDatabase } from "./platform/db/database";
 

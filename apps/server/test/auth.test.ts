@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { onUserProvisioned } from "../src/modules/users/provisioning";
 import { users } from "../src/platform/identity/schema";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { newSigningKey, userClaims } from "./support/tokens";
 
@@ -18,11 +18,7 @@ onUserProvisioned(async (_tx, user) => {
 });
 
 describe.each(databaseKinds())("authentication on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind);
 
   const account = (headers: Record<string, string> = {}) =>
     t.app.inject({ method: "GET", url: "/api/v2/users/account", headers });

@@ -1,16 +1,12 @@
 import { CommonErrors } from "@polyforge/contracts/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/app";
+import { describe, expect, it } from "vitest";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { userClaims } from "./support/tokens";
 
 /** A create repeated with the same Idempotency-Key (a double-clicked 'Create block') makes one block. */
 describe.each(databaseKinds())("building block creation with an Idempotency-Key on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind, {}, { runJobs: false });
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind, {}, { runJobs: false });
 
   const block = { type: "linear", version: 0, name: "Propylene", data: { repeating_unit: "[*:1]CC(C)[*:2]" } };
   const create = async (token: string, key: string | undefined, body: object = block) => {

@@ -7,12 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, openDatabase } from "../src/platform/db/database";
 import { users } from "../src/platform/identity/schema";
 import { createTestDatabase, type DatabaseKind, databaseKinds, type TestDatabase } from "./support/database";
+import { waitUntil } from "./support/wait";
 
 const logger = pino({ level: "silent" });
-
-const waitFor = async (condition: () => boolean) => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-};
 
 describe.each(databaseKinds())("database on %s", (kind: DatabaseKind) => {
   let testDb: TestDatabase;
@@ -36,7 +33,7 @@ describe.each(databaseKinds())("database on %s", (kind: DatabaseKind) => {
     const received: string[] = [];
     const stop = await database.listen("test_channel", (payload) => received.push(payload));
     await database.db.execute(sql`SELECT pg_notify('test_channel', 'first')`);
-    await waitFor(() => received.length === 1);
+    await waitUntil("the first notification", () => received.length === 1);
     expect(received).toEqual(["first"]);
 
     await stop();
@@ -48,7 +45,7 @@ describe.each(databaseKinds())("database on %s", (kind: DatabaseKind) => {
     const stopProbe = await database.listen("test_channel_probe", (payload) => probe.push(payload));
     await database.db.execute(sql`SELECT pg_notify('test_channel', 'third')`);
     await database.db.execute(sql`SELECT pg_notify('test_channel_probe', 'after')`);
-    await waitFor(() => probe.length === 1);
+    await waitUntil("the probe", () => probe.length === 1);
     await stopProbe();
     expect(probe).toEqual(["after"]);
     expect(received).toEqual(["first"]);
@@ -87,7 +84,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("several API instances on one Po
     const received: string[] = [];
     await b.listen("fan_out", (payload) => received.push(payload));
     await a.db.execute(sql`SELECT pg_notify('fan_out', 'from a')`);
-    await waitFor(() => received.length > 0);
+    await waitUntil("the other instance's notification", () => received.length > 0);
     expect(received).toEqual(["from a"]);
   });
 });

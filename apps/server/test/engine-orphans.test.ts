@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runEngine, withoutPaths } from "../src/platform/jobs/engine-process";
 import { REPO_ROOT } from "../src/platform/paths";
-import { waitFor } from "./support/processing";
+import { waitFor } from "./support/wait";
 
 /** Issue 23 finding 3: an engine must never outlive the server that started it, and a restarted
  * runner kills an engine of the job left from before. The engines here are real: the input is a

@@ -1,17 +1,13 @@
 import { CommonErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { feedback } from "../src/modules/feedback/schema";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { userClaims } from "./support/tokens";
 
 describe.each(databaseKinds())("feedback on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind);
 
   const send = async (claims: ReturnType<typeof userClaims>, payload: unknown) =>
     t.app.inject({

@@ -1,8 +1,8 @@
 import { CommonErrors } from "@polyforge/contracts/errors";
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toLoggableError } from "../src/platform/errors";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import {
   caller,
@@ -17,11 +17,7 @@ import { userClaims } from "./support/tokens";
 /** Issue 23 finding 4: a NUL character in any text and an integer above 2^31−1 are the client's
  * mistake (400 naming the field), never a 500 from the database; nothing logs SQL parameters. */
 describe.each(databaseKinds())("input bounds on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind);
 
   const BIG = 2 ** 31;
   const NUL = "a\u0000b";

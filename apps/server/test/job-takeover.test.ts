@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import { structureJobs } from "../src/modules/molecular-systems/schema";
 import { MAX_ATTEMPTS, STALE_ENGINE_NOTICE } from "../src/modules/system-executions/processing";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import type { Db } from "../src/platform/db/database";
 import {
@@ -21,8 +21,9 @@ import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { openNotifications } from "./support/notifications";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, startedPolyethylene, waitFor } from "./support/processing";
+import { executionRow, startedPolyethylene, watchClaims } from "./support/processing";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 /**
  * Issue 23 finding 2 (fair share of the job slots) and finding 3 (a takeback after a restart is
@@ -137,8 +138,9 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     // Two slots, half of them per user: the first user's endless jobs hold one slot, not both.
     startRunner(executor, { maxJobs: 2, userShare: 0.5 });
     await waitFor("the first user's first job to start", async () => (executor.running.size === 1 ? true : undefined));
-    // The runner polls every 100 ms: over a second it never gives the first user the idle slot.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Over ten more looks for work (a second of polls) it never gives the first user the idle slot.
+    const claims = watchClaims();
+    await claims.more(10).finally(claims.stop);
     expect(executor.running.size).toBe(1);
 
     const late = await queued(second);
@@ -293,8 +295,9 @@ describe.each(databaseKinds())("job slots and takeovers on %s", (kind) => {
     const executionId = await queued(user);
     // Held by a live process of this machine (this test's own parent, say) with a long lease.
     await holdRunning(executionId, process.ppid);
+    const claims = watchClaims();
     startRunner(new EndlessExecutor(1), { maxJobs: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await claims.more(10).finally(claims.stop);
     expect(await executionRow(db, executionId)).toMatchObject({ status: "running", attempts: 1, notice: null });
   });
 });

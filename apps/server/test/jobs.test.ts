@@ -1,11 +1,10 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import { MAX_ATTEMPTS, SystemProcessingQueue } from "../src/modules/system-executions/processing";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
 import { systemExecutions } from "../src/modules/system-executions/schema";
 import type { Db } from "../src/platform/db/database";
 import { REPO_ROOT } from "../src/platform/paths";
@@ -13,8 +12,9 @@ import { createFileStore } from "../src/platform/storage/file-store";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { enginesOf, executionRow, finishedPolyethylene, waitForStatus, watchClaims } from "./support/processing";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 /**
  * The job runner (ARCHITECTURE §7) against the real engine. These suites run the engine's
@@ -132,8 +132,9 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
       .update(systemExecutions)
       .set({ status: "running", leaseOwner: "busy-runner", leaseExpiresAt: new Date(Date.now() + 60_000), attempts: 1 })
       .where(eq(systemExecutions.id, executionId));
+    const claims = watchClaims();
     startRunner();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await claims.more(5).finally(claims.stop);
     expect(await executionRow(db, executionId)).toMatchObject({ status: "running", leaseOwner: "busy-runner" });
     await db.update(systemExecutions).set({ status: "cancelled" }).where(eq(systemExecutions.id, executionId));
   });
@@ -258,9 +259,3 @@ describe.each(databaseKinds())("job runner on %s", (kind) => {
     expect(mostHeld).toBe(1);
   });
 });
-
-/** Engine processes whose command line names this execution (its work directory). */
-async function enginesOf(executionId: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
-  return stdout.split("\n").filter((line) => line.includes("polyforge_engine") && line.includes(executionId));
-}

@@ -16,6 +16,7 @@ import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
 import { freePort, type S3TestServer, startS3Server } from "./support/s3-server";
 import { TestIssuer, userClaims } from "./support/tokens";
+import { waitUntil } from "./support/wait";
 
 type StoreKind = "local" | "s3";
 const PART = 5 * MB;
@@ -275,7 +276,9 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     expect(structure.status).toBe(200);
     expect(structure.body.toString()).toMatch(/(ATOM|HETATM).*HOH/);
 
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil("the valid message", () =>
+      statusesOf(messages, systemId, "uploaded_system_status_updated").includes("valid"),
+    );
     socket.close();
     expect(statusesOf(messages, systemId, "uploaded_system_status_updated")).toEqual([
       "pending_upload",
@@ -475,7 +478,9 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
     const sdf = await user.call("GET", `/systems/${systemId}/structure?format=sdf`);
     expect(sdf.body.toString()).toContain("M  END");
 
-    await new Promise((r) => setTimeout(r, 300));
+    await waitUntil("the converted message", () =>
+      statusesOf(messages, systemId, "system_conversion_status_updated").includes("converted"),
+    );
     socket.close();
     expect(statusesOf(messages, systemId, "system_conversion_status_updated")).toEqual([
       "pending",

@@ -9,6 +9,7 @@ import { publishNotification } from "../src/platform/events/notifications";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type TestUserClaims, userClaims } from "./support/tokens";
+import { waitFor, waitUntil } from "./support/wait";
 
 describe.each(databaseKinds())("notifications socket on %s", (kind) => {
   let t: TestApp;
@@ -43,9 +44,6 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
     if (!("socket" in result)) throw new Error(`socket refused with ${result.refused}`);
     return result;
   };
-  const until = async (condition: () => boolean) => {
-    for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  };
 
   it("refuses a missing, malformed or foreign token with the 401 envelope", async () => {
     const foreign = await t.issuer.sign(userClaims(), { issuer: "https://evil.example/realms/polyforge" });
@@ -70,9 +68,12 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
     // Another user is not affected.
     (await connectAs(userClaims())).socket.close();
     open[0]!.socket.close();
-    await until(() => open[0]!.socket.readyState === WebSocket.CLOSED);
-    await new Promise((r) => setTimeout(r, 100));
-    const again = await connectAs(ada);
+    await waitUntil("the socket to close", () => open[0]!.socket.readyState === WebSocket.CLOSED);
+    // The server frees the place once it has seen the close.
+    const again = await waitFor("a place for another socket", async () => {
+      const result = await connect(`?token=${await t.issuer.sign(ada)}`);
+      return "socket" in result ? result : undefined;
+    });
     again.socket.close();
     for (const { socket } of open) socket.close();
   });
@@ -86,14 +87,14 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
 
     const message: NotificationMessage = { message_type: "system_execution_status_updated", system_id: "s-1" };
     await publishNotification(t.app.database.db, ada.sub, message);
-    await until(() => adaTab1.received.length > 0 && adaTab2.received.length > 0);
+    await waitUntil("both of Ada's tabs to hear", () => adaTab1.received.length > 0 && adaTab2.received.length > 0);
     expect(adaTab1.received).toEqual([message]);
     expect(adaTab2.received).toEqual([message]);
 
     // Bob's own message arrives; Ada's never did.
     const forBob: NotificationMessage = { message_type: "uploaded_system_status_updated" };
     await publishNotification(t.app.database.db, bob.sub, forBob);
-    await until(() => bobTab.received.length > 0);
+    await waitUntil("Bob's message", () => bobTab.received.length > 0);
     expect(bobTab.received).toEqual([forBob]);
     expect(adaTab1.received).toHaveLength(1);
 
@@ -119,7 +120,7 @@ describe.each(databaseKinds())("notifications socket on %s", (kind) => {
     });
     await expect(rolledBack).rejects.toThrow();
     await publishNotification(t.app.database.db, ada.sub, { message_type: "system_conversion_status_updated" });
-    await until(() => tab.received.length > 0);
+    await waitUntil("the committed message", () => tab.received.length > 0);
     expect(tab.received).toEqual([{ message_type: "system_conversion_status_updated" }]);
     tab.socket.close();
     await once(tab.socket, "close");

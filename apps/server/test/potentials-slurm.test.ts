@@ -6,9 +6,10 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { convertSmiles, waitFor } from "./support/processing";
+import { convertSmiles } from "./support/processing";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
 import { DRAFT_POTENTIAL_MESSAGE } from "@polyforge/contracts/potentials";
@@ -11,8 +10,9 @@ import { databaseKinds } from "./support/database";
 import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
 import { type Caller, caller, errorCode, expectStatus } from "./support/polymer-builder";
-import { convertSmiles, waitFor } from "./support/processing";
+import { convertSmiles, enginesOf } from "./support/processing";
 import { userClaims } from "./support/tokens";
+import { waitFor, waitUntil } from "./support/wait";
 
 /** Issue 21: potentials through the API, with the real engine (generate-potential with antechamber,
  * sqm, parmchk2, tleap and OpenMM; validate-topology) and the embedded file store. */
@@ -69,22 +69,6 @@ waters
 [ molecules ]
 HOH ${waters}
 `;
-}
-
-/** The engine processes of this potential still alive (their command line names its work dir). */
-async function enginesOf(potentialId: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes(`potential-${potentialId}`) && cmdline.includes("polyforge_engine"))
-        pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 describe.each(databaseKinds())("potentials on %s", (dbKind) => {
@@ -488,8 +472,9 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
         (await enginesOf(created.id)).length === 0 ? true : undefined,
       );
       expect(pids.length).toBeGreaterThan(0);
-      // Killed before it finished: a run left alone (about 8 s) would have stored its results.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Killed before it finished: a run left alone (about 8 s) would have stored its results. Its
+      // job has ended once the runner lets it go.
+      await waitUntil("the runner to let the job go", () => testApp.app.processing.potentials.activeJobs === 0);
       expect(existsSync(join(testApp.config.dataDir, "files", "potentials", created.id))).toBe(false);
       expect((await user.call("GET", `/systems/${systemId}/potentials/${created.id}`)).status).toBe(404);
       await waitFor("the deleted message", async () =>
@@ -543,8 +528,9 @@ describe.each(databaseKinds())("potentials on %s", (dbKind) => {
       );
       const [row] = await testApp.app.database.db.select().from(potentials).where(eq(potentials.id, created.id));
       expect(row?.status).toBe("cancelled");
-      // Killed before it finished: no results were stored for the archived system's potential.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Killed before it finished: no results were stored for the archived system's potential (its
+      // job has ended once the runner lets it go).
+      await waitUntil("the runner to let the job go", () => testApp.app.processing.potentials.activeJobs === 0);
       expect(existsSync(join(testApp.config.dataDir, "files", "potentials", created.id))).toBe(false);
       expect((await user.call("GET", `/systems/${systemId}/potentials/${created.id}`)).status).toBe(404);
     } finally {

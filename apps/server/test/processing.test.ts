@@ -10,9 +10,10 @@ import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { openNotifications } from "./support/notifications";
 import { caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { enginesOf, executionRow, finishedPolyethylene, waitForStatus } from "./support/processing";
 import { startS3rver } from "./support/s3-server";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 
@@ -119,15 +120,13 @@ describe.each(databaseKinds())("system processing end to end on %s", (kind) => {
     const started = await expectStatus(user, 201, "POST", `/systems/${system.id}/process/start`);
     await waitForStatus(testApp.app.database.db, started.id, ["running"], 180_000);
     const engineRunning = await waitFor("the engine process", async () =>
-      (await engineProcesses(started.id)).length > 0 ? true : undefined,
+      (await enginesOf(started.id)).length > 0 ? true : undefined,
     );
     expect(engineRunning).toBe(true);
 
     const cancelled = await expectStatus(user, 200, "DELETE", `/systems/${system.id}/process/cancel`);
     expect(cancelled.status).toBe("cancelled");
-    await waitFor("the engine to exit", async () =>
-      (await engineProcesses(started.id)).length === 0 ? true : undefined,
-    );
+    await waitFor("the engine to exit", async () => ((await enginesOf(started.id)).length === 0 ? true : undefined));
     // The runner does not overwrite the cancellation with the engine's CANCELLED error: once it has
     // let the job go, it has written all it will.
     const { runner } = testApp.app.processing;
@@ -144,12 +143,6 @@ describe.each(databaseKinds())("system processing end to end on %s", (kind) => {
     expect(again.status).toBe("waiting_for_resources");
   });
 });
-
-/** Engine processes whose command line names this execution's work directory. */
-async function engineProcesses(executionId: string): Promise<string[]> {
-  const { stdout } = await execFileAsync("ps", ["-eo", "args"]);
-  return stdout.split("\n").filter((line) => line.includes("polyforge_engine") && line.includes(executionId));
-}
 
 /** The same run with results in an S3 store (s3rver speaks the S3 protocol). */
 describe("system processing with the S3 file store", () => {

@@ -1,14 +1,15 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import type { Db } from "../src/platform/db/database";
 import { applyEngineLine, type ProgressDetail } from "../src/platform/jobs/engine-process";
 import type { EngineExecutor, ExecutorOutcome, ExecutorRunOptions } from "../src/platform/jobs/executor";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { finishedPolyethylene, waitFor } from "./support/processing";
+import { finishedPolyethylene } from "./support/processing";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 /** Issue 23 finding 9: the simulated time and the time left of a run's dynamics reach the
  * execution the detail page reads, from the engine's progress lines. */
@@ -99,10 +100,10 @@ describe.each(databaseKinds())("an execution's dynamics progress on %s", (kind) 
       total_ns: 1,
       remaining_seconds: 95,
     });
-    // A line without them (minimisation) clears them: no stale figures beside another stage.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    report("minimisation", 10);
+    // A line without them (minimisation) clears them: no stale figures beside another stage. Progress
+    // in one status is written at most every PROGRESS_INTERVAL_MS: the line is sent until one is.
     const minimising = await waitFor("the next progress to be written", async () => {
+      report("minimisation", 10);
       const execution = await latest();
       return execution.stage === "minimisation" ? execution : undefined;
     });

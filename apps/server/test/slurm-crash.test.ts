@@ -5,14 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import type { Db } from "../src/platform/db/database";
 import { REPO_ROOT } from "../src/platform/paths";
 import { startTestApp, type TestApp } from "./support/app";
 import { type Caller, caller, expectStatus } from "./support/polymer-builder";
-import { executionRow, finishedPolyethylene, waitFor, waitForStatus } from "./support/processing";
+import { executionRow, finishedPolyethylene, waitForStatus } from "./support/processing";
 import { freePort } from "./support/s3-server";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 

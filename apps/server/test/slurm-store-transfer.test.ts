@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
 import { jobFileKeys, LocalJobFileUrls, StoreTransfer } from "../src/platform/jobs/slurm/transfer";
@@ -15,13 +15,13 @@ import {
   executionRow,
   spoilEngineJob,
   startedPolyethylene,
-  waitFor,
   waitForStatus,
   waitForSystemStatus,
 } from "./support/processing";
 import { freePort, MOTO_SERVER, type S3TestServer, startS3Server } from "./support/s3-server";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 

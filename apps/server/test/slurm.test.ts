@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSystemProcessing, type SystemProcessing } from "../src/modules/system-executions/runtime";
+import { createSystemProcessing, type SystemProcessing } from "../src/jobs";
 import { type SystemExecutionRow, systemExecutions } from "../src/modules/system-executions/schema";
 import type { Config } from "../src/platform/config";
 import type { Db } from "../src/platform/db/database";
@@ -18,12 +18,12 @@ import {
   spoilEngineJob,
   startedPolyethylene,
   type TinySystemOptions,
-  waitFor,
   waitForStatus,
   waitForSystemStatus,
 } from "./support/processing";
 import { slurmAvailable } from "./support/slurm";
 import { userClaims } from "./support/tokens";
+import { waitFor } from "./support/wait";
 
 const execFileAsync = promisify(execFile);
 

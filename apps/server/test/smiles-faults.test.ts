@@ -1,9 +1,9 @@
 import { BuildingBlockErrors, CommonErrors } from "@polyforge/contracts/errors";
 import { MAX_UNIT_ATOMS, SMILES_FORMAT_MESSAGES } from "@polyforge/contracts/smiles/connection-rules";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { smilesChecker } from "../src/platform/chemistry/smiles-checker";
 import { AppError } from "../src/platform/errors";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { caller } from "./support/polymer-builder";
 import { userClaims } from "./support/tokens";
@@ -13,11 +13,7 @@ import { userClaims } from "./support/tokens";
 const CHAIN_900 = `[*:1]${"C".repeat(900)}[*:2]`;
 
 describe.each(databaseKinds())("SMILES checks that no input can break on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind);
 
   it("refuses a block larger than a unit before RDKit reads it, with its own code and message", async () => {
     const user = caller(t, await t.issuer.sign(userClaims()));

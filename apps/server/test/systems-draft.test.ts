@@ -3,7 +3,7 @@ import { CommonErrors, SegmentErrors, SystemErrors } from "@polyforge/contracts/
 import { NPT_WALLS_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { simulationProtocols, systemSetups } from "../src/modules/polymer-builder-systems/schema";
+import { simulationProtocols, systemSetups } from "../src/modules/polymer-builder/schema";
 import { polymerSegments, polymers } from "../src/modules/polymers/schema";
 import { segmentBlocks, segments } from "../src/modules/segments/schema";
 import { systems } from "../src/modules/systems/schema";

@@ -1,18 +1,14 @@
 import { CommonErrors, UserErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyPassword } from "../src/platform/identity/passwords";
 import { users } from "../src/platform/identity/schema";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { type TestUserClaims, userClaims } from "./support/tokens";
 
 describe.each(databaseKinds())("users on %s", (kind) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(kind);
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp(kind);
 
   const call = async (claims: TestUserClaims, method: "GET" | "PUT", url: string, payload?: object) =>
     t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${await t.issuer.sign(claims)}` } });

@@ -1,5 +1,6 @@
 import { NUL_MESSAGE, nulCharacterPath } from "@polyforge/contracts/bounds";
 import { type ApiErrorBody, CommonErrors, type ErrorCode } from "@polyforge/contracts/errors";
+import type { RuleProblem } from "@polyforge/contracts/segments";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 
@@ -21,6 +22,11 @@ export class AppError extends Error {
 /** 400 VALIDATION_ERROR for one field the schema could not judge (a rule across fields, a lookup). */
 export function validationError(field: string, message: string): AppError {
   return new AppError(400, CommonErrors.VALIDATION_ERROR, { field, message });
+}
+
+/** A broken SPEC §5 rule as the client sees it: 400 with its code and args. */
+export function ruleError(problem: RuleProblem): AppError {
+  return new AppError(400, problem.code, problem.args ?? {});
 }
 
 export function errorBody(errorCode: string, args: Record<string, unknown> = {}): ApiErrorBody {

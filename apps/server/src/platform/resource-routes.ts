@@ -33,6 +33,9 @@ export interface OwnedResource<Item, Create, Patch, Query> {
   /** OpenAPI summaries of the five routes. */
   summaries: { list: string; get: string; create: string; update: string; remove: string };
   service: OwnedResourceService<Item, Create, Patch, Query>;
+  /** For rows that belong to the caller's draft system (segments, polymers): `${path}/draft`
+   * lists the draft's only. */
+  draftList?: { summary: string; list: OwnedResourceService<Item, Create, Patch, Query>["list"] };
   /** The database the service's functions are called with. */
   db: Db;
 }
@@ -65,6 +68,14 @@ export function registerOwnedResourceRoutes<Item, Create, Patch, Query>(
     },
     async (request) => service.list(db, requireUser(request), request.query as Query),
   );
+  if (resource.draftList) {
+    const { summary, list } = resource.draftList;
+    routes.get(
+      `${path}/draft`,
+      { schema: { tags, summary, querystring: schemas.listQuery, response: { 200: listResponse(schemas.item) } } },
+      async (request) => list(db, requireUser(request), request.query as Query),
+    );
+  }
   routes.get(
     `${path}/:id`,
     { schema: { tags, summary: summaries.get, params: idParams, response: { 200: schemas.item } } },

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { type App, type AppOptions, buildApp } from "../../src/app";
 import { type Config, loadConfig } from "../../src/platform/config";
 import type { DatabaseTarget } from "../../src/platform/db/database";
@@ -41,5 +42,38 @@ export async function startTestApp(
       await app.close();
       await database.drop();
     },
+  };
+}
+
+/** `startTestApp` for the whole suite: started before its first test, closed after its last. The
+ * answer reads the started app (use it inside tests and hooks). */
+export function useTestApp(
+  kind: DatabaseKind,
+  env: NodeJS.ProcessEnv = {},
+  options: Pick<AppOptions, "runJobs"> = {},
+): TestApp {
+  let started: TestApp | undefined;
+  beforeAll(async () => {
+    started = await startTestApp(kind, env, options);
+  });
+  afterAll(() => started?.close());
+  const current = (): TestApp => {
+    if (!started) throw new Error("the suite's app is not started yet");
+    return started;
+  };
+  return {
+    get app() {
+      return current().app;
+    },
+    get issuer() {
+      return current().issuer;
+    },
+    get config() {
+      return current().config;
+    },
+    get databaseTarget() {
+      return current().databaseTarget;
+    },
+    close: () => current().close(),
   };
 }

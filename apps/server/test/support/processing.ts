@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
+import { SystemProcessingQueue } from "../../src/modules/system-executions/processing";
 import { type SystemExecutionRow, systemExecutions } from "../../src/modules/system-executions/schema";
 import { systems } from "../../src/modules/systems/schema";
 import type { Db } from "../../src/platform/db/database";
@@ -13,6 +16,7 @@ import {
   saveSetup,
   startDraft,
 } from "./polymer-builder";
+import { waitFor } from "./wait";
 
 export interface TinySystemOptions {
   name?: string;
@@ -63,22 +67,6 @@ export async function finishedPolyethylene(user: Caller, options: TinySystemOpti
     name: options.name ?? `Tiny PE ${Math.random().toString(36).slice(2, 6)}`,
     is_draft: false,
   });
-}
-
-/** Polls until `check` answers a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 export async function executionRow(db: Db, id: string): Promise<SystemExecutionRow> {
@@ -148,4 +136,29 @@ export async function spoilEngineJob(db: Db, systemId: string): Promise<void> {
     .update(systems)
     .set({ engineJob: { not: "a build job" } })
     .where(eq(systems.id, systemId));
+}
+
+/** The engine processes whose command line names this job (its work directory carries the job's
+ * id): their command lines. */
+export async function enginesOf(jobId: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)("ps", ["-eo", "args"]);
+  return stdout.split("\n").filter((line) => line.includes("polyforge_engine") && line.includes(jobId));
+}
+
+/**
+ * Counts the processing queue's finished claims (every runner's) from now on: a test that expects a
+ * runner to leave a job alone waits until the runner has looked for work some times, each of which
+ * would have taken the job. `stop` ends the count.
+ */
+export function watchClaims() {
+  const claim = vi.spyOn(SystemProcessingQueue.prototype, "claim");
+  // A claim still running leaves a hole in settledResults, which filter skips.
+  const finished = () => claim.mock.settledResults.filter(Boolean).length;
+  return {
+    async more(count: number): Promise<void> {
+      const from = finished();
+      await waitFor(`${count} more claims`, async () => (finished() - from >= count ? true : undefined));
+    },
+    stop: () => claim.mockRestore(),
+  };
 }

@@ -16,6 +16,7 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
+import { type UsageCheck, UsageChecks } from "../../platform/usage-checks";
 import {
   type BlockChanges,
   type BlockListFilter,
@@ -27,24 +28,12 @@ import {
 } from "./repository";
 import type { BuildingBlockRow } from "./schema";
 
-/**
- * Answers whether something built from a block (a segment) uses it. Modules that reference blocks
- * register a check; a block whose chemistry changes under them would corrupt what they built.
- */
-export type BlockUsageCheck = (db: Db, blockId: string) => Promise<boolean>;
+/** Whether something built from a block (a segment) uses it: a block whose chemistry changed
+ * under it would corrupt what was built (modules/wiring.ts registers the segments module's check). */
+const blockUsage = new UsageChecks();
 
-const blockUsageChecks = new Set<BlockUsageCheck>();
-
-/** Registers a usage check (modules/wiring.ts registers the segments module's). */
-export function onBlockUsageCheck(check: BlockUsageCheck): void {
-  blockUsageChecks.add(check);
-}
-
-async function isBlockInUse(db: Db, blockId: string): Promise<boolean> {
-  for (const check of blockUsageChecks) {
-    if (await check(db, blockId)) return true;
-  }
-  return false;
+export function onBlockUsageCheck(check: UsageCheck): void {
+  blockUsage.register(check);
 }
 
 /** A path id that is not a UUID is a client error, before any lookup. */
@@ -185,7 +174,7 @@ export async function patchBuildingBlock(
     const mergedData: Record<string, string> = merged.data;
     const dataChanged = Object.keys(mergedData).some((field) => mergedData[field] !== block.data[field]);
     if (dataChanged) {
-      if (await isBlockInUse(db, block.id)) throw new AppError(409, BuildingBlockErrors.UPDATE_IN_USE, { id });
+      if (await blockUsage.isUsed(db, block.id)) throw new AppError(409, BuildingBlockErrors.UPDATE_IN_USE, { id });
       changes.data = mergedData;
       changes.version = block.version + 1;
     }

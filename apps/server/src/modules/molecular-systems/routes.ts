@@ -24,7 +24,7 @@ import { contentTypeByExtension, sendDownload } from "../../platform/downloads";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ZodApp } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
-import { getSystem } from "../systems/service";
+import { requireCatalogueSystem } from "../systems/service";
 import {
   beginUpload,
   cancelUpload,
@@ -87,7 +87,7 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
     const db = database.db;
     const deps: MolecularSystemsDeps = { db, store: processing.store, logger: app.log };
     // Another user's system answers 404 even when the body or query is refused too.
-    checkPathIdsOnRefusal(app, { systemId: (request, id) => getSystem(db, requireUser(request), id) });
+    checkPathIdsOnRefusal(app, { systemId: (request, id) => requireCatalogueSystem(db, requireUser(request), id) });
     registerCreateRoutes(app, deps, processing);
     registerUploadPartRoutes(app, deps);
     registerUploadFinishRoutes(app, deps, processing);

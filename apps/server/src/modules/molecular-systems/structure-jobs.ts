@@ -1,16 +1,20 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import { type StructureResultPayload, structureResultPayload } from "@polyforge/contracts/engine-results";
 import type { SystemType } from "@polyforge/contracts/enums";
 import type { MolecularSystemData, StructureProblem, StructureSummary } from "@polyforge/contracts/molecular-systems";
 import { fileExtension } from "@polyforge/contracts/uploads";
-import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
 import type { ClaimRequest } from "../../platform/jobs/claim";
 import type { EngineOutcome } from "../../platform/jobs/engine-process";
-import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
+import {
+  type EngineCall,
+  EngineJobQueue,
+  type EngineQueueOptions,
+  type EngineRun,
+} from "../../platform/jobs/engine-queue";
+import type { ExecutorOutcome } from "../../platform/jobs/executor";
 import { resultPaths } from "../../platform/jobs/results";
-import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import { findSystemById, updateMolecularData } from "../systems/queries";
@@ -50,13 +54,9 @@ const PHASES = {
   "convert-smiles": { queued: "converting", running: "converting" },
 } as const;
 
-export interface StructureJobOptions {
+export interface StructureJobOptions extends EngineQueueOptions {
   db: Db;
   store: FileStore;
-  workRoot: string;
-  logger: FastifyBaseLogger;
-  /** Where the engine runs (POLYFORGE_EXECUTOR): here by default, or on Slurm. */
-  executor?: EngineExecutor;
 }
 
 /** A claimed validate-structure or convert-smiles job, as the runner holds it. */
@@ -67,11 +67,12 @@ export type StructureJob = StructureJobRow;
  * processing: the claimed job moves the system to validating / converting, the engine's answer to
  * valid / invalid / error or converted / failed / error, each change pushed to the owner.
  */
-export class StructureJobQueue implements JobQueue<StructureJobRow> {
-  private readonly executor: EngineExecutor;
+export class StructureJobQueue extends EngineJobQueue<StructureJobRow, JobOutcome> {
+  protected readonly kind = "structure job";
+  protected readonly logKey = "jobId";
 
   constructor(private readonly options: StructureJobOptions) {
-    this.executor = options.executor ?? new LocalExecutor(1);
+    super(options);
   }
 
   async claim(request: ClaimRequest): Promise<StructureJobRow | undefined> {
@@ -98,43 +99,33 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     return renewStructureJob(this.options.db, job.id, runnerId, leaseMs);
   }
 
-  async run(job: StructureJobRow, { runnerId, signal }: JobContext): Promise<void> {
-    const { logger } = this.options;
-    // On the shared path for Slurm: the compute node reads the upload and writes the results there.
-    const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `structure-${job.id}`, job.attempts);
-    try {
-      await mkdir(workdir, { recursive: true });
-      const outcome =
-        job.kind === "validate-structure"
-          ? await this.validate(job, workdir, signal)
-          : await this.convert(job, workdir, signal);
-      if (signal.aborted) {
-        // Taken back or cancelled: the job is no longer ours to write. On shutdown, hand it back.
-        if (signal.reason === "shutdown") await releaseStructureJob(this.options.db, job.id, runnerId);
-        return;
-      }
-      await this.finish(job, runnerId, outcome);
-    } catch (err) {
-      logger.error({ err, jobId: job.id }, "structure job failed");
-      if (signal.aborted) return;
-      await this.finish(job, runnerId, {
-        status: "error",
-        problem: { code: "PROCESSING_FAILED", message: "The structure could not be processed. Try again.", line: null },
-      }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed structure job failed"));
-    } finally {
-      await rm(workdir, { recursive: true, force: true });
-    }
+  // On the shared path for Slurm: the compute node reads the upload and writes the results there.
+  protected workdirName(job: StructureJobRow): string {
+    return `structure-${job.id}`;
   }
 
-  /** Copies the upload into the workdir (streamed from S3) and runs validate-structure on it. */
-  private async validate(job: StructureJobRow, workdir: string, signal: AbortSignal): Promise<JobOutcome> {
-    const key = String(job.input.key);
-    const fileName = String(job.input.file);
+  /** validate-structure on the upload, copied into the workdir (streamed from S3); or
+   * convert-smiles. Neither is followed again after a restart (a short job is submitted anew), so
+   * no scheduler job id. */
+  protected async prepare(job: StructureJobRow, { workdir }: EngineRun): Promise<EngineCall> {
+    if (job.kind === "convert-smiles")
+      return engineCall("convert-smiles", { smiles: String(job.input.smiles) }, workdir);
     // The local copy keeps the user's file name (sanitised), so the engine's messages name it.
-    const local = join(workdir, safeFileName(fileName, "file"));
-    await this.options.store.download(key, local);
-    const viewerPath = join(workdir, "viewer.pdb");
-    const outcome = await this.engine("validate-structure", { file: local, viewer_file: viewerPath }, workdir, signal);
+    const local = join(workdir, safeFileName(String(job.input.file), "file"));
+    await this.options.store.download(String(job.input.key), local);
+    return engineCall("validate-structure", { file: local, viewer_file: viewerPath(workdir) }, workdir);
+  }
+
+  protected interpret(job: StructureJobRow, outcome: ExecutorOutcome, { workdir }: EngineRun): Promise<JobOutcome> {
+    const result: EngineOutcome =
+      outcome.kind === "cancelled" ? { kind: "error", code: "CANCELLED", message: outcome.message } : outcome;
+    return job.kind === "validate-structure"
+      ? this.validated(job, result, workdir)
+      : this.converted(job, result, workdir);
+  }
+
+  /** The validation's answer; a valid file's viewer structure is kept. */
+  private async validated(job: StructureJobRow, outcome: EngineOutcome, workdir: string): Promise<JobOutcome> {
     if (outcome.kind === "error") return { status: "error", problem: engineProblem(outcome, workdir) };
     const payload = structureResultPayload.parse(outcome.payload);
     if (payload.valid === false) {
@@ -147,13 +138,12 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
         },
       };
     }
-    const viewer = await this.keep(job.systemId, workdir, payload.viewer_file ?? viewerPath, VIEWER_FILE);
+    const viewer = await this.keep(job.systemId, workdir, payload.viewer_file ?? viewerPath(workdir), VIEWER_FILE);
     return { status: "valid", summary: structureSummaryOf(payload, viewer ? VIEWER_FILE : null) };
   }
 
-  /** Runs convert-smiles and keeps the structure it wrote (PDB for the viewer, GRO, SDF). */
-  private async convert(job: StructureJobRow, workdir: string, signal: AbortSignal): Promise<JobOutcome> {
-    const outcome = await this.engine("convert-smiles", { smiles: String(job.input.smiles) }, workdir, signal);
+  /** The conversion's answer; the structure it wrote is kept (PDB for the viewer, GRO, SDF). */
+  private async converted(job: StructureJobRow, outcome: EngineOutcome, workdir: string): Promise<JobOutcome> {
     if (outcome.kind === "error") {
       return {
         status: RUNNER_FAILURES.has(outcome.code) ? "error" : "failed",
@@ -169,22 +159,6 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     return { status: "converted", summary: structureSummaryOf(structureResultPayload.parse(outcome.payload), viewer) };
   }
 
-  private async engine(command: string, input: object, workdir: string, signal: AbortSignal): Promise<EngineOutcome> {
-    const inputPath = join(workdir, "job.json");
-    await writeFile(inputPath, JSON.stringify(input));
-    // Not followed again after a restart (a short job is submitted anew), so no scheduler job id.
-    const outcome = await this.executor.run({
-      command,
-      inputPath,
-      workdir,
-      signal,
-      onProgress: () => {},
-      jobName: `polyforge-${command}-${basename(workdir)}`,
-      input,
-    });
-    return outcome.kind === "cancelled" ? { kind: "error", code: "CANCELLED", message: outcome.message } : outcome;
-  }
-
   /** Stores a file the engine wrote in its workdir under the system's structure files. */
   private async keep(systemId: string, workdir: string, path: string, name: string): Promise<boolean> {
     const absolute = resolve(workdir, path);
@@ -195,7 +169,7 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
   }
 
   /** Records the outcome on the system if the job is still this runner's, and pushes it. */
-  private async finish(job: StructureJobRow, runnerId: string, outcome: JobOutcome): Promise<void> {
+  protected async record(job: StructureJobRow, { runnerId }: EngineRun, outcome: JobOutcome): Promise<void> {
     const { db } = this.options;
     await db.transaction(async (tx) => {
       if (!(await finishStructureJob(tx, job.id, runnerId))) return;
@@ -218,6 +192,17 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
       );
       if (moved) await notifySystemStatus(tx, moved);
     });
+  }
+
+  protected failed(): JobOutcome {
+    return {
+      status: "error",
+      problem: { code: "PROCESSING_FAILED", message: "The structure could not be processed. Try again.", line: null },
+    };
+  }
+
+  protected async release(job: StructureJobRow, { runnerId }: EngineRun): Promise<void> {
+    await releaseStructureJob(this.options.db, job.id, runnerId);
   }
 
   /** Jobs interrupted MAX_STRUCTURE_ATTEMPTS times end their systems in error instead of looping. */
@@ -254,6 +239,16 @@ interface JobOutcome {
 
 function engineProblem(outcome: { code: string; message: string }, workdir: string): StructureProblem {
   return { code: outcome.code, message: scrubPaths(outcome.message, workdir), line: null };
+}
+
+/** The engine call of a structure job, named for the scheduler by its command and workdir. */
+function engineCall(command: string, input: object, workdir: string): EngineCall {
+  return { command, input, jobName: `polyforge-${command}-${basename(workdir)}` };
+}
+
+/** Where validate-structure writes the viewer's PDB. */
+function viewerPath(workdir: string): string {
+  return join(workdir, "viewer.pdb");
 }
 
 /** A message about the user's input never shows where the server keeps its files. */

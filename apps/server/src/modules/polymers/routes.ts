@@ -1,7 +1,5 @@
-import { listResponse } from "@polyforge/contracts/pagination";
 import { polymerCreateBody, polymerListQuery, polymerPatchBody, polymerResponse } from "@polyforge/contracts/polymers";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { requireUser } from "../../platform/auth/authenticate";
 import { registerOwnedResourceRoutes } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
 import { createPolymer, deletePolymer, getPolymer, listOwnPolymers, updatePolymer } from "./service";
@@ -33,19 +31,11 @@ export function polymersRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
         update: updatePolymer,
         remove: deletePolymer,
       },
+      draftList: {
+        summary: "List the draft's polymers",
+        list: (db, user, query) => listOwnPolymers(db, user, query, true),
+      },
       db,
     });
-    app.get(
-      "/polymers/draft",
-      {
-        schema: {
-          tags: ["polymers"],
-          summary: "List the draft's polymers",
-          querystring: polymerListQuery,
-          response: { 200: listResponse(polymerResponse) },
-        },
-      },
-      async (request) => listOwnPolymers(db, requireUser(request), request.query, true),
-    );
   };
 }

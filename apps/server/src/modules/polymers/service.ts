@@ -12,12 +12,12 @@ import { CREATABLE_SEGMENT_TYPES } from "@polyforge/contracts/segments";
 import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
-import { AppError } from "../../platform/errors";
+import { AppError, ruleError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
 import { segmentTypesInSystem } from "../segments/queries";
 import { findDraftSystem } from "../systems/queries";
+import { draftScope, requireDraftSystem } from "../systems/service";
 import {
   deletePolymerRow,
   findPolymer,
@@ -33,13 +33,9 @@ import type { PolymerRow } from "./schema";
 type ListQuery = z.infer<typeof polymerListQuery>;
 
 export async function listOwnPolymers(db: Db, user: AuthenticatedUser, query: ListQuery, draftOnly: boolean) {
-  let systemId: string | undefined;
-  if (draftOnly) {
-    const draft = await findDraftSystem(db, user.id);
-    if (!draft) return listPage([], query, 0);
-    systemId = draft.id;
-  }
-  const { rows, total } = await listPolymers(db, { ownerId: user.id, systemId, name: query.name }, query);
+  const scope = await draftScope(db, user.id, draftOnly);
+  if (!scope) return listPage([], query, 0);
+  const { rows, total } = await listPolymers(db, { ownerId: user.id, ...scope, name: query.name }, query);
   return listPage(await polymerResponses(db, rows), query, total);
 }
 

@@ -1,21 +1,23 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { bundleResultPayload, generatedPotentialOf, topologyResultPayload } from "@polyforge/contracts/engine-results";
 import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
 import { fileExtension } from "@polyforge/contracts/uploads";
-import { sql } from "drizzle-orm";
-import type { FastifyBaseLogger } from "fastify";
 import type { Db } from "../../platform/db/database";
-import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
+import type { ClaimRequest } from "../../platform/jobs/claim";
 import { withoutPaths } from "../../platform/jobs/engine-process";
-import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../platform/jobs/executor";
-import { ProgressWriter } from "../../platform/jobs/progress";
+import {
+  type EngineCall,
+  EngineJobQueue,
+  type EngineQueueOptions,
+  type EngineRun,
+} from "../../platform/jobs/engine-queue";
+import type { ExecutorOutcome, QueueState } from "../../platform/jobs/executor";
 import { storeResultFiles } from "../../platform/jobs/results";
-import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { endedJob } from "../../platform/jobs/table";
 import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
-  ACTIVE_STATUSES,
+  claimPotential,
   findPotentialById,
   giveUpInterrupted,
   HELD_STATUSES,
@@ -23,7 +25,6 @@ import {
   type PotentialUpdate,
   renewLease,
   updatePotential,
-  WAITING_STATUSES,
 } from "./repository";
 import type { PotentialRow } from "./schema";
 import { potentialKey } from "./service";
@@ -46,14 +47,9 @@ const RUNNER_FAILURES = new Set([
   "CANCELLED",
 ]);
 
-export interface PotentialJobOptions {
+export interface PotentialJobOptions extends EngineQueueOptions {
   db: Db;
   store: FileStore;
-  /** Engine work directories are created under it and removed after each run. */
-  workRoot: string;
-  logger: FastifyBaseLogger;
-  /** Where the engine runs (POLYFORGE_EXECUTOR): here by default, or on Slurm. */
-  executor?: EngineExecutor;
 }
 
 type Outcome = PotentialUpdate & { status: string };
@@ -64,31 +60,23 @@ type Outcome = PotentialUpdate & { status: string };
  * The row is the job, claimed with the shared claim (lease, heartbeat, fair share); a cancelled or
  * deleted potential is no longer the runner's at its next heartbeat, which kills the engine.
  */
-export class PotentialJobQueue implements JobQueue<PotentialRow> {
-  private readonly executor: EngineExecutor;
+export class PotentialJobQueue extends EngineJobQueue<PotentialRow, Outcome> {
+  protected readonly kind = "potential job";
+  protected readonly logKey = "potentialId";
 
   constructor(private readonly options: PotentialJobOptions) {
-    this.executor = options.executor ?? new LocalExecutor(1);
+    super(options);
   }
 
   async claim(request: ClaimRequest): Promise<PotentialRow | undefined> {
     const { db } = this.options;
     for (const row of await giveUpInterrupted(db, MAX_POTENTIAL_ATTEMPTS)) await notifyPotential(db, row);
     // A generation for a scheduler waits there (for its resources) until the scheduler starts it.
-    const started = this.executor.kind === "local" ? "processing" : "waiting_for_resources";
-    const claimed = await claimJob(
+    const row = await claimPotential(
       db,
-      {
-        table: "potentials",
-        waiting: WAITING_STATUSES,
-        active: ACTIVE_STATUSES,
-        set: sql`status = CASE status WHEN 'pending_validation' THEN 'validating' WHEN 'waiting_for_resources' THEN ${started} ELSE status END,
-          progress = 0, stage = NULL, error_code = NULL, error_message = NULL`,
-      },
       request,
+      this.executor.kind === "local" ? "processing" : "waiting_for_resources",
     );
-    if (!claimed) return undefined;
-    const row = await findPotentialById(db, claimed.id);
     if (row) await notifyPotential(db, row);
     return row;
   }
@@ -97,38 +85,58 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     return renewLease(this.options.db, job.id, runnerId, leaseMs);
   }
 
-  async run(job: PotentialRow, { runnerId, signal }: JobContext): Promise<void> {
-    const { logger } = this.options;
-    // On the shared path for Slurm: the compute node reads the inputs and writes the results there.
-    const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `potential-${job.id}`, job.attempts);
-    try {
-      await mkdir(workdir, { recursive: true });
-      const outcome =
-        job.origin === "generate"
-          ? await this.generate(job, runnerId, workdir, signal)
-          : await this.validate(job, workdir, signal);
-      if (signal.aborted) {
-        // Cancelled, deleted or taken back: no longer ours to write. On shutdown, hand it back.
-        if (signal.reason === "shutdown") await this.release(job, runnerId);
-        return;
-      }
-      await this.finish(job, runnerId, outcome);
-    } catch (err) {
-      logger.error({ err, potentialId: job.id }, "potential job failed");
-      if (signal.aborted) return;
-      const message =
-        job.origin === "generate"
-          ? "The potential could not be generated. Try again."
-          : "The topology could not be checked.";
-      await this.finish(job, runnerId, {
-        status: "error",
-        errorCode: "PROCESSING_FAILED",
-        errorMessage: message,
-        ...(job.origin === "upload" ? { problem: { code: "PROCESSING_FAILED", message, line: null } } : {}),
-      }).catch((finishErr: unknown) => logger.error({ err: finishErr }, "recording a failed potential job failed"));
-    } finally {
-      await rm(workdir, { recursive: true, force: true });
-    }
+  // On the shared path for Slurm: the compute node reads the inputs and writes the results there.
+  protected workdirName(job: PotentialRow): string {
+    return `potential-${job.id}`;
+  }
+
+  /** generate-potential (GAFF/GAFF2 parameters, AM1-BCC charges, minimisation) on the structure,
+   * or validate-topology on the uploaded .top against it. Neither is followed after a restart (a
+   * generation is submitted anew), so no scheduler job id. */
+  protected async prepare(job: PotentialRow, run: EngineRun): Promise<EngineCall> {
+    const { workdir } = run;
+    const structure = await this.structureFile(job, workdir);
+    const call = {
+      jobName: `polyforge-potential-${job.id}`,
+      // Stopped being ours without a cancel here: cancelled or deleted through another server.
+      wasCancelled: async () => {
+        const row = await findPotentialById(this.options.db, job.id);
+        return !row || row.status === "cancelled";
+      },
+    };
+    if (job.origin === "generate") return { ...call, ...this.generation(job, run, structure) };
+    // The .top keeps the user's file name (made safe), so the engine's messages name it.
+    const topology = join(workdir, safeTopologyName(job.file ?? "topology.top"));
+    await this.options.store.download(String(job.input.topology_key), topology);
+    return { ...call, command: "validate-topology", input: { topology_file: topology, structure_file: structure } };
+  }
+
+  /** generate-potential's input, and its progress and queue state written onto the row: progress at
+   * most every interval whatever the queue state, queue states at once. */
+  private generation(job: PotentialRow, { runnerId, progress }: EngineRun, structure: string) {
+    const parameters = job.parameters ?? {};
+    return {
+      command: "generate-potential",
+      input: {
+        structure_file: structure,
+        force_field: parameters.force_field,
+        charge: parameters.charge,
+        minimization_steps: parameters.minimization_steps,
+        system: { name: job.name, sanitized_name: job.sanitizedName || "potential" },
+      },
+      onProgress: (stage: string, percent: number) =>
+        progress.progress("processing", () =>
+          this.update(job, runnerId, { status: "processing", progress: Math.max(0, Math.min(100, percent)), stage }),
+        ),
+      onQueueState: ({ waiting, reason }: QueueState) =>
+        progress.now(() =>
+          this.update(job, runnerId, {
+            status: waiting ? "waiting_for_resources" : "processing",
+            schedulerReason: reason,
+            ...(waiting ? { progress: 0, stage: null } : {}),
+          }),
+        ),
+    };
   }
 
   /** The structure the potential parametrises, copied into the work directory under its format's
@@ -140,33 +148,12 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     return local;
   }
 
-  /** generate-potential: GAFF/GAFF2 parameters, AM1-BCC charges, minimisation; its files are kept. */
-  private async generate(job: PotentialRow, runnerId: string, workdir: string, signal: AbortSignal): Promise<Outcome> {
-    const parameters = job.parameters ?? {};
-    const input = {
-      structure_file: await this.structureFile(job, workdir),
-      force_field: parameters.force_field,
-      charge: parameters.charge,
-      minimization_steps: parameters.minimization_steps,
-      system: { name: job.name, sanitized_name: job.sanitizedName || "potential" },
-    };
-    // Progress at most every interval whatever the queue state; queue states at once.
-    const progress = new ProgressWriter("processing");
-    const outcome = await this.engine("generate-potential", input, workdir, signal, job, {
-      onProgress: (stage, percent) =>
-        progress.progress("processing", () =>
-          this.update(job, runnerId, { status: "processing", progress: Math.max(0, Math.min(100, percent)), stage }),
-        ),
-      onQueueState: ({ waiting, reason }) =>
-        progress.now(() =>
-          this.update(job, runnerId, {
-            status: waiting ? "waiting_for_resources" : "processing",
-            schedulerReason: reason,
-            ...(waiting ? { progress: 0, stage: null } : {}),
-          }),
-        ),
-    });
-    await progress.flushed();
+  protected interpret(job: PotentialRow, outcome: ExecutorOutcome, { workdir }: EngineRun): Promise<Outcome> {
+    return job.origin === "generate" ? this.generated(job, outcome, workdir) : Promise.resolve(validated(outcome));
+  }
+
+  /** A generation's answer; its files are kept. */
+  private async generated(job: PotentialRow, outcome: ExecutorOutcome, workdir: string): Promise<Outcome> {
     if (outcome.kind === "cancelled") return { status: "cancelled", errorMessage: outcome.message };
     if (outcome.kind === "error") {
       return {
@@ -187,66 +174,6 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     };
   }
 
-  /** validate-topology: the uploaded .top against the system's structure. */
-  private async validate(job: PotentialRow, workdir: string, signal: AbortSignal): Promise<Outcome> {
-    const structure = await this.structureFile(job, workdir);
-    // The .top keeps the user's file name (made safe), so the engine's messages name it.
-    const topology = join(workdir, safeTopologyName(job.file ?? "topology.top"));
-    await this.options.store.download(String(job.input.topology_key), topology);
-    const outcome = await this.engine(
-      "validate-topology",
-      { topology_file: topology, structure_file: structure },
-      workdir,
-      signal,
-      job,
-      { onProgress: () => {} },
-    );
-    if (outcome.kind === "cancelled") {
-      return { status: "error", problem: { code: "CANCELLED", message: outcome.message, line: null } };
-    }
-    if (outcome.kind === "error") {
-      return { status: "error", problem: { code: outcome.code, message: withoutPaths(outcome.message), line: null } };
-    }
-    const payload = topologyResultPayload.parse(outcome.payload);
-    if (payload.valid === false) {
-      const message = withoutPaths(payload.message ?? "The topology does not describe the structure.");
-      return { status: "invalid", problem: problemOf(payload.error_code, message) };
-    }
-    const { atoms, molecules, molecule_types } = payload;
-    return { status: "valid", problem: null, result: { atoms, molecules, molecule_types } };
-  }
-
-  private async engine(
-    command: string,
-    input: object,
-    workdir: string,
-    signal: AbortSignal,
-    job: PotentialRow,
-    hooks: {
-      onProgress: (stage: string, percent: number) => void;
-      onQueueState?: (state: { waiting: boolean; reason: string | null }) => void;
-    },
-  ): Promise<ExecutorOutcome> {
-    const inputPath = join(workdir, "job.json");
-    await writeFile(inputPath, JSON.stringify(input));
-    // Not followed after a restart (a generation is submitted anew), so no scheduler job id.
-    return this.executor.run({
-      command,
-      inputPath,
-      workdir,
-      signal,
-      onProgress: hooks.onProgress,
-      ...(hooks.onQueueState ? { onQueueState: hooks.onQueueState } : {}),
-      jobName: `polyforge-potential-${job.id}`,
-      input,
-      // Stopped being ours without a cancel here: cancelled or deleted through another server.
-      wasCancelled: async () => {
-        const row = await findPotentialById(this.options.db, job.id);
-        return !row || row.status === "cancelled";
-      },
-    });
-  }
-
   /** Writes the row while this runner holds it; a status or progress change is pushed. */
   private async update(
     job: PotentialRow,
@@ -259,18 +186,24 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     return row;
   }
 
-  private async finish(job: PotentialRow, runnerId: string, outcome: Outcome): Promise<void> {
-    await this.update(job, runnerId, {
-      ...outcome,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      schedulerReason: null,
-      finishedAt: sql`now()`,
-    });
+  protected async record(job: PotentialRow, { runnerId }: EngineRun, outcome: Outcome): Promise<void> {
+    await this.update(job, runnerId, { ...outcome, ...endedJob(), schedulerReason: null });
   }
 
-  /** Back to the queue for this or another runner (shutdown). */
-  private async release(job: PotentialRow, runnerId: string): Promise<void> {
+  protected failed(job: PotentialRow): Outcome {
+    const message =
+      job.origin === "generate"
+        ? "The potential could not be generated. Try again."
+        : "The topology could not be checked.";
+    return {
+      status: "error",
+      errorCode: "PROCESSING_FAILED",
+      errorMessage: message,
+      ...(job.origin === "upload" ? { problem: { code: "PROCESSING_FAILED", message, line: null } } : {}),
+    };
+  }
+
+  protected async release(job: PotentialRow, { runnerId }: EngineRun): Promise<void> {
     await this.update(job, runnerId, {
       status: job.origin === "generate" ? "waiting_for_resources" : "pending_validation",
       progress: 0,
@@ -279,6 +212,23 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
       leaseExpiresAt: null,
     });
   }
+}
+
+/** validate-topology's answer: the .top's summary, or the problem it has. */
+function validated(outcome: ExecutorOutcome): Outcome {
+  if (outcome.kind === "cancelled") {
+    return { status: "error", problem: { code: "CANCELLED", message: outcome.message, line: null } };
+  }
+  if (outcome.kind === "error") {
+    return { status: "error", problem: { code: outcome.code, message: withoutPaths(outcome.message), line: null } };
+  }
+  const payload = topologyResultPayload.parse(outcome.payload);
+  if (payload.valid === false) {
+    const message = withoutPaths(payload.message ?? "The topology does not describe the structure.");
+    return { status: "invalid", problem: problemOf(payload.error_code, message) };
+  }
+  const { atoms, molecules, molecule_types } = payload;
+  return { status: "valid", problem: null, result: { atoms, molecules, molecule_types } };
 }
 
 /** A problem with the line its message names ("system.top line 12: …"). */

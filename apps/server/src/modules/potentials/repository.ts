@@ -13,6 +13,7 @@ import { and, asc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-o
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
+import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
 import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
 import { type PotentialRow, potentials } from "./schema";
 
@@ -132,7 +133,7 @@ export async function potentialsOfSystems(db: Db, systemIds: string[]): Promise<
 
 /**
  * The catalogue's summaries ({id, name, system_type}) of the potentials of the system whose id is
- * `systemId` (a column of the enclosing query), oldest first, as one JSON array (issue 27).
+ * `systemId` (a column of the enclosing query), oldest first, as one JSON array.
  */
 export function potentialSummariesJsonOf(systemId: SQLWrapper): SQL<unknown> {
   return sql`(select coalesce(json_agg(json_build_object('id', ${potentials.id}, 'name', ${potentials.name}, 'system_type', ${potentials.systemType}) order by ${potentials.createdAt}, ${potentials.id}), '[]'::json) from ${potentials} where ${potentials.systemId} = ${systemId})`;
@@ -175,6 +176,27 @@ export async function updatePotential(
 export async function deletePotential(db: Db, id: string): Promise<PotentialRow | undefined> {
   const [row] = await db.delete(potentials).where(eq(potentials.id, id)).returning();
   return row;
+}
+
+/** Takes a waiting row, or one whose runner's lease lapsed, for this runner (the shared claim): a
+ * topology to validate moves to validating, a generation to `started`. Answers the row. */
+export async function claimPotential(
+  db: Db,
+  request: ClaimRequest,
+  started: "processing" | "waiting_for_resources",
+): Promise<PotentialRow | undefined> {
+  const claimed = await claimJob(
+    db,
+    {
+      table: "potentials",
+      waiting: WAITING_STATUSES,
+      active: ACTIVE_STATUSES,
+      set: sql`status = CASE status WHEN 'pending_validation' THEN 'validating' WHEN 'waiting_for_resources' THEN ${started} ELSE status END,
+          progress = 0, stage = NULL, error_code = NULL, error_message = NULL`,
+    },
+    request,
+  );
+  return claimed && findPotentialById(db, claimed.id);
 }
 
 /** Extends a runner's lease; false when the row is no longer its (cancelled, deleted, taken back). */

@@ -14,7 +14,7 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
-import { catalogueSystemIds, getSystem } from "../systems/service";
+import { catalogueSystemIds, requireCatalogueSystem } from "../systems/service";
 import {
   deleteProjectRow,
   fileSystem,
@@ -121,7 +121,7 @@ export async function deleteProject(db: Db, user: AuthenticatedUser, id: string)
  * (moving it from another project). Another user's system answers SYSTEM.GET.NOT_FOUND. */
 export async function addSystemToProject(db: Db, user: AuthenticatedUser, filing: Filing): Promise<Project> {
   const project = await ownProject(db, user, filing.id, ProjectErrors.UPDATE_NOT_FOUND);
-  await getSystem(db, user, filing.systemId);
+  await requireCatalogueSystem(db, user, filing.systemId);
   await fileSystem(db, project.id, filing.systemId);
   await touchProject(db, project.id);
   return getProject(db, user, filing.id);

@@ -1,7 +1,5 @@
-import { listResponse } from "@polyforge/contracts/pagination";
 import { segmentCreateBody, segmentListQuery, segmentPatchBody, segmentResponse } from "@polyforge/contracts/segments";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { requireUser } from "../../platform/auth/authenticate";
 import { registerOwnedResourceRoutes } from "../../platform/resource-routes";
 import type { ModuleContext } from "../module-context";
 import { createSegment, deleteSegment, getSegment, listOwnSegments, updateSegment } from "./service";
@@ -33,19 +31,11 @@ export function segmentsRoutes({ database }: ModuleContext): FastifyPluginAsyncZ
         update: updateSegment,
         remove: deleteSegment,
       },
+      draftList: {
+        summary: "List the draft's segments",
+        list: (db, user, query) => listOwnSegments(db, user, query, true),
+      },
       db,
     });
-    app.get(
-      "/segments/draft",
-      {
-        schema: {
-          tags: ["segments"],
-          summary: "List the draft's segments",
-          querystring: segmentListQuery,
-          response: { 200: listResponse(segmentResponse) },
-        },
-      },
-      async (request) => listOwnSegments(db, requireUser(request), request.query, true),
-    );
   };
 }

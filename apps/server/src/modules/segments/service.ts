@@ -16,13 +16,13 @@ import type { z } from "zod";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { isUniqueViolation } from "../../platform/db/errors";
-import { AppError, validationError } from "../../platform/errors";
+import { AppError, ruleError, validationError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage } from "../../platform/pagination";
+import { type UsageCheck, UsageChecks } from "../../platform/usage-checks";
 import { aminoacidBlocks, usableBlocks } from "../building-blocks/queries";
-import { requireDraftSystem, ruleError } from "../polymer-builder-systems/draft";
-import { isSegmentUsedByPolymer } from "../polymers/queries";
 import { findDraftSystem } from "../systems/queries";
+import { draftScope, requireDraftSystem } from "../systems/service";
 import {
   blockUsedBySegment,
   deleteSegment as deleteSegmentRow,
@@ -39,6 +39,14 @@ import type { SegmentRow } from "./schema";
 
 type ListQuery = z.infer<typeof segmentListQuery>;
 
+/** Whether something built from a segment (a polymer) uses it: a used segment cannot be deleted
+ * (modules/wiring.ts registers the polymers module's check). */
+const segmentUsage = new UsageChecks();
+
+export function onSegmentUsageCheck(check: UsageCheck): void {
+  segmentUsage.register(check);
+}
+
 /** The block type each segment type is made of. */
 const BLOCK_TYPE_OF_SEGMENT: Record<CreatableSegmentType, BlockType> = {
   linear_block: "linear",
@@ -47,15 +55,11 @@ const BLOCK_TYPE_OF_SEGMENT: Record<CreatableSegmentType, BlockType> = {
 };
 
 export async function listOwnSegments(db: Db, user: AuthenticatedUser, query: ListQuery, draftOnly: boolean) {
-  let systemId: string | undefined;
-  if (draftOnly) {
-    const draft = await findDraftSystem(db, user.id);
-    if (!draft) return listPage([], query, 0);
-    systemId = draft.id;
-  }
+  const scope = await draftScope(db, user.id, draftOnly);
+  if (!scope) return listPage([], query, 0);
   const { rows, total } = await listSegments(
     db,
-    { ownerId: user.id, systemId, name: query.name, types: query.type },
+    { ownerId: user.id, ...scope, name: query.name, types: query.type },
     query,
   );
   return listPage(await segmentResponses(db, rows), query, total);
@@ -205,7 +209,7 @@ export async function deleteSegment(db: Db, user: AuthenticatedUser, id: string)
   requireUuid(id, SegmentErrors.VALIDATE_INVALID_ID_FORMAT);
   await db.transaction(async (tx) => {
     await lockDraftSegment(tx, user, id, SegmentErrors.DELETE_NOT_FOUND);
-    if (await isSegmentUsedByPolymer(tx, id)) throw new AppError(409, SegmentErrors.DELETE_IN_USE, { id });
+    if (await segmentUsage.isUsed(tx, id)) throw new AppError(409, SegmentErrors.DELETE_IN_USE, { id });
     await deleteSegmentRow(tx, id);
   });
 }

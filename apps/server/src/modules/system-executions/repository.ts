@@ -1,11 +1,30 @@
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
 import type { SystemExecution } from "@polyforge/contracts/system-executions";
-import { and, desc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
+import { publishNotification } from "../../platform/events/notifications";
+import { type ClaimRequest, claimJob } from "../../platform/jobs/claim";
+import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
 import { type SystemExecutionRow, systemExecutions } from "./schema";
 
 /** A job still owned by a runner (or waiting for one). */
 export const ACTIVE_STATUSES = ["waiting_for_resources", "processing", "running"] as const satisfies ExecutionStatus[];
+
+export type ExecutionUpdate = PgUpdateSetSource<typeof systemExecutions>;
+
+/** Pushes the execution's status to its owner; `notice` says something happened to the run (taken
+ * back after a restart), which the app shows at once. */
+export async function notifyStatus(db: Db, row: SystemExecutionRow, notice?: string): Promise<void> {
+  await publishNotification(db, row.ownerId, {
+    message_type: "system_execution_status_updated",
+    system_id: row.systemId,
+    execution_id: row.id,
+    status: row.status,
+    progress: row.progress,
+    ...(notice ? { notice } : {}),
+  });
+}
 
 export function executionResponse(row: SystemExecutionRow): SystemExecution {
   return {
@@ -54,8 +73,7 @@ const RESPONSE_COLUMNS = {
 
 /**
  * The executions of the system whose id is `systemId` (a column of the enclosing query), oldest
- * first, as one JSON array: the catalogue page and the detail ask for them in their own statement
- * (issue 27).
+ * first, as one JSON array: the catalogue page and the detail ask for them in their own statement;
  * executionsFromJson turns it into responses.
  */
 export function executionsJsonOf(systemId: SQLWrapper): SQL<unknown> {
@@ -105,4 +123,119 @@ export async function markCancelled(db: Db, id: string): Promise<SystemExecution
     .where(and(eq(systemExecutions.id, id), inArray(systemExecutions.status, ACTIVE_STATUSES)))
     .returning();
   return row;
+}
+
+// --- The processing queue's rows (processing.ts) -------------------------------------------------
+
+/**
+ * Takes a waiting job, or one whose runner's lease lapsed, for this runner: the shared claim
+ * (atomic across runners, fair between users), moving it to `claimedStatus`. A job already
+ * submitted to a scheduler (its runner stopped) keeps its status and progress: the claimer follows
+ * it again. Answers the row and the runner it was taken back from, if any.
+ */
+export async function claimExecution(
+  db: Db,
+  request: ClaimRequest,
+  claimedStatus: ExecutionStatus,
+): Promise<{ row: SystemExecutionRow; takenBackFrom: string | null } | undefined> {
+  const job = await claimJob(
+    db,
+    {
+      table: "system_executions",
+      waiting: ["waiting_for_resources"],
+      active: ["processing", "running"],
+      set: sql`
+          status = CASE WHEN scheduler_job_id IS NULL THEN ${claimedStatus} ELSE status END,
+          progress = CASE WHEN scheduler_job_id IS NULL THEN 0 ELSE progress END,
+          stage = CASE WHEN scheduler_job_id IS NULL THEN NULL ELSE stage END,
+          simulated_ns = NULL, total_ns = NULL, remaining_seconds = NULL`,
+    },
+    request,
+  );
+  if (!job) return undefined;
+  const [row] = await db.select().from(systemExecutions).where(eq(systemExecutions.id, job.id));
+  return row && { row, takenBackFrom: job.takenBackFrom };
+}
+
+function ours(id: string, runnerId: string) {
+  return and(
+    eq(systemExecutions.id, id),
+    eq(systemExecutions.leaseOwner, runnerId),
+    inArray(systemExecutions.status, ACTIVE_STATUSES),
+  );
+}
+
+/** Extends the runner's lease; false when the job is no longer its (cancelled, taken back). */
+export async function renewExecutionLease(db: Db, id: string, runnerId: string, leaseMs: number): Promise<boolean> {
+  const rows = await db
+    .update(systemExecutions)
+    .set(renewedLease(leaseMs))
+    .where(ours(id, runnerId))
+    .returning({ id: systemExecutions.id });
+  return rows.length > 0;
+}
+
+/** Writes the row while this runner still holds the job; answers it, or undefined. */
+export async function updateHeldExecution(
+  db: Db,
+  id: string,
+  runnerId: string,
+  values: ExecutionUpdate,
+): Promise<SystemExecutionRow | undefined> {
+  const [row] = await db
+    .update(systemExecutions)
+    .set({ ...values, updatedAt: sql`now()` })
+    .where(ours(id, runnerId))
+    .returning();
+  return row;
+}
+
+/** Says on the execution what happened to the run (while this runner holds it). */
+export async function setNotice(
+  db: Db,
+  id: string,
+  runnerId: string,
+  notice: string,
+): Promise<SystemExecutionRow | undefined> {
+  const [row] = await db
+    .update(systemExecutions)
+    .set({ notice, updatedAt: sql`now()` })
+    .where(ours(id, runnerId))
+    .returning();
+  return row;
+}
+
+export async function noticeOf(db: Db, id: string): Promise<string | null> {
+  const [row] = await db
+    .select({ notice: systemExecutions.notice })
+    .from(systemExecutions)
+    .where(eq(systemExecutions.id, id));
+  return row?.notice ?? null;
+}
+
+export async function statusOf(db: Db, id: string): Promise<ExecutionStatus | undefined> {
+  const [row] = await db
+    .select({ status: systemExecutions.status })
+    .from(systemExecutions)
+    .where(eq(systemExecutions.id, id));
+  return row?.status;
+}
+
+/** Ends in error, with these values, the jobs whose runners died `maxAttempts` times; a job on a
+ * scheduler is left alone (it outlives its runners; a job the scheduler lost ends on its own). */
+export async function giveUpInterrupted(
+  db: Db,
+  maxAttempts: number,
+  values: Pick<ExecutionUpdate, "errorCode" | "errorMessage">,
+): Promise<SystemExecutionRow[]> {
+  return db
+    .update(systemExecutions)
+    .set({ status: "error", ...values, ...endedJob() })
+    .where(
+      and(
+        interruptedTooOften(systemExecutions, ["processing", "running"], maxAttempts),
+        isNull(systemExecutions.schedulerJobId),
+      ),
+    )
+    .returning();
 }

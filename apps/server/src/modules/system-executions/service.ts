@@ -10,26 +10,17 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
-import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
-import { findCatalogueSystem, type SystemRow } from "../systems/queries";
-import { notifyStatus, resultKey } from "./processing";
-import { executionResponse, insertExecution, latestExecution, markCancelled } from "./repository";
-
-/** The caller's finished (not draft, not archived) system; anything else answers 404. */
-async function requireOwnSystem(db: Db, user: AuthenticatedUser, id: string, lock = false): Promise<SystemRow> {
-  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const row = await findCatalogueSystem(db, user.id, id, lock);
-  if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
-  return row;
-}
+import { requireCatalogueSystem } from "../systems/service";
+import { resultKey } from "./processing";
+import { executionResponse, insertExecution, latestExecution, markCancelled, notifyStatus } from "./repository";
 
 /** POST /systems/{id}/process/start: queues one execution (the system row lock and a unique index
  * on active executions make a second quick start fail instead of queueing twice). */
 export async function startProcessing(db: Db, user: AuthenticatedUser, systemId: string): Promise<SystemExecution> {
   try {
     const row = await db.transaction(async (tx) => {
-      const system = await requireOwnSystem(tx, user, systemId, true);
+      const system = await requireCatalogueSystem(tx, user, systemId, true);
       if (system.origin !== "polymer_builder") {
         throw new AppError(400, SystemErrors.PROCESS_INVALID_ORIGIN, { origin: system.origin });
       }
@@ -50,7 +41,7 @@ export async function startProcessing(db: Db, user: AuthenticatedUser, systemId:
  * (at once in this process, at its next heartbeat elsewhere) and kills the engine. */
 export async function cancelProcessing(db: Db, user: AuthenticatedUser, systemId: string): Promise<SystemExecution> {
   const row = await db.transaction(async (tx) => {
-    const system = await requireOwnSystem(tx, user, systemId, true);
+    const system = await requireCatalogueSystem(tx, user, systemId, true);
     const latest = await latestExecution(tx, system.id);
     const notRunning = () =>
       new AppError(409, SystemErrors.PROCESS_CANCEL_NOT_RUNNING, { status: latest?.status ?? "not_submitted" });
@@ -83,7 +74,7 @@ export interface StoredFile {
 
 /** The result files of the system's latest execution, or GET_FILES.NOT_READY. */
 async function readyFiles(db: Db, user: AuthenticatedUser, systemId: string) {
-  const system = await requireOwnSystem(db, user, systemId);
+  const system = await requireCatalogueSystem(db, user, systemId);
   const latest = await latestExecution(db, system.id);
   if (!latest || latest.resultFiles.length === 0) {
     throw new AppError(409, SystemErrors.GET_FILES_NOT_READY, { status: latest?.status ?? "not_submitted" });

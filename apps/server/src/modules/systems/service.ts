@@ -1,148 +1,66 @@
-import { SystemErrors } from "@polyforge/contracts/errors";
-import type { JobLimits } from "@polyforge/contracts/job-limits";
-import type { ListResponse } from "@polyforge/contracts/pagination";
-import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
-import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@polyforge/contracts/systems";
+import { type ErrorCode, SystemErrors } from "@polyforge/contracts/errors";
+import type { SystemResponse } from "@polyforge/contracts/systems";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
-import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
-import { listPage, type Page } from "../../platform/pagination";
-import { endDraftBlocks } from "../building-blocks/queries";
-import { createDraftSettings } from "../polymer-builder-systems/service";
-import { cancelGenerationsOfSystem, potentialSummariesFromJson, potentialSummariesJsonOf } from "../potentials/service";
-import { cancelActiveExecution, executionsFromJson, executionsJsonOf } from "../system-executions/service";
-import { findDraftSystem } from "./queries";
-import {
-  type CatalogueFilters,
-  type CatalogueRow,
-  deleteDraftSystem,
-  findCatalogueIds,
-  findCataloguePage,
-  findCatalogueSystemWith,
-  insertDraftSystem,
-  markArchived,
-  markFinished,
-  systemResponse,
-} from "./repository";
-import { freezeDraft } from "./snapshot";
+import { findCatalogueIds, findCatalogueSystem, findDraftSystem, type SystemRow } from "./queries";
 
-/** POST /systems/draft: a user has at most one draft (a unique index guards concurrent calls). */
-export async function createDraft(db: Db, user: AuthenticatedUser): Promise<SystemResponse> {
-  try {
-    const row = await db.transaction(async (tx) => {
-      if (await findDraftSystem(tx, user.id)) throw existingDraft();
-      const draft = await insertDraftSystem(tx, user.id);
-      await createDraftSettings(tx, user.id, draft.id);
-      return draft;
-    });
-    return systemResponse(row);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw existingDraft();
-    throw error;
-  }
-}
+/**
+ * The systems kernel's rules, for the modules above it: a system as every call answers it, the
+ * caller's draft or catalogue system or 404. It imports no module.
+ */
 
-function existingDraft(): AppError {
-  return new AppError(409, SystemErrors.CREATE_DRAFT_EXISTING_DRAFT);
-}
-
-export async function getDraft(db: Db, user: AuthenticatedUser): Promise<SystemResponse> {
-  const draft = await findDraftSystem(db, user.id);
-  if (!draft) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { draft: true });
-  return systemResponse(draft);
-}
-
-/** DELETE /systems/draft: the draft and everything in it go; its blocks stop being draft blocks. */
-export async function deleteDraft(db: Db, user: AuthenticatedUser): Promise<void> {
-  await db.transaction(async (tx) => {
-    const deleted = await deleteDraftSystem(tx, user.id);
-    if (!deleted) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { draft: true });
-    await endDraftBlocks(tx, user.id);
-  });
-}
-
-/** PATCH /systems/{id}/draft with a name and is_draft=false: freezes the engine job, sets the type
- * (ARCHITECTURE §5) and leaves the user without a draft. */
-export async function finishDraft(
-  db: Db,
-  user: AuthenticatedUser,
-  id: string,
-  body: FinishDraftBody,
-  limits?: JobLimits,
-): Promise<SystemResponse> {
-  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const row = await db.transaction(async (tx) => {
-    const draft = await findDraftSystem(tx, user.id, true);
-    if (!draft || draft.id !== id) throw new AppError(404, SystemErrors.UPDATE_NOT_FOUND, { id });
-    const sanitizedName = sanitizeSystemName(body.name);
-    const frozen = await freezeDraft(tx, draft, body.name, sanitizedName, limits);
-    const finished = await markFinished(tx, draft.id, {
-      name: body.name,
-      sanitizedName,
-      type: frozen.type,
-      systemData: frozen.systemData,
-      engineJob: frozen.engineJob,
-    });
-    await endDraftBlocks(tx, user.id);
-    return finished;
-  });
-  return systemResponse(row);
-}
-
-/** What the catalogue and the detail page ask of other modules for each system, in the system's
- * own statement (issue 27: one turn on PGlite's one connection). */
-const RELATED = { potentials: potentialSummariesJsonOf, executions: executionsJsonOf };
-
-/** A system as the catalogue and the detail page show it: with its potentials and its executions,
- * oldest first. */
-function withExecutions({ system, related }: CatalogueRow<keyof typeof RELATED>): SystemWithExecutions {
+export function systemResponse(row: SystemRow): SystemResponse {
   return {
-    ...systemResponse(system),
-    potentials: potentialSummariesFromJson(related.potentials),
-    system_executions: executionsFromJson(related.executions),
+    id: row.id,
+    name: row.name,
+    sanitized_name: row.sanitizedName,
+    description: row.description,
+    origin: row.origin,
+    type: row.type,
+    is_draft: row.isDraft,
+    system_data: row.systemData,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
   };
 }
 
-/** GET /systems: the caller's catalogue, filtered by type and name: the page, its potentials and
- * its executions in one statement (repository.ts). */
-export async function listSystems(
+/** The caller's draft (locked when asked); a missing draft answers 404 with `notFoundCode`. */
+export async function requireDraftSystem(
+  db: Db,
+  ownerId: string,
+  notFoundCode: ErrorCode = SystemErrors.GET_NOT_FOUND,
+  lock = false,
+): Promise<SystemRow> {
+  const draft = await findDraftSystem(db, ownerId, lock);
+  if (!draft) throw new AppError(404, notFoundCode, { draft: true });
+  return draft;
+}
+
+/** The systems a list of draft rows (segments, polymers) reads: all the caller's, or the draft's
+ * only when `draftOnly`; null when there is no draft, so the list is empty. */
+export async function draftScope(db: Db, ownerId: string, draftOnly: boolean): Promise<{ systemId?: string } | null> {
+  if (!draftOnly) return {};
+  const draft = await findDraftSystem(db, ownerId);
+  return draft ? { systemId: draft.id } : null;
+}
+
+/** The caller's finished (not draft, not archived) system, locked when asked; anything else
+ * answers 404. */
+export async function requireCatalogueSystem(
   db: Db,
   user: AuthenticatedUser,
-  filters: CatalogueFilters,
-  page: Page,
-): Promise<ListResponse<SystemWithExecutions>> {
-  const { rows, total } = await findCataloguePage(db, user.id, filters, page, RELATED);
-  return listPage(rows.map(withExecutions), page, total);
+  id: string,
+  lock = false,
+): Promise<SystemRow> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const row = await findCatalogueSystem(db, user.id, id, lock);
+  if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
+  return row;
 }
 
 /** Of these ids, those of systems in the caller's catalogue (for the projects module). */
 export async function catalogueSystemIds(db: Db, user: AuthenticatedUser, ids: string[]): Promise<string[]> {
   return findCatalogueIds(db, user.id, ids);
-}
-
-/** GET /systems/{id}: another user's, a draft or an archived system answers 404. */
-export async function getSystem(db: Db, user: AuthenticatedUser, id: string): Promise<SystemWithExecutions> {
-  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  const row = await findCatalogueSystemWith(db, user.id, id, RELATED);
-  if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
-  return withExecutions(row);
-}
-
-/** DELETE /systems/{id}: archives the system and cancels its processing and its potentials'
- * generations, if any. Answers the ids of what was cancelled so that the runners holding them can
- * stop their engines. */
-export async function archiveSystem(
-  db: Db,
-  user: AuthenticatedUser,
-  id: string,
-): Promise<{ execution: string | undefined; potentials: string[] }> {
-  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
-  return db.transaction(async (tx) => {
-    const archived = await markArchived(tx, user.id, id);
-    if (!archived) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { id });
-    const execution = await cancelActiveExecution(tx, id);
-    return { execution, potentials: await cancelGenerationsOfSystem(tx, id) };
-  });
 }

@@ -19,6 +19,12 @@ export type DatabaseTarget = { kind: "pglite"; dataDir: string } | { kind: "post
 
 export type NotificationHandler = (payload: string) => void;
 
+/** NOTIFY on a channel, as a statement of `db`: inside a transaction PostgreSQL sends it when
+ * (and only if) the transaction commits. The other half of Database.listen. */
+export async function notify(db: Db, channel: string, payload: string): Promise<void> {
+  await db.execute(sql`SELECT pg_notify(${channel}, ${payload})`);
+}
+
 export interface Database {
   db: Db;
   kind: DatabaseTarget["kind"];

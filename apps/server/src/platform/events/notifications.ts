@@ -1,7 +1,6 @@
 import type { NotificationMessage } from "@polyforge/contracts/notifications";
-import { sql } from "drizzle-orm";
 import type { FastifyBaseLogger } from "fastify";
-import type { Database, Db } from "../db/database";
+import { type Database, type Db, notify } from "../db/database";
 
 /** One PostgreSQL channel carries every user's messages; the payload names the user, and each API
  * instance delivers to the sockets it holds for that user (ARCHITECTURE §7). */
@@ -22,7 +21,7 @@ export async function publishNotification(db: Db, userId: string, message: Notif
   if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) {
     throw new Error(`Notification ${message.message_type} is too large for NOTIFY (${payload.length} bytes)`);
   }
-  await db.execute(sql`SELECT pg_notify(${NOTIFICATIONS_CHANNEL}, ${payload})`);
+  await notify(db, NOTIFICATIONS_CHANNEL, payload);
 }
 
 export type Deliver = (message: NotificationMessage) => void;

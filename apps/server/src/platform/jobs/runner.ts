@@ -40,6 +40,9 @@ const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_HEARTBEAT_MS = 5_000;
 const DEFAULT_POLL_MS = 2_000;
 
+/** What a route does with a runner: wake it for a job it queued, stop a job it cancelled. */
+export type RunnerHandle = Pick<JobRunner<{ id: string }>, "wake" | "cancel">;
+
 /**
  * Runs at most `maxJobs` jobs of one queue at a time: polls for work (and on `wake()`), holds each
  * job's lease with a heartbeat, and stops a job when it is cancelled or its lease is lost.

@@ -35,6 +35,12 @@ export function endedJob() {
   return { leaseOwner: null, leaseExpiresAt: null, finishedAt: sql`now()`, updatedAt: sql`now()` };
 }
 
+/** The assignments that hand a job on a scheduler back without stopping it: its lease lapses
+ * now, so the next runner's claim follows it at once. */
+export function lapsedLease() {
+  return { leaseOwner: null, leaseExpiresAt: sql`now()` };
+}
+
 /** Jobs in one of `statuses` whose lease lapsed after `maxAttempts` claims: their runners died that
  * many times, and they end instead of being taken back forever. */
 export function interruptedTooOften(

@@ -1,4 +1,5 @@
-import { PolymerBuilderSystemErrors, PolymerErrors } from "@polyforge/contracts/errors";
+import { PolymerBuilderSystemErrors, PolymerErrors, SystemErrors } from "@polyforge/contracts/errors";
+import type { JobLimits } from "@polyforge/contracts/job-limits";
 import {
   type SimulationProtocolBody,
   type SimulationProtocolResponse,
@@ -7,41 +8,95 @@ import {
   simulationProtocolProblem,
   systemSetupProblem,
 } from "@polyforge/contracts/polymer-builder";
+import { type FinishDraftBody, type SystemResponse, sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
-import { AppError } from "../../platform/errors";
+import { isUniqueViolation } from "../../platform/db/errors";
+import { AppError, ruleError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
+import { endDraftBlocks } from "../building-blocks/queries";
 import { polymerIdsInSystem } from "../polymers/queries";
-import { requireDraftSystem, ruleError } from "./draft";
+import { deleteDraftSystem, findDraftSystem, insertDraftSystem, markFinished } from "../systems/queries";
+import { requireDraftSystem, systemResponse } from "../systems/service";
+import { freezeDraft } from "./finish";
 import {
   findProtocolOfSystem,
   findSetupOfSystem,
   insertDraftSettings,
   lockProtocolOfDraft,
   lockSetupOfDraft,
-  type PlacedPolymer,
   protocolResponse,
   saveProtocol,
   saveSetup,
-  setupPolymers,
   setupResponse,
 } from "./repository";
-import type { SimulationProtocolRow, SystemSetupRow } from "./schema";
 
-/** What finishing a draft freezes of its settings: the setup, the protocol and the placed polymers
- * (none while there is no setup). */
-export async function draftSettings(
-  db: Db,
-  systemId: string,
-): Promise<{ setup?: SystemSetupRow; protocol?: SimulationProtocolRow; placed: PlacedPolymer[] }> {
-  const setup = await findSetupOfSystem(db, systemId);
-  const protocol = await findProtocolOfSystem(db, systemId);
-  return { setup, protocol, placed: setup ? await setupPolymers(db, setup.id) : [] };
+/**
+ * The polymer builder's draft system: its life (start, read, clear, finish into the catalogue)
+ * and its system setup and simulation protocol (steps 4 and 5).
+ */
+
+/** POST /systems/draft: a user has at most one draft (a unique index guards concurrent calls). */
+export async function createDraft(db: Db, user: AuthenticatedUser): Promise<SystemResponse> {
+  try {
+    const row = await db.transaction(async (tx) => {
+      if (await findDraftSystem(tx, user.id)) throw existingDraft();
+      const draft = await insertDraftSystem(tx, user.id);
+      await insertDraftSettings(tx, user.id, draft.id);
+      return draft;
+    });
+    return systemResponse(row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw existingDraft();
+    throw error;
+  }
 }
 
-/** A new draft's setup (SPEC §9 defaults, not yet saved) and protocol (for the systems module). */
-export async function createDraftSettings(tx: Db, ownerId: string, systemId: string): Promise<void> {
-  await insertDraftSettings(tx, ownerId, systemId);
+function existingDraft(): AppError {
+  return new AppError(409, SystemErrors.CREATE_DRAFT_EXISTING_DRAFT);
+}
+
+export async function getDraft(db: Db, user: AuthenticatedUser): Promise<SystemResponse> {
+  const draft = await findDraftSystem(db, user.id);
+  if (!draft) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { draft: true });
+  return systemResponse(draft);
+}
+
+/** DELETE /systems/draft: the draft and everything in it go; its blocks stop being draft blocks. */
+export async function deleteDraft(db: Db, user: AuthenticatedUser): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted = await deleteDraftSystem(tx, user.id);
+    if (!deleted) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { draft: true });
+    await endDraftBlocks(tx, user.id);
+  });
+}
+
+/** PATCH /systems/{id}/draft with a name and is_draft=false: freezes the engine job, sets the type
+ * (ARCHITECTURE §5) and leaves the user without a draft. */
+export async function finishDraft(
+  db: Db,
+  user: AuthenticatedUser,
+  id: string,
+  body: FinishDraftBody,
+  limits?: JobLimits,
+): Promise<SystemResponse> {
+  requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
+  const row = await db.transaction(async (tx) => {
+    const draft = await findDraftSystem(tx, user.id, true);
+    if (!draft || draft.id !== id) throw new AppError(404, SystemErrors.UPDATE_NOT_FOUND, { id });
+    const sanitizedName = sanitizeSystemName(body.name);
+    const frozen = await freezeDraft(tx, draft, body.name, sanitizedName, limits);
+    const finished = await markFinished(tx, draft.id, {
+      name: body.name,
+      sanitizedName,
+      type: frozen.type,
+      systemData: frozen.systemData,
+      engineJob: frozen.engineJob,
+    });
+    await endDraftBlocks(tx, user.id);
+    return finished;
+  });
+  return systemResponse(row);
 }
 
 export async function getDraftSetup(db: Db, user: AuthenticatedUser): Promise<SystemSetupResponse> {

@@ -7,10 +7,11 @@ import { systemTypeFor } from "@polyforge/contracts/systems";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { blocksByIds } from "../building-blocks/queries";
-import { draftSettings } from "../polymer-builder-systems/service";
 import { polymersByIds, segmentsOfPolymers } from "../polymers/queries";
 import { blocksOfSegments, segmentsByIds } from "../segments/queries";
-import type { SystemRow } from "./schema";
+import type { SystemRow } from "../systems/queries";
+import { findProtocolOfSystem, findSetupOfSystem, type PlacedPolymer, setupPolymers } from "./repository";
+import type { SimulationProtocolRow, SystemSetupRow } from "./schema";
 
 export interface FrozenSystem {
   engineJob: EngineJob;
@@ -43,6 +44,17 @@ function engineTacticity(polymer: { tacticity: Tacticity; mesoFraction: number }
   return polymer.tacticity === "atactic"
     ? { kind: "atactic", meso_fraction: polymer.mesoFraction }
     : { kind: polymer.tacticity };
+}
+
+/** What finishing a draft freezes of its settings: the setup, the protocol and the placed polymers
+ * (none while there is no setup). */
+async function draftSettings(
+  db: Db,
+  systemId: string,
+): Promise<{ setup?: SystemSetupRow; protocol?: SimulationProtocolRow; placed: PlacedPolymer[] }> {
+  const setup = await findSetupOfSystem(db, systemId);
+  const protocol = await findProtocolOfSystem(db, systemId);
+  return { setup, protocol, placed: setup ? await setupPolymers(db, setup.id) : [] };
 }
 
 type DraftSettings = Awaited<ReturnType<typeof draftSettings>>;

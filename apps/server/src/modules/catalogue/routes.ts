@@ -1,66 +1,18 @@
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
 import { SystemErrors } from "@polyforge/contracts/errors";
 import { systemsList, systemsListQuery, systemWithExecutions } from "@polyforge/contracts/system-executions";
-import { finishDraftBody, systemResponse } from "@polyforge/contracts/systems";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
-import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
-import { isUuid } from "../../platform/ids";
+import { AppError } from "../../platform/errors";
 import type { ModuleContext } from "../module-context";
 import { systemIdsInProject } from "../projects/service";
-import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
+import { archiveSystem, getSystem, listSystems } from "./service";
 
 const tags = ["systems"];
 
-/** /api/v2/systems draft calls (SPEC §7): the polymer builder's one draft system per user. */
-export function systemDraftRoutes({ database, config }: ModuleContext): FastifyPluginAsyncZod {
-  return async (app) => {
-    const db = database.db;
-    // An id other than the caller's draft answers 404 even when the body is refused too.
-    checkPathIdsOnRefusal(app, {
-      id: async (request, id) => {
-        if (!isUuid(id)) return;
-        const draft = await getDraft(db, requireUser(request)).catch(() => undefined);
-        if (draft?.id !== id) throw new AppError(404, SystemErrors.UPDATE_NOT_FOUND, { id });
-      },
-    });
-    app.post(
-      "/systems/draft",
-      { schema: { tags, summary: "Start a polymer-builder draft", response: { 201: systemResponse } } },
-      async (request, reply) => reply.status(201).send(await createDraft(db, requireUser(request))),
-    );
-    app.get(
-      "/systems/draft",
-      { schema: { tags, summary: "The caller's draft system", response: { 200: systemResponse } } },
-      async (request) => getDraft(db, requireUser(request)),
-    );
-    app.delete(
-      "/systems/draft",
-      { schema: { tags, summary: "Clear the draft", response: { 204: z.null() } } },
-      async (request, reply) => {
-        await deleteDraft(db, requireUser(request));
-        return reply.status(204).send(null);
-      },
-    );
-    app.patch(
-      "/systems/:id/draft",
-      {
-        schema: {
-          tags,
-          summary: "Name and finish the draft",
-          params: z.object({ id: z.string() }),
-          body: finishDraftBody,
-          response: { 200: systemResponse },
-        },
-      },
-      async (request) => finishDraft(db, requireUser(request), request.params.id, request.body, config.jobLimits),
-    );
-  };
-}
-
 /** /api/v2/systems catalogue calls (SPEC §7): list, get and archive the caller's systems. */
-export function systemCatalogueRoutes({ database, processing }: ModuleContext): FastifyPluginAsyncZod {
+export function catalogueRoutes({ database, processing }: ModuleContext): FastifyPluginAsyncZod {
   return async (app) => {
     const db = database.db;
     app.get(

@@ -1,23 +1,25 @@
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
-import type { Config } from "../../platform/config";
-import type { Db } from "../../platform/db/database";
-import { createEngineExecutor } from "../../platform/jobs/create-executor";
-import { JobRunner, type RunnerOptions } from "../../platform/jobs/runner";
-import { createFileStore, type FileStore } from "../../platform/storage/file-store";
-import { type StructureJob, StructureJobQueue } from "../molecular-systems/structure-jobs";
-import { type PotentialJob, PotentialJobQueue } from "../potentials/jobs";
-import { type ProcessingOptions, SystemProcessingQueue } from "./processing";
-import type { SystemExecutionRow } from "./schema";
+import { type StructureJob, StructureJobQueue } from "./modules/molecular-systems/structure-jobs";
+import { type PotentialJob, PotentialJobQueue } from "./modules/potentials/jobs";
+import { type ProcessingOptions, SystemProcessingQueue } from "./modules/system-executions/processing";
+import type { SystemExecutionRow } from "./modules/system-executions/schema";
+import type { Config } from "./platform/config";
+import type { Db } from "./platform/db/database";
+import { createEngineExecutor } from "./platform/jobs/create-executor";
+import { JobRunner, type RunnerOptions } from "./platform/jobs/runner";
+import { createFileStore, type FileStore } from "./platform/storage/file-store";
 
-/** The processing side of systems: the file store with the results and the runners of the jobs. */
+/** The engine jobs' side of the server, built once by app.ts (in-process runners) or worker.ts
+ * (`polyforge worker`): the file store with the results and the runners of the three queues.
+ * A composition root: the only place that knows every queue. */
 export interface SystemProcessing {
   store: FileStore;
   runner: JobRunner<SystemExecutionRow>;
   /** validate-structure and convert-smiles jobs (ARCHITECTURE §7b): the same runner, its own queue
    * and slots, so a long simulation never holds back a file's validation (validationSlots). */
   structures: JobRunner<StructureJob>;
-  /** Potential generation (generate-potential) and .top checks (validate-topology), issue 21: its
+  /** Potential generation (generate-potential) and .top checks (validate-topology): its
    * own queue and slots too. */
   potentials: JobRunner<PotentialJob>;
 }
