@@ -31,6 +31,7 @@ import { wireModules } from "./modules/wiring";
 import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
 import { type IssuerKeys, localTokenVerifier, remoteTokenVerifier, type TokenVerifier } from "./platform/auth/tokens";
 import { smilesChecker } from "./platform/chemistry/smiles-checker";
+import { clientLimitServerOptions } from "./platform/client-limits";
 import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
 import { installErrorHandling } from "./platform/errors";
@@ -88,6 +89,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
     // Graceful shutdown waits for requests in flight, but not forever.
     forceCloseConnections: "idle",
+    // Silent and slow clients are cut off (platform/client-limits.ts).
+    ...clientLimitServerOptions(config.clientLimits),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -31,6 +31,8 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
         // ETag sums them): the server-wide compression neither decodes the body nor the answer.
         compress: false,
         decompress: false,
+        // A part may take minutes on a slow link: it is cut only when it stops moving.
+        config: { bodyTimeout: "idle" },
         schema: {
           tags: ["uploads"],
           summary: "Upload one part to a signed part URL (embedded file store)",
