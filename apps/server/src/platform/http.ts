@@ -92,7 +92,7 @@ function refuseUnknownMethods(app: FastifyInstance): void {
 }
 
 /** The error envelope (ARCHITECTURE §3) as the OpenAPI document shows it. */
-const apiErrorSchema = z.object({
+export const apiErrorSchema = z.object({
   errors: z.array(z.object({ error_code: z.string(), args: z.record(z.string(), z.unknown()).optional() })),
 });
 

@@ -1,4 +1,4 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { rm, stat, writeFile } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import { type StructureResultPayload, structureResultPayload } from "@polyforge/contracts/engine-results";
 import type { SystemType } from "@polyforge/contracts/enums";
@@ -11,6 +11,7 @@ import type { EngineOutcome } from "../../platform/jobs/engine-process";
 import { type EngineExecutor, LocalExecutor } from "../../platform/jobs/executor";
 import { resultPaths } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { openWorkdir } from "../../platform/jobs/workdirs";
 import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import { findSystemById, updateMolecularData } from "../systems/queries";
@@ -103,7 +104,7 @@ export class StructureJobQueue implements JobQueue<StructureJobRow> {
     // On the shared path for Slurm: the compute node reads the upload and writes the results there.
     const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `structure-${job.id}`, job.attempts);
     try {
-      await mkdir(workdir, { recursive: true });
+      await openWorkdir(this.executor, workdir, runnerId);
       const outcome =
         job.kind === "validate-structure"
           ? await this.validate(job, workdir, signal)

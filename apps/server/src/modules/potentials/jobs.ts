@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { bundleResultPayload, generatedPotentialOf, topologyResultPayload } from "@polyforge/contracts/engine-results";
 import type { StructureProblem } from "@polyforge/contracts/molecular-systems";
@@ -12,6 +12,7 @@ import { type EngineExecutor, type ExecutorOutcome, LocalExecutor } from "../../
 import { ProgressWriter } from "../../platform/jobs/progress";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
+import { openWorkdir } from "../../platform/jobs/workdirs";
 import { safeFileName } from "../../platform/paths";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
@@ -102,7 +103,7 @@ export class PotentialJobQueue implements JobQueue<PotentialRow> {
     // On the shared path for Slurm: the compute node reads the inputs and writes the results there.
     const workdir = this.executor.workdirFor(resolve(this.options.workRoot), `potential-${job.id}`, job.attempts);
     try {
-      await mkdir(workdir, { recursive: true });
+      await openWorkdir(this.executor, workdir, runnerId);
       const outcome =
         job.origin === "generate"
           ? await this.generate(job, runnerId, workdir, signal)

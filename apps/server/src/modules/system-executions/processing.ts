@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { bundleResultPayload, executionStatusForStage, seedOfBundle } from "@polyforge/contracts/engine-results";
 import type { ExecutionStatus } from "@polyforge/contracts/enums";
@@ -15,6 +15,7 @@ import { ProgressWriter } from "../../platform/jobs/progress";
 import { storeResultFiles } from "../../platform/jobs/results";
 import type { JobContext, JobQueue } from "../../platform/jobs/runner";
 import { endedJob, interruptedTooOften, renewedLease } from "../../platform/jobs/table";
+import { openWorkdir } from "../../platform/jobs/workdirs";
 import type { FileStore } from "../../platform/storage/file-store";
 import { engineJobOfSystem } from "../systems/queries";
 import { ACTIVE_STATUSES } from "./repository";
@@ -176,7 +177,7 @@ export class SystemProcessingQueue implements JobQueue<SystemExecutionRow> {
       });
       return undefined;
     }
-    await mkdir(workdir, { recursive: true });
+    await openWorkdir(this.executor, workdir, runnerId);
     const inputPath = join(workdir, "job.json");
     // A job the scheduler already has reads the input written when it was submitted.
     if (!job.schedulerJobId) await writeFile(inputPath, JSON.stringify(engineJob));

@@ -1,6 +1,6 @@
 import type { SystemType } from "@polyforge/contracts/enums";
 import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { catalogueFilter } from "./repository";
 import { type SystemRow, systems } from "./schema";
@@ -100,4 +100,32 @@ export async function updateMolecularData(
     .where(and(...conditions))
     .returning();
   return row;
+}
+
+/** Marks an upload system's upload active now (updated_at), while it is still that upload. */
+export async function markUploadActive(db: Db, id: string, uploadId: string): Promise<void> {
+  await db
+    .update(systems)
+    .set({ updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(systems.id, id),
+        sql`${systems.systemData}->>'status' = 'uploading'`,
+        sql`${systems.systemData}->>'upload_id' = ${uploadId}`,
+      ),
+    );
+}
+
+/** Upload systems (archived or not) whose upload was last marked active before `before`. */
+export async function idleUploadingSystems(db: Db, before: Date): Promise<SystemRow[]> {
+  return db
+    .select()
+    .from(systems)
+    .where(
+      and(
+        eq(systems.origin, "upload"),
+        sql`${systems.systemData}->>'status' = 'uploading'`,
+        lt(systems.updatedAt, before),
+      ),
+    );
 }

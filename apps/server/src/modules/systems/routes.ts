@@ -7,6 +7,7 @@ import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import { isUuid } from "../../platform/ids";
+import { abortStoredUploads } from "../../platform/storage/multipart";
 import type { ModuleContext } from "../module-context";
 import { systemIdsInProject } from "../projects/service";
 import { archiveSystem, createDraft, deleteDraft, finishDraft, getDraft, getSystem, listSystems } from "./service";
@@ -114,6 +115,8 @@ export function systemCatalogueRoutes({ database, processing }: ModuleContext): 
         const cancelled = await archiveSystem(db, requireUser(request), request.params.id);
         if (cancelled.execution) processing.runner.cancel(cancelled.execution);
         for (const potentialId of cancelled.potentials) processing.potentials.cancel(potentialId);
+        // No part of the archived system's uploads is taken any more.
+        await abortStoredUploads(processing.store, cancelled.uploads, request.log);
         return reply.status(204).send(null);
       },
     );
