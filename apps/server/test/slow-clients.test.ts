@@ -100,7 +100,7 @@ describe.each(databaseKinds())("slow clients on %s", (kind: DatabaseKind) => {
       POLYFORGE_REQUEST_TIMEOUT_SECONDS: "1",
       POLYFORGE_UPLOAD_IDLE_TIMEOUT_SECONDS: "1",
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await served?.app.close();
     await database?.drop();
@@ -170,7 +170,7 @@ describe.each(databaseKinds())("connections per address on %s", (kind: DatabaseK
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     served = await serve(database, { POLYFORGE_CONNECTIONS_PER_ADDRESS: "5" });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     for (const socket of held) socket.destroy();
     await served?.app.close();
@@ -231,7 +231,7 @@ describe.each(databaseKinds())("connections per address on %s", (kind: DatabaseK
       for (const socket of sockets) socket.destroy();
       await proxied.app.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("the address a connection counts under", () => {

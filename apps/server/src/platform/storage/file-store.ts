@@ -332,8 +332,16 @@ export class LocalFileStore implements FileStore {
   }
 
   async listParts(_key: string, uploadId: string): Promise<UploadedPart[]> {
-    const parts = await this.storedParts(await this.uploadDir(uploadId));
-    return parts.map(({ part_number, etag, size }) => ({ part_number, etag, size }));
+    try {
+      const parts = await this.storedParts(await this.uploadDir(uploadId));
+      return parts.map(({ part_number, etag, size }) => ({ part_number, etag, size }));
+    } catch (error) {
+      // Completed or cancelled as it was being read.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new MultipartError("NoSuchUpload", "There is no such upload.");
+      }
+      throw error;
+    }
   }
 
   /** The parts on disk, in part-number order. */
