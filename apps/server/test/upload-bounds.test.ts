@@ -24,8 +24,8 @@ import { type App, buildApp } from "../src/app";
 import { loadConfig } from "../src/platform/config";
 import type { DatabaseTarget } from "../src/platform/db/database";
 import { newRunnerId } from "../src/platform/jobs/liveness";
-import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
-import { freePort, presignedPutAccepts, type S3TestServer, startS3Server } from "./support/s3-server";
+import { createTestDatabase } from "./support/database";
+import { databaseAndStoreKinds, freePort, presignedPutAccepts, useS3Server } from "./support/s3-server";
 import { TestIssuer, userClaims } from "./support/tokens";
 
 /**
@@ -36,7 +36,6 @@ import { TestIssuer, userClaims } from "./support/tokens";
  * start and on takeback; no control character in a stored file name.
  */
 
-type StoreKind = "local" | "s3";
 type UploadKind = "structure" | "topology";
 const PART = 5 * MB;
 const md5 = (data: Buffer) => createHash("md5").update(data).digest("hex");
@@ -62,19 +61,9 @@ function watersPdb(padTo = 0): Buffer {
   return Buffer.from(`${lines.join("\n")}\n`);
 }
 
-const combinations: Array<[DatabaseKind, StoreKind]> = databaseKinds().flatMap((db) =>
-  (["local", "s3"] as const).map((store): [DatabaseKind, StoreKind] => [db, store]),
-);
+const s3 = useS3Server();
 
-let s3: S3TestServer | undefined;
-beforeAll(async () => {
-  s3 = await startS3Server();
-}, 120_000);
-afterAll(async () => {
-  await s3?.close();
-});
-
-describe.each(combinations)("upload bounds on %s with the %s file store", (dbKind, storeKind) => {
+describe.each(databaseAndStoreKinds())("upload bounds on %s with the %s file store", (dbKind, storeKind) => {
   const issuer = TestIssuer.create();
   let target: DatabaseTarget;
   let dropDatabase: () => Promise<void> = async () => {};
@@ -91,7 +80,7 @@ describe.each(combinations)("upload bounds on %s with the %s file store", (dbKin
       POLYFORGE_DATA_DIR: dataDir,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       WEB_DIST_DIR: join(tmpdir(), "polyforge-test-no-web"),
-      ...(storeKind === "s3" ? s3!.env(bucket) : {}),
+      ...(storeKind === "s3" ? s3().env(bucket) : {}),
     });
     const started = await buildApp({ config, database: target, issuerKeys: (await issuer).keys(), runJobs });
     await started.listen({ port, host: "127.0.0.1" });
@@ -108,7 +97,7 @@ describe.each(combinations)("upload bounds on %s with the %s file store", (dbKin
       target = database.target;
       dropDatabase = database.drop;
     }
-    if (storeKind === "s3") await s3!.createBucket(bucket);
+    if (storeKind === "s3") await s3().createBucket(bucket);
     app = await start();
   }, 120_000);
   afterAll(async () => {

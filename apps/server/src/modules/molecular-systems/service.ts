@@ -19,8 +19,8 @@ import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
-  abortStoredUploads,
   checkPartList,
+  endUploads,
   idleUploadHorizon,
   multipartApiError,
   requirePartBytes,
@@ -299,13 +299,7 @@ export async function endUploadOfSystem(db: Db, system: SystemRow): Promise<Stor
 /** The sweep: uploads no part URL was asked for since every URL handed out expired are aborted, so
  * an abandoned upload's parts do not stay on the disk. Answers how many. */
 export async function abortIdleUploads(deps: MolecularSystemsDeps): Promise<number> {
-  const ended: StoredUpload[] = [];
-  for (const system of await idleUploadingSystems(deps.db, idleUploadHorizon())) {
-    const upload = await deps.db.transaction((tx) => endUploadOfSystem(tx, system));
-    if (upload) ended.push(upload);
-  }
-  await abortStoredUploads(deps.store, ended, deps.logger);
-  return ended.length;
+  return endUploads(deps, await idleUploadingSystems(deps.db, idleUploadHorizon()), endUploadOfSystem);
 }
 
 export interface StructureDownload {

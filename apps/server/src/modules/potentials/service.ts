@@ -24,8 +24,8 @@ import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
 import {
-  abortStoredUploads,
   checkPartList,
+  endUploads,
   idleUploadHorizon,
   multipartApiError,
   requirePartBytes,
@@ -455,13 +455,7 @@ export async function endTopologyUploadsOfSystem(db: Db, systemId: string): Prom
 /** The sweep: .top uploads no part URL was asked for since every URL handed out expired are
  * aborted. Answers how many. */
 export async function abortIdleTopologyUploads(deps: PotentialsDeps): Promise<number> {
-  const ended: StoredUpload[] = [];
-  for (const row of await idleUploadingPotentials(deps.db, idleUploadHorizon())) {
-    const upload = await deps.db.transaction((tx) => endTopologyUpload(tx, row));
-    if (upload) ended.push(upload);
-  }
-  await abortStoredUploads(deps.store, ended, deps.logger);
-  return ended.length;
+  return endUploads(deps, await idleUploadingPotentials(deps.db, idleUploadHorizon()), endTopologyUpload);
 }
 
 export interface PotentialDownload {

@@ -6,6 +6,7 @@ import {
   uploadPartCount,
 } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import type { Db } from "../db/database";
 import { AppError } from "../errors";
 import {
   bareEtag,
@@ -137,4 +138,23 @@ export async function abortStoredUploads(
       logger.warn({ err, uploadId }, "aborting an upload failed");
     });
   }
+}
+
+/**
+ * Ends the uploads of these rows, each in a transaction of its own (`end` moves the row on and
+ * answers its upload, or nothing when it had moved already), then aborts them in the store.
+ * Answers how many ended.
+ */
+export async function endUploads<Row>(
+  deps: { db: Db; store: FileStore; logger: FastifyBaseLogger },
+  rows: ReadonlyArray<Row>,
+  end: (tx: Db, row: Row) => Promise<StoredUpload | undefined>,
+): Promise<number> {
+  const ended: StoredUpload[] = [];
+  for (const row of rows) {
+    const upload = await deps.db.transaction((tx) => end(tx, row));
+    if (upload) ended.push(upload);
+  }
+  await abortStoredUploads(deps.store, ended, deps.logger);
+  return ended.length;
 }
