@@ -6,7 +6,8 @@
  *   and sending 10: seconds until the server closed it (null: still open at STALL_CAP seconds).
  * - part_stalls: 300 part PUTs announcing 5 MB and sending 10 bytes (30 from each of ten loopback
  *   addresses): how many the server closed, and when the last went.
- * - moving_part: a 5 MB part sent at ~110 KB/s (45 s, longer than the request timeout): its status.
+ * - moving_part: a 5 MB part sent in 64 slices 0.7 s apart (45 s, longer than the request
+ *   timeout): the server's answer.
  * - descriptors: the server under `ulimit -n 1024`, 1,100 silent token requests from 127.0.0.1,
  *   then GET /api/health from 127.0.0.2: its status (or error) and time.
  * - parts_for_6mb: an upload begun for 6 MB, then parts 1…30 of 6 MB each: the statuses, and the
@@ -252,10 +253,10 @@ async function slowParts(root: string, issuer: TestIssuer, jwksFile: string) {
         `/systems/${upload.systemId}/upload/upload_url?upload_id=${upload.uploadId}&part_number=1`,
       );
       const h = await hold(server.port, partPutHead(url.json.url, 5 * MB), "127.0.0.20");
-      const chunk = Buffer.alloc((5 * MB) / 50, 65);
-      for (let i = 0; i < 50 && !h.socket.destroyed; i++) {
+      const chunk = Buffer.alloc((5 * MB) / 64, 65);
+      for (let i = 0; i < 64 && !h.socket.destroyed; i++) {
         h.socket.write(chunk);
-        await sleep(900);
+        await sleep(700);
       }
       const answer = await Promise.race([h.answered, sleep(30_000).then(() => null)]);
       h.socket.destroy();
