@@ -14,7 +14,8 @@ import { users } from "../src/platform/identity/schema";
 import { createTestDatabase } from "./support/database";
 import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
-import { databaseAndStoreKinds, freePort, useS3Server } from "./support/s3-server";
+import { freePort } from "./support/s3-server";
+import { databaseAndStoreKinds, useS3Server } from "./support/stores";
 import { TestIssuer, userClaims } from "./support/tokens";
 
 const PART = 5 * MB;

@@ -25,7 +25,8 @@ import { loadConfig } from "../src/platform/config";
 import type { DatabaseTarget } from "../src/platform/db/database";
 import { newRunnerId } from "../src/platform/jobs/liveness";
 import { createTestDatabase } from "./support/database";
-import { databaseAndStoreKinds, freePort, presignedPutAccepts, useS3Server } from "./support/s3-server";
+import { freePort, presignedPutAccepts } from "./support/s3-server";
+import { databaseAndStoreKinds, useS3Server } from "./support/stores";
 import { TestIssuer, userClaims } from "./support/tokens";
 
 /**

@@ -7,9 +7,7 @@ import { join, resolve } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 // @ts-expect-error s3rver ships no type declarations
 import S3rver from "s3rver";
-import { afterAll, beforeAll } from "vitest";
 import { REPO_ROOT } from "../../src/platform/paths";
-import { type DatabaseKind, databaseKinds } from "./database";
 
 /** moto's S3 server from the engine's virtual environment (the engine's `test` extra installs it):
  * unlike s3rver it implements the whole multipart API, ListParts and AbortMultipartUpload included. */
@@ -33,31 +31,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolvePort(port));
     });
   });
-}
-
-export type StoreKind = "local" | "s3";
-
-/** Every database with both file stores (the embedded one and S3), for `describe.each`. */
-export function databaseAndStoreKinds(): Array<[DatabaseKind, StoreKind]> {
-  return databaseKinds().flatMap((db) =>
-    (["local", "s3"] as const).map((store): [DatabaseKind, StoreKind] => [db, store]),
-  );
-}
-
-/** One S3 server for the suites of this file: started before them, stopped after. Call at the top
- * level of the file; the answer gives the running server. */
-export function useS3Server(): () => S3TestServer {
-  let server: S3TestServer | undefined;
-  beforeAll(async () => {
-    server = await startS3Server();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.close();
-  });
-  return () => {
-    if (!server) throw new Error("the S3 test server is not running");
-    return server;
-  };
 }
 
 /** Starts a real S3-protocol server on a free loopback port and waits until it answers. */

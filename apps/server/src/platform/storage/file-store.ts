@@ -383,14 +383,15 @@ export class LocalFileStore implements FileStore {
       }
       throw error;
     }
+    let size: number;
     try {
-      const size = await this.assemble(key, claimed, ordered);
-      await rm(claimed, { recursive: true, force: true });
-      return size;
+      size = await this.assemble(key, claimed, ordered);
     } catch (error) {
       await rename(claimed, dir);
       throw error;
     }
+    await rm(claimed, { recursive: true, force: true });
+    return size;
   }
 
   /** Makes the object of the upload held in `dir` from the listed parts; answers its size. */
