@@ -31,6 +31,7 @@ import { wireModules } from "./modules/wiring";
 import { authenticationHook, createAuthenticator } from "./platform/auth/authenticate";
 import { type IssuerKeys, localTokenVerifier, remoteTokenVerifier, type TokenVerifier } from "./platform/auth/tokens";
 import { smilesChecker } from "./platform/chemistry/smiles-checker";
+import { clientLimitServerOptions } from "./platform/client-limits";
 import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
 import { installErrorHandling } from "./platform/errors";
@@ -40,7 +41,8 @@ import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { configureEngineLimits } from "./platform/jobs/engine-process";
 import { jobFileRoute } from "./platform/jobs/slurm/transfer-route";
-import { LocalFileStore } from "./platform/storage/file-store";
+import { ABANDONED_UPLOAD_MS, LocalFileStore } from "./platform/storage/file-store";
+import { scheduleUploadSweep } from "./platform/storage/multipart";
 import { localPartRoute } from "./platform/storage/part-route";
 import { registerWebApp } from "./platform/web";
 
@@ -88,6 +90,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
     // Graceful shutdown waits for requests in flight, but not forever.
     forceCloseConnections: "idle",
+    // Silent and slow clients are cut off (platform/client-limits.ts).
+    ...clientLimitServerOptions(config.clientLimits),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -153,8 +157,14 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(clientConfigRoutes(config, verifier.issuer));
   await app.register(featuresRoutes(config));
   await app.register(notificationRoutes(context, authenticate));
-  // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token).
-  if (context.processing.store instanceof LocalFileStore) await app.register(localPartRoute(context.processing.store));
+  // The embedded store serves S3's part PUTs itself (signed URLs, no bearer token), after tidying
+  // what a server killed mid-upload left; uploads nothing touched for a day go (its lifecycle rule).
+  const { store } = context.processing;
+  if (store instanceof LocalFileStore) {
+    await store.recoverInterruptedUploads(2 * config.clientLimits.uploadIdleTimeoutMs);
+    await app.register(localPartRoute(store));
+    scheduleUploadSweep(app, "embedded store uploads", () => store.removeAbandonedUploads(ABANDONED_UPLOAD_MS));
+  }
   // …and the presigned GETs and PUTs of Slurm jobs that reach it through the store.
   if (config.slurm?.transfer === "store" && !config.s3.bucket) {
     await app.register(jobFileRoute(config, context.processing.store));

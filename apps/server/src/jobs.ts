@@ -8,6 +8,7 @@ import type { Config } from "./platform/config";
 import type { Db } from "./platform/db/database";
 import { createEngineExecutor } from "./platform/jobs/create-executor";
 import { JobRunner, type RunnerOptions } from "./platform/jobs/runner";
+import { sweepWorkdirs } from "./platform/jobs/workdirs";
 import { createFileStore, type FileStore } from "./platform/storage/file-store";
 
 /** The engine jobs' side of the server, built once by app.ts (in-process runners) or worker.ts
@@ -38,10 +39,13 @@ export function createSystemProcessing(
 ): SystemProcessing {
   const store = createFileStore(config);
   const executor = tuning.executor ?? createEngineExecutor(config, logger);
+  const workRoot = join(config.dataDir, "jobs");
+  // What the attempts of a server or worker killed mid-job left on this machine goes now.
+  void sweepWorkdirs(workRoot).catch((err: unknown) => logger.warn({ err }, "sweeping work directories failed"));
   const queue = new SystemProcessingQueue({
     db,
     store,
-    workRoot: join(config.dataDir, "jobs"),
+    workRoot,
     logger,
     engineCommand: tuning.engineCommand,
     executor,
@@ -51,9 +55,9 @@ export function createSystemProcessing(
     userShare: tuning.userShare ?? config.userJobShare,
   };
   const runner = new JobRunner(queue, { ...tuning, ...slots, logger });
-  const structureQueue = new StructureJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
+  const structureQueue = new StructureJobQueue({ db, store, workRoot, logger, executor });
   const structures = new JobRunner(structureQueue, { ...tuning, ...validationSlots(slots), logger });
-  const potentialQueue = new PotentialJobQueue({ db, store, workRoot: join(config.dataDir, "jobs"), logger, executor });
+  const potentialQueue = new PotentialJobQueue({ db, store, workRoot, logger, executor });
   const potentials = new JobRunner(potentialQueue, { ...tuning, ...slots, logger });
   return { store, runner, structures, potentials };
 }

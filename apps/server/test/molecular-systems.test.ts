@@ -11,14 +11,14 @@ import { type App, buildApp } from "../src/app";
 import { loadConfig } from "../src/platform/config";
 import type { DatabaseTarget } from "../src/platform/db/database";
 import { users } from "../src/platform/identity/schema";
-import { createTestDatabase, type DatabaseKind, databaseKinds } from "./support/database";
+import { createTestDatabase } from "./support/database";
 import { localPartEtag } from "./support/etag";
 import { openNotifications } from "./support/notifications";
-import { freePort, type S3TestServer, startS3Server } from "./support/s3-server";
+import { freePort } from "./support/s3-server";
+import { databaseAndStoreKinds, useS3Server } from "./support/stores";
 import { TestIssuer, userClaims } from "./support/tokens";
 import { waitUntil } from "./support/wait";
 
-type StoreKind = "local" | "s3";
 const PART = 5 * MB;
 
 /** A PDB line in its columns (HETATM, serial, name, residue, chain A, coordinates, element). */
@@ -58,20 +58,10 @@ interface Harness {
   origin: string;
 }
 
-/** Every combination of database and file store. */
-const combinations: Array<[DatabaseKind, StoreKind]> = databaseKinds().flatMap((db) =>
-  (["local", "s3"] as const).map((store): [DatabaseKind, StoreKind] => [db, store]),
-);
+/** moto's S3 server for the suites on the S3 store (each suite runs on every database and store). */
+const s3 = useS3Server();
 
-let s3: S3TestServer | undefined;
-beforeAll(async () => {
-  s3 = await startS3Server();
-}, 120_000);
-afterAll(async () => {
-  await s3?.close();
-});
-
-describe.each(combinations)("molecular systems on %s with the %s file store", (dbKind, storeKind) => {
+describe.each(databaseAndStoreKinds())("molecular systems on %s with the %s file store", (dbKind, storeKind) => {
   const issuer = TestIssuer.create();
   let target: DatabaseTarget;
   let dropDatabase: () => Promise<void>;
@@ -89,7 +79,7 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
       POLYFORGE_DATA_DIR: dataDir,
       PUBLIC_URL: origin,
       WEB_DIST_DIR: join(tmpdir(), "polyforge-test-no-web"),
-      ...(storeKind === "s3" ? s3!.env(bucket) : {}),
+      ...(storeKind === "s3" ? s3().env(bucket) : {}),
     });
     const app = await buildApp({ config, database: target, issuerKeys: (await issuer).keys(), runJobs });
     await app.listen({ port, host: "127.0.0.1" });
@@ -107,7 +97,7 @@ describe.each(combinations)("molecular systems on %s with the %s file store", (d
       target = database.target;
       dropDatabase = database.drop;
     }
-    if (storeKind === "s3") await s3!.createBucket(bucket);
+    if (storeKind === "s3") await s3().createBucket(bucket);
     harness = await start();
   }, 120_000);
   afterAll(async () => {

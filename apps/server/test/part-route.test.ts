@@ -34,7 +34,7 @@ describe("the embedded store's part PUT under the server's compression", () => {
   async function put(body: Buffer, headers: Record<string, string>) {
     const key = "molecular-systems/a/upload/part.pdb";
     const uploadId = await store.createMultipartUpload(key, body.length);
-    const url = new URL(await store.partUploadUrl(key, uploadId, 1));
+    const url = new URL(await store.partUploadUrl(key, uploadId, 1, body.length));
     const response = await app.inject({
       method: "PUT",
       url: `${url.pathname}${url.search}`,

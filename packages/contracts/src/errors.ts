@@ -42,6 +42,12 @@ export const CommonErrors = {
   TOO_MANY_REQUESTS: "COMMON.RATE_LIMIT.TOO_MANY_REQUESTS",
   /** The chemistry toolkit failed (a fault, logged and restarted): not a verdict on the input. */
   SMILES_CHECK_UNAVAILABLE: "COMMON.VALIDATE_SMILES.CHECK_UNAVAILABLE",
+  /** 408: the request's body stopped arriving (or took too long), so the connection was closed. */
+  REQUEST_TIMEOUT: "COMMON.REQUEST.TIMEOUT",
+  /** 413: an upload part past the file's last, or holding more than its share of the file. */
+  UPLOAD_PART_TOO_LARGE: "COMMON.UPLOAD.PART_TOO_LARGE",
+  /** 507: the server's disk is full; nothing stored before is lost, the call can be made again. */
+  STORAGE_FULL: "COMMON.STORAGE.INSUFFICIENT",
 } as const;
 
 export const UserErrors = {

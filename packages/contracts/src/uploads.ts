@@ -11,6 +11,21 @@ export const MB = 1024 * 1024;
 export const UPLOAD_PART_SIZE = 5 * MB;
 /** S3's ceiling on parts per upload. */
 export const MAX_UPLOAD_PARTS = 10_000;
+
+/** How many parts a file of this size is sent in: ceil(size / 5 MB), at least one. */
+export function uploadPartCount(fileBytes: number): number {
+  return Math.max(1, Math.ceil(fileBytes / UPLOAD_PART_SIZE));
+}
+
+/**
+ * The bytes part `partNumber` of a file of `fileBytes` holds: 5 MB, the last part the rest; 0 for a
+ * part past the last. A part may hold no more than its share, so the parts stored for an upload never
+ * add up to more than the size it was begun with, however many are sent at once.
+ */
+export function uploadPartBytes(fileBytes: number, partNumber: number): number {
+  if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > uploadPartCount(fileBytes)) return 0;
+  return Math.min(UPLOAD_PART_SIZE, fileBytes - (partNumber - 1) * UPLOAD_PART_SIZE);
+}
 /** SPEC §9: progress shown is capped at 99 % until the upload is complete. */
 export const UPLOAD_PROGRESS_CAP = 99;
 
@@ -44,12 +59,19 @@ export function fileProblem(kind: UploadFileKind, name: string, size: number): s
   return undefined;
 }
 
+/** Characters a stored file name may not hold: control characters (CR and LF split headers and
+ * log lines), Unicode line separators, and the bidirectional overrides that make `x‮bdp.pdb`
+ * read as another name. */
+const FILE_NAME_CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+export const FILE_NAME_CONTROL_MESSAGE = "A file name cannot contain control characters";
+
 const fileName = z
   .string()
   .trim()
   .min(1)
   .max(255)
-  .refine((n) => !/[/\\\0]/.test(n), "A file name cannot contain a path");
+  .refine((n) => !/[/\\]/.test(n), "A file name cannot contain a path")
+  .refine((n) => !FILE_NAME_CONTROL.test(n), FILE_NAME_CONTROL_MESSAGE);
 
 /** POST …/upload/begin body for a file of this kind. */
 export function uploadBeginBody(kind: UploadFileKind) {

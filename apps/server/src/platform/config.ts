@@ -84,6 +84,12 @@ const environmentSchema = z.object({
   /** Per user and minute: API writes (POST, PUT, PATCH, DELETE), and processing starts among them. */
   POLYFORGE_WRITES_PER_MINUTE: z.coerce.number().int().min(1).default(300),
   POLYFORGE_JOB_STARTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Seconds a client has to send a request's headers and body (every route but upload parts). */
+  POLYFORGE_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
+  /** Seconds an upload part's body may go without a byte before the connection is closed. */
+  POLYFORGE_UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(60),
+  /** Connections (requests in flight, behind a trusted proxy) one client address may hold open. */
+  POLYFORGE_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(1).default(128),
   /** Encrypts the embedded provider's signing and cookie keys at rest (at least 32 characters). */
   POLYFORGE_SECRET_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32).optional()),
   ...slurmEnvironmentShape,
@@ -134,6 +140,9 @@ export interface Config {
   signInFailuresPerAddress: number;
   /** Per user and minute: API writes, and processing starts. */
   apiRateLimits: { writesPerMinute: number; jobStartsPerMinute: number };
+  /** Slow and greedy clients: how long a request may take to arrive, how long an upload part's body
+   * may stall, and how many connections one client address may hold. */
+  clientLimits: ClientLimits;
   /** Encrypts the embedded provider's keys at rest when set. */
   secretKey: string | undefined;
   /** Where engine jobs run: `local` (engine processes of this server or worker) or `slurm`. */
@@ -144,6 +153,12 @@ export interface Config {
   webDistDir: string;
   /** The built user guide (VitePress), served at /docs. */
   docsDistDir: string;
+}
+
+export interface ClientLimits {
+  requestTimeoutMs: number;
+  uploadIdleTimeoutMs: number;
+  connectionsPerAddress: number;
 }
 
 /** A setting that stops the start; its message is the one line printed. */
@@ -205,6 +220,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiRateLimits: {
       writesPerMinute: e.POLYFORGE_WRITES_PER_MINUTE,
       jobStartsPerMinute: e.POLYFORGE_JOB_STARTS_PER_MINUTE,
+    },
+    clientLimits: {
+      requestTimeoutMs: e.POLYFORGE_REQUEST_TIMEOUT_SECONDS * 1000,
+      uploadIdleTimeoutMs: e.POLYFORGE_UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
+      connectionsPerAddress: e.POLYFORGE_CONNECTIONS_PER_ADDRESS,
     },
     secretKey: e.POLYFORGE_SECRET_KEY,
     executor: e.POLYFORGE_EXECUTOR,

@@ -49,6 +49,13 @@ export function toErrorResponse(error: unknown): { statusCode: number; body: Api
     };
   }
 
+  if (isDiskFull(error)) {
+    return {
+      statusCode: 507,
+      body: errorBody(CommonErrors.STORAGE_FULL, { message: "The server's disk is full. Try again later." }),
+    };
+  }
+
   const rejected = databaseRejection(error);
   if (rejected) return { statusCode: 400, body: errorBody(CommonErrors.VALIDATION_ERROR, { message: rejected }) };
 
@@ -99,6 +106,16 @@ const REJECTED_VALUE_CODES: Record<string, string> = {
   "22003": "A number is out of range",
   "22P02": "A value has the wrong format",
 };
+
+/** The disk (or the server's quota on it) is full: nothing the client did wrong, nothing broken
+ * in the server either; what was stored before stays, and the call can be made again later. */
+function isDiskFull(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "ENOSPC" || code === "EDQUOT") return true;
+  }
+  return false;
+}
 
 function databaseRejection(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {

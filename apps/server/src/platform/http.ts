@@ -6,11 +6,14 @@ import fastifyRateLimit from "@fastify/rate-limit";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { z } from "zod";
+import { installClientLimits } from "./client-limits";
 import type { Config } from "./config";
 import { errorBody } from "./errors";
 
-/** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching. */
+/** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching, slow and
+ * greedy clients cut off. */
 export async function installHttpHardening(app: FastifyInstance, config: Config): Promise<void> {
+  installClientLimits(app, config);
   acceptEmptyJsonBodies(app);
   redirectLoopbackAliases(app, config);
   refuseUnknownMethods(app);
@@ -89,7 +92,7 @@ function refuseUnknownMethods(app: FastifyInstance): void {
 }
 
 /** The error envelope (ARCHITECTURE §3) as the OpenAPI document shows it. */
-const apiErrorSchema = z.object({
+export const apiErrorSchema = z.object({
   errors: z.array(z.object({ error_code: z.string(), args: z.record(z.string(), z.unknown()).optional() })),
 });
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -95,4 +96,42 @@ export async function startS3rver(bucket: string): Promise<{ endpoint: string; c
   });
   const { port } = await server.run();
   return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+const rfc3986 = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * Whether S3 would take a PUT of `contentLength` bytes at this presigned URL: its SigV4 signature
+ * worked out here from the URL, the credentials and that length, as S3 works it out (moto does not
+ * check signatures). Only URLs that sign content-length depend on the length.
+ */
+export function presignedPutAccepts(url: string, contentLength: number, secretAccessKey = "test"): boolean {
+  const parsed = new URL(url);
+  const query = [...parsed.searchParams.entries()].filter(([name]) => name !== "X-Amz-Signature");
+  const canonicalQuery = query
+    .map(([name, value]) => [rfc3986(name), rfc3986(value)])
+    .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join("&");
+  const signedHeaders = parsed.searchParams.get("X-Amz-SignedHeaders")!.split(";");
+  const headerValues: Record<string, string> = { host: parsed.host, "content-length": String(contentLength) };
+  const canonicalHeaders = signedHeaders.map((name) => `${name}:${headerValues[name]}\n`).join("");
+  const canonicalRequest = [
+    "PUT",
+    parsed.pathname,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders.join(";"),
+    "UNSIGNED-PAYLOAD",
+  ].join("\n");
+  const amzDate = parsed.searchParams.get("X-Amz-Date")!;
+  const [, date, region, service] = parsed.searchParams.get("X-Amz-Credential")!.split("/");
+  const scope = `${date}/${region}/${service}/aws4_request`;
+  const toSign = ["AWS4-HMAC-SHA256", amzDate, scope, createHash("sha256").update(canonicalRequest).digest("hex")].join(
+    "\n",
+  );
+  const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
+  const key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date!), region!), service!), "aws4_request");
+  return createHmac("sha256", key).update(toSign).digest("hex") === parsed.searchParams.get("X-Amz-Signature");
 }

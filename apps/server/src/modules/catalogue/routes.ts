@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { AppError } from "../../platform/errors";
+import { abortStoredUploads } from "../../platform/storage/multipart";
 import type { ModuleContext } from "../module-context";
 import { systemIdsInProject } from "../projects/service";
 import { archiveSystem, getSystem, listSystems } from "./service";
@@ -66,6 +67,8 @@ export function catalogueRoutes({ database, processing }: ModuleContext): Fastif
         const cancelled = await archiveSystem(db, requireUser(request), request.params.id);
         if (cancelled.execution) processing.runner.cancel(cancelled.execution);
         for (const potentialId of cancelled.potentials) processing.potentials.cancel(potentialId);
+        // No part of the archived system's uploads is taken any more.
+        await abortStoredUploads(processing.store, cancelled.uploads, request.log);
         return reply.status(204).send(null);
       },
     );

@@ -6,7 +6,14 @@ import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import { listPage, type Page } from "../../platform/pagination";
-import { cancelGenerationsOfSystem, potentialSummariesFromJson, potentialSummariesJsonOf } from "../potentials/service";
+import type { StoredUpload } from "../../platform/storage/multipart";
+import { endUploadOfSystem } from "../molecular-systems/service";
+import {
+  cancelGenerationsOfSystem,
+  endTopologyUploadsOfSystem,
+  potentialSummariesFromJson,
+  potentialSummariesJsonOf,
+} from "../potentials/service";
 import { cancelActiveExecution, executionsFromJson, executionsJsonOf } from "../system-executions/service";
 import {
   type CatalogueFilters,
@@ -58,18 +65,22 @@ export async function getSystem(db: Db, user: AuthenticatedUser, id: string): Pr
 }
 
 /** DELETE /systems/{id}: archives the system and cancels its processing and its potentials'
- * generations, if any. Answers the ids of what was cancelled so that the runners holding them can
- * stop their engines. */
+ * generations, if any, and ends its uploads in progress (its file's, its potentials' .top). Answers
+ * the ids of what was cancelled so that the runners holding them can stop their engines, and the
+ * uploads for the store to abort. */
 export async function archiveSystem(
   db: Db,
   user: AuthenticatedUser,
   id: string,
-): Promise<{ execution: string | undefined; potentials: string[] }> {
+): Promise<{ execution: string | undefined; potentials: string[]; uploads: StoredUpload[] }> {
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
   return db.transaction(async (tx) => {
     const archived = await markArchived(tx, user.id, id);
     if (!archived) throw new AppError(404, SystemErrors.DELETE_NOT_FOUND, { id });
     const execution = await cancelActiveExecution(tx, id);
-    return { execution, potentials: await cancelGenerationsOfSystem(tx, id) };
+    const potentials = await cancelGenerationsOfSystem(tx, id);
+    const upload = await endUploadOfSystem(tx, archived);
+    const uploads = [...(upload ? [upload] : []), ...(await endTopologyUploadsOfSystem(tx, id))];
+    return { execution, potentials, uploads };
   });
 }

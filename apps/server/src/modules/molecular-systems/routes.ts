@@ -23,9 +23,11 @@ import { requireUser } from "../../platform/auth/authenticate";
 import { contentTypeByExtension, sendDownload } from "../../platform/downloads";
 import { AppError, checkPathIdsOnRefusal } from "../../platform/errors";
 import type { ZodApp } from "../../platform/resource-routes";
+import { scheduleUploadSweep } from "../../platform/storage/multipart";
 import type { ModuleContext } from "../module-context";
 import { requireCatalogueSystem } from "../systems/service";
 import {
+  abortIdleUploads,
   beginUpload,
   cancelUpload,
   completeUpload,
@@ -49,7 +51,7 @@ const systemParams = z.object({ systemId: z.string() });
 const apiError = z.object({
   errors: z.array(z.object({ error_code: z.string(), args: z.record(z.string(), z.unknown()) })),
 });
-const errors = (...statuses: Array<400 | 404 | 409 | 500>) =>
+const errors = (...statuses: Array<400 | 404 | 409 | 413 | 500 | 507>) =>
   Object.fromEntries(statuses.map((status) => [status, apiError])) as Record<number, typeof apiError>;
 
 /** No body (OpenAPI: a response without content). zod's null becomes a nullable string in OpenAPI
@@ -92,6 +94,8 @@ export function molecularSystemsRoutes({ database, processing }: ModuleContext):
     registerUploadPartRoutes(app, deps);
     registerUploadFinishRoutes(app, deps, processing);
     registerStructureFileRoutes(app, deps);
+    // Uploads left idle past their part URLs' life are aborted (their parts leave the disk).
+    scheduleUploadSweep(app, "structure file uploads", () => abortIdleUploads(deps));
   };
 }
 
@@ -153,7 +157,7 @@ function registerUploadPartRoutes(app: ZodApp, deps: MolecularSystemsDeps): void
         summary: "Begin a multipart upload of a .pdb or .gro file (up to 2000 MB)",
         params: systemParams,
         body: uploadBeginBody(STRUCTURE_FILE),
-        response: { 200: uploadBeginResponse, ...errors(400, 404, 409, 500) },
+        response: { 200: uploadBeginResponse, ...errors(400, 404, 409, 500, 507) },
       },
     },
     async (request) => beginUpload(deps, requireUser(request), request.params.systemId, request.body),
@@ -167,7 +171,7 @@ function registerUploadPartRoutes(app: ZodApp, deps: MolecularSystemsDeps): void
         summary: "A signed URL to PUT one part to (its answer's ETag header is the part's ETag)",
         params: systemParams,
         querystring: uploadUrlQuery,
-        response: { 200: uploadUrlResponse, ...errors(400, 404) },
+        response: { 200: uploadUrlResponse, ...errors(400, 404, 413) },
       },
     },
     async (request) =>
@@ -207,7 +211,7 @@ function registerUploadFinishRoutes(app: ZodApp, deps: MolecularSystemsDeps, pro
           "Parts are assembled in part-number order. A part missing, not stored or with another ETag answers 400 SYSTEM.CREATE_UPLOADED_SYSTEM.FAILED (reason InvalidPart) and keeps the stored parts for a retry.",
         params: systemParams,
         body: uploadCompleteBody,
-        response: { 200: systemDataResponse, ...errors(400, 404, 409) },
+        response: { 200: systemDataResponse, ...errors(400, 404, 409, 507) },
       },
     },
     async (request) => {

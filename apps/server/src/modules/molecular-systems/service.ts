@@ -18,8 +18,23 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
-import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
-import { findCatalogueSystem, insertSystem, type SystemRow, updateMolecularData } from "../systems/queries";
+import {
+  checkPartList,
+  endUploads,
+  idleUploadHorizon,
+  multipartApiError,
+  requirePartBytes,
+  type StoredUpload,
+  uploadActivityStale,
+} from "../../platform/storage/multipart";
+import {
+  findCatalogueSystem,
+  idleUploadingSystems,
+  insertSystem,
+  markUploadActive,
+  type SystemRow,
+  updateMolecularData,
+} from "../systems/queries";
 import { initialData, insertStructureJob, molecularData, notifySystemStatus } from "./repository";
 import { structureKey, uploadKey, VIEWER_FILE } from "./structure-jobs";
 
@@ -185,8 +200,11 @@ export async function partUploadUrl(
   uploadId: string,
   partNumber: number,
 ): Promise<{ url: string }> {
-  const { key } = await requireUploading(deps.db, user, id, uploadId);
-  return { url: await deps.store.partUploadUrl(key, uploadId, partNumber) };
+  const { system, data, key } = await requireUploading(deps.db, user, id, uploadId);
+  const partBytes = requirePartBytes(data.file_size ?? 0, partNumber);
+  // Each part asks for its URL: the upload is active (the sweep of idle uploads reads this).
+  if (uploadActivityStale(system.updatedAt)) await markUploadActive(deps.db, system.id, uploadId);
+  return { url: await deps.store.partUploadUrl(key, uploadId, partNumber, partBytes) };
 }
 
 /** GET …/upload/parts: the parts stored so far (S3 ListParts), so a client resumes an upload. */
@@ -261,6 +279,27 @@ export async function cancelUpload(
     const row = await updateMolecularData(tx, system.id, next, { fromStatuses: ["uploading"], uploadId });
     if (row) await notifySystemStatus(tx, row);
   });
+}
+
+/**
+ * Ends the system's upload in progress, if any, in the caller's transaction: the system waits for a
+ * file again (pushed). Answers the store's upload for the caller to abort once committed.
+ */
+export async function endUploadOfSystem(db: Db, system: SystemRow): Promise<StoredUpload | undefined> {
+  if (system.origin !== "upload") return undefined;
+  const data = molecularData(system);
+  if (data.status !== "uploading" || !data.upload_id || !data.file) return undefined;
+  const next: MolecularSystemData = { ...data, status: "pending_upload", file: null, file_size: null, upload_id: null };
+  const row = await updateMolecularData(db, system.id, next, { fromStatuses: ["uploading"], uploadId: data.upload_id });
+  if (!row) return undefined;
+  await notifySystemStatus(db, row);
+  return { key: uploadKey(system.id, data.file), uploadId: data.upload_id };
+}
+
+/** The sweep: uploads no part URL was asked for since every URL handed out expired are aborted, so
+ * an abandoned upload's parts do not stay on the disk. Answers how many. */
+export async function abortIdleUploads(deps: MolecularSystemsDeps): Promise<number> {
+  return endUploads(deps, await idleUploadingSystems(deps.db, idleUploadHorizon()), endUploadOfSystem);
 }
 
 export interface StructureDownload {

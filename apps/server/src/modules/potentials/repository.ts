@@ -9,7 +9,7 @@ import {
   type PotentialResponse,
   topologySummary,
 } from "@polyforge/contracts/potentials";
-import { and, asc, eq, inArray, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import type { Db } from "../../platform/db/database";
 import { publishNotification } from "../../platform/events/notifications";
@@ -223,4 +223,28 @@ export async function giveUpInterrupted(db: Db, maxAttempts: number): Promise<Po
     })
     .where(interruptedTooOften(potentials, ACTIVE_STATUSES, maxAttempts))
     .returning();
+}
+
+/** Marks a potential's .top upload active now (updated_at), while it is still that upload. */
+export async function markUploadActive(db: Db, id: string, uploadId: string): Promise<void> {
+  await db
+    .update(potentials)
+    .set({ updatedAt: sql`now()` })
+    .where(and(eq(potentials.id, id), eq(potentials.status, "uploading"), eq(potentials.uploadId, uploadId)));
+}
+
+/** Uploaded potentials whose upload was last marked active before `before`. */
+export async function idleUploadingPotentials(db: Db, before: Date): Promise<PotentialRow[]> {
+  return db
+    .select()
+    .from(potentials)
+    .where(and(eq(potentials.status, "uploading"), eq(potentials.origin, "upload"), lt(potentials.updatedAt, before)));
+}
+
+/** The system's potentials whose .top upload is in progress. */
+export async function uploadingPotentialsOfSystem(db: Db, systemId: string): Promise<PotentialRow[]> {
+  return db
+    .select()
+    .from(potentials)
+    .where(and(eq(potentials.systemId, systemId), eq(potentials.status, "uploading")));
 }

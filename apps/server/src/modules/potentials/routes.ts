@@ -16,9 +16,12 @@ import { z } from "zod";
 import { requireUser } from "../../platform/auth/authenticate";
 import { sendDownload } from "../../platform/downloads";
 import { checkPathIdsOnRefusal } from "../../platform/errors";
+import { apiErrorSchema } from "../../platform/http";
 import type { ZodApp } from "../../platform/resource-routes";
+import { scheduleUploadSweep } from "../../platform/storage/multipart";
 import type { ModuleContext } from "../module-context";
 import {
+  abortIdleTopologyUploads,
   beginTopologyUpload,
   cancelGeneration,
   cancelTopologyUpload,
@@ -71,6 +74,8 @@ export function potentialsRoutes({ database, processing, config }: ModuleContext
     registerTopologyPartRoutes(app, deps);
     registerTopologyFinishRoutes(app, deps, processing);
     registerPotentialFilesRoute(app, deps);
+    // .top uploads left idle past their part URLs' life are aborted (their parts leave the disk).
+    scheduleUploadSweep(app, "topology uploads", () => abortIdleTopologyUploads(deps));
   };
 }
 
@@ -173,7 +178,7 @@ function registerTopologyPartRoutes(app: ZodApp, deps: PotentialsDeps): void {
         summary: "Begin a multipart upload of the potential's .top (up to 4000 MB)",
         params: potentialParams,
         body: uploadBeginBody(TOPOLOGY_FILE),
-        response: { 200: uploadBeginResponse },
+        response: { 200: uploadBeginResponse, 507: apiErrorSchema },
       },
     },
     async (request) =>
@@ -194,7 +199,7 @@ function registerTopologyPartRoutes(app: ZodApp, deps: PotentialsDeps): void {
         summary: "A signed URL to PUT one part to (its answer's ETag header is the part's ETag)",
         params: potentialParams,
         querystring: uploadUrlQuery,
-        response: { 200: uploadUrlResponse },
+        response: { 200: uploadUrlResponse, 413: apiErrorSchema },
       },
     },
     async (request) =>
@@ -240,7 +245,7 @@ function registerTopologyFinishRoutes(app: ZodApp, deps: PotentialsDeps, process
         summary: "Complete the upload and check the .top against the structure (validate-topology job)",
         params: potentialParams,
         body: uploadCompleteBody,
-        response: { 200: potentialResponse },
+        response: { 200: potentialResponse, 507: apiErrorSchema },
       },
     },
     async (request) => {

@@ -23,17 +23,28 @@ import { isUniqueViolation } from "../../platform/db/errors";
 import { AppError } from "../../platform/errors";
 import { requireUuid } from "../../platform/ids";
 import type { FileStore } from "../../platform/storage/file-store";
-import { checkPartList, multipartApiError } from "../../platform/storage/multipart";
+import {
+  checkPartList,
+  endUploads,
+  idleUploadHorizon,
+  multipartApiError,
+  requirePartBytes,
+  type StoredUpload,
+  uploadActivityStale,
+} from "../../platform/storage/multipart";
 import { type PotentialStructure, structureForPotentials } from "../molecular-systems/service";
 import {
   deletePotential as deleteRow,
   findDraft,
   findPotential,
+  idleUploadingPotentials,
   insertPotential,
+  markUploadActive,
   notifyPotential,
   potentialResponse,
   potentialsOfSystems,
   updatePotential,
+  uploadingPotentialsOfSystem,
 } from "./repository";
 import type { PotentialRow } from "./schema";
 
@@ -337,7 +348,10 @@ export async function topologyPartUrl(
   partNumber: number,
 ): Promise<{ url: string }> {
   const row = await requireUploading(deps.db, user, systemId, id, uploadId);
-  return { url: await deps.store.partUploadUrl(topologyKey(row.id), uploadId, partNumber) };
+  const partBytes = requirePartBytes(row.fileSize ?? 0, partNumber);
+  // Each part asks for its URL: the upload is active (the sweep of idle uploads reads this).
+  if (uploadActivityStale(row.updatedAt)) await markUploadActive(deps.db, row.id, uploadId);
+  return { url: await deps.store.partUploadUrl(topologyKey(row.id), uploadId, partNumber, partBytes) };
 }
 
 /** GET …/upload/parts: the parts stored so far, so a client resumes an upload. */
@@ -410,6 +424,38 @@ export async function cancelTopologyUpload(
     );
     if (next) await notifyPotential(tx, next);
   });
+}
+
+/** Ends an uploaded potential's .top upload in progress, in the caller's transaction: it waits for
+ * a file again (pushed). Answers the store's upload for the caller to abort once committed. */
+async function endTopologyUpload(db: Db, row: PotentialRow): Promise<StoredUpload | undefined> {
+  if (row.status !== "uploading" || !row.uploadId) return undefined;
+  const next = await updatePotential(
+    db,
+    row.id,
+    { status: "pending_upload", file: null, fileSize: null, uploadId: null },
+    { fromStatuses: ["uploading"], uploadId: row.uploadId },
+  );
+  if (!next) return undefined;
+  await notifyPotential(db, next);
+  return { key: topologyKey(row.id), uploadId: row.uploadId };
+}
+
+/** A system archived: its potentials' .top uploads in progress end (in the caller's transaction);
+ * answers them for the caller to abort in the store once committed. */
+export async function endTopologyUploadsOfSystem(db: Db, systemId: string): Promise<StoredUpload[]> {
+  const ended: StoredUpload[] = [];
+  for (const row of await uploadingPotentialsOfSystem(db, systemId)) {
+    const upload = await endTopologyUpload(db, row);
+    if (upload) ended.push(upload);
+  }
+  return ended;
+}
+
+/** The sweep: .top uploads no part URL was asked for since every URL handed out expired are
+ * aborted. Answers how many. */
+export async function abortIdleTopologyUploads(deps: PotentialsDeps): Promise<number> {
+  return endUploads(deps, await idleUploadingPotentials(deps.db, idleUploadHorizon()), endTopologyUpload);
 }
 
 export interface PotentialDownload {

@@ -1,6 +1,6 @@
 import type { SystemType } from "@polyforge/contracts/enums";
 import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
-import { and, count, desc, eq, ilike, inArray, isNull, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, count, desc, eq, ilike, inArray, isNull, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Db } from "../../platform/db/database";
 import { containing } from "../../platform/db/like";
 import { type Page, pageOffset } from "../../platform/pagination";
@@ -241,4 +241,32 @@ export async function markArchived(db: Db, ownerId: string, id: string): Promise
     .where(and(eq(systems.id, id), catalogueFilter(ownerId)))
     .returning();
   return row;
+}
+
+/** Marks an upload system's upload active now (updated_at), while it is still that upload. */
+export async function markUploadActive(db: Db, id: string, uploadId: string): Promise<void> {
+  await db
+    .update(systems)
+    .set({ updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(systems.id, id),
+        sql`${systems.systemData}->>'status' = 'uploading'`,
+        sql`${systems.systemData}->>'upload_id' = ${uploadId}`,
+      ),
+    );
+}
+
+/** Upload systems (archived or not) whose upload was last marked active before `before`. */
+export async function idleUploadingSystems(db: Db, before: Date): Promise<SystemRow[]> {
+  return db
+    .select()
+    .from(systems)
+    .where(
+      and(
+        eq(systems.origin, "upload"),
+        sql`${systems.systemData}->>'status' = 'uploading'`,
+        lt(systems.updatedAt, before),
+      ),
+    );
 }

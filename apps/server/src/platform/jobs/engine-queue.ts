@@ -1,10 +1,11 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { ClaimRequest } from "./claim";
 import { type EngineExecutor, type ExecutorOutcome, type ExecutorRunOptions, LocalExecutor } from "./executor";
 import { ProgressWriter } from "./progress";
 import type { JobContext, JobQueue } from "./runner";
+import { openWorkdir } from "./workdirs";
 
 export interface EngineQueueOptions {
   /** Engine work directories are created under it and removed after each run. */
@@ -82,7 +83,7 @@ export abstract class EngineJobQueue<Job extends { id: string; attempts: number 
       schedulerJobId: null,
     };
     try {
-      await mkdir(workdir, { recursive: true });
+      await openWorkdir(this.executor, workdir, runnerId);
       const call = await this.prepare(job, run);
       if (!call) return;
       const outcome = await this.runEngine(call, run);

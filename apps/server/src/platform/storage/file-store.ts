@@ -22,7 +22,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { UPLOAD_PART_SIZE, type UploadedPart } from "@polyforge/contracts/uploads";
+import { UPLOAD_PART_SIZE, type UploadedPart, uploadPartBytes, uploadPartCount } from "@polyforge/contracts/uploads";
 import type { Config } from "../config";
 
 /** A part of a multipart upload as the client lists it on complete. */
@@ -51,11 +51,13 @@ export class MultipartError extends Error {
   }
 }
 
-/** S3's limits: every part but the last at least 5 MiB, none above 5 GiB. */
+/** S3's limit: every part but the last at least 5 MiB. */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
-export const MAX_PART_BYTES = 5 * 1024 * 1024 * 1024;
 /** How long a part URL stays valid. */
 export const PART_URL_TTL_SECONDS = 3600;
+/** An upload nothing touched for this long is removed from the embedded store whatever its row says
+ * (the counterpart of the S3 lifecycle rule in deploy/s3-lifecycle.json). */
+export const ABANDONED_UPLOAD_MS = 24 * 3600_000;
 
 /** ETags compare without their quotes (S3 answers them quoted). */
 export function bareEtag(etag: string): string {
@@ -97,8 +99,9 @@ export interface FileStore {
   // The S3 multipart protocol (ARCHITECTURE §7b); the object appears under `key` on complete.
   /** CreateMultipartUpload; answers the upload id. `maxBytes` bounds the whole object. */
   createMultipartUpload(key: string, maxBytes: number): Promise<string>;
-  /** A URL the client PUTs one part to, without our token (presigned or signed by the server). */
-  partUploadUrl(key: string, uploadId: string, partNumber: number): Promise<string>;
+  /** A URL the client PUTs one part of `partBytes` bytes to, without our token (presigned or signed
+   * by the server); no larger body is taken there. */
+  partUploadUrl(key: string, uploadId: string, partNumber: number, partBytes: number): Promise<string>;
   /** ListParts: what is stored so far, in part-number order. */
   listParts(key: string, uploadId: string): Promise<UploadedPart[]>;
   /** CompleteMultipartUpload; answers the object's size. A bad part list keeps the parts. */
@@ -137,6 +140,13 @@ interface LocalUploadMeta {
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** An upload being completed: `.completing-{upload id}.{pid}`, out of reach of parts and of a
+ * second complete until it is done (or put back). */
+const COMPLETING = ".completing-";
+
+function partTooLarge(partNumber: number, maxPartBytes: number): PartRequestError {
+  return new PartRequestError(413, `Part ${partNumber} may hold at most ${maxPartBytes} bytes.`);
+}
 /**
  * A stored part: `<part number, 5 digits>.<ETag>`, so name and ETag are renamed in at once; the
  * part's bytes are that file, or, for a part written in place (`.placed-<size>`), the range of the
@@ -206,7 +216,8 @@ export class LocalFileStore implements FileStore {
     return uploadId;
   }
 
-  async partUploadUrl(_key: string, uploadId: string, partNumber: number): Promise<string> {
+  /** The part's size is not in the URL: the part route reads the file's size from the upload. */
+  async partUploadUrl(_key: string, uploadId: string, partNumber: number, _partBytes: number): Promise<string> {
     const expires = Math.floor(Date.now() / 1000) + PART_URL_TTL_SECONDS;
     const path = LOCAL_PART_ROUTE.replace(":uploadId", uploadId).replace(":partNumber", String(partNumber));
     return `${this.uploads.publicUrl}${path}?expires=${expires}&signature=${this.sign(uploadId, partNumber, expires)}`;
@@ -227,7 +238,14 @@ export class LocalFileStore implements FileStore {
     if (expires * 1000 < Date.now()) throw new PartRequestError(403, "The part URL has expired.");
     const meta = await this.uploadMeta(uploadId);
     if (!meta) throw new PartRequestError(404, "There is no such upload (completed or cancelled).");
-    return { maxPartBytes: Math.min(meta.max_bytes, MAX_PART_BYTES), fileBytes: meta.max_bytes };
+    const maxPartBytes = uploadPartBytes(meta.max_bytes, partNumber);
+    if (maxPartBytes === 0) {
+      throw new PartRequestError(
+        413,
+        `Part ${partNumber} is past the last of this ${meta.max_bytes}-byte file's ${uploadPartCount(meta.max_bytes)} parts.`,
+      );
+    }
+    return { maxPartBytes, fileBytes: meta.max_bytes };
   }
 
   /**
@@ -238,6 +256,24 @@ export class LocalFileStore implements FileStore {
    * a file of its own, which replaces the earlier copy. Call checkPartRequest first.
    */
   async receivePart(
+    uploadId: string,
+    partNumber: number,
+    body: Readable,
+    limits: PartLimits,
+    declaredBytes?: number,
+  ): Promise<string> {
+    try {
+      return await this.storePart(uploadId, partNumber, body, limits, declaredBytes);
+    } catch (error) {
+      // The upload was completed or cancelled while the part arrived (its directory is gone).
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new PartRequestError(404, "There is no such upload (completed or cancelled).");
+      }
+      throw error;
+    }
+  }
+
+  private async storePart(
     uploadId: string,
     partNumber: number,
     body: Readable,
@@ -268,8 +304,7 @@ export class LocalFileStore implements FileStore {
       // same tick as the pipeline so that no chunk flows past before it.
       body.on("data", (chunk: Buffer) => {
         received += chunk.length;
-        if (received > limits.maxPartBytes)
-          body.destroy(new PartRequestError(413, `A part may not exceed ${limits.maxPartBytes} bytes.`));
+        if (received > limits.maxPartBytes) body.destroy(partTooLarge(partNumber, limits.maxPartBytes));
         else crc = crc32(chunk, crc);
       });
       await pipeline(body, target);
@@ -297,8 +332,16 @@ export class LocalFileStore implements FileStore {
   }
 
   async listParts(_key: string, uploadId: string): Promise<UploadedPart[]> {
-    const parts = await this.storedParts(await this.uploadDir(uploadId));
-    return parts.map(({ part_number, etag, size }) => ({ part_number, etag, size }));
+    try {
+      const parts = await this.storedParts(await this.uploadDir(uploadId));
+      return parts.map(({ part_number, etag, size }) => ({ part_number, etag, size }));
+    } catch (error) {
+      // Completed or cancelled as it was being read.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new MultipartError("NoSuchUpload", "There is no such upload.");
+      }
+      throw error;
+    }
   }
 
   /** The parts on disk, in part-number order. */
@@ -318,13 +361,42 @@ export class LocalFileStore implements FileStore {
   /**
    * Checks the list against the stored parts, then makes the object: when the parts are 1…n all in
    * place and fill the size begun with, the assembly file is the object (renamed, nothing copied);
-   * otherwise the parts are streamed into it one after another.
+   * otherwise the parts are streamed into it one after another. The upload is first taken out of
+   * reach by renaming its directory (atomic), so of two completes at once one assembles and the
+   * other finds no upload; should assembling fail (a full disk), it is put back, parts and all.
    */
   async completeMultipartUpload(key: string, uploadId: string, parts: ReadonlyArray<CompletedPart>): Promise<number> {
-    const meta = await this.uploadMeta(uploadId);
-    if (!meta) throw new MultipartError("NoSuchUpload", "There is no such upload.");
-    const dir = join(this.uploadsRoot, uploadId);
+    if (!UPLOAD_ID.test(uploadId)) throw new MultipartError("NoSuchUpload", "There is no such upload.");
     const ordered = normalizeCompletedParts(parts);
+    const arriving = [...this.placing].find((slot) => slot.startsWith(`${uploadId}:`));
+    if (arriving) {
+      const partNumber = Number(arriving.split(":")[1]);
+      throw new MultipartError("InvalidPart", `Part ${partNumber} is still arriving.`, partNumber);
+    }
+    const dir = join(this.uploadsRoot, uploadId);
+    const claimed = join(this.uploadsRoot, `${COMPLETING}${uploadId}.${process.pid}`);
+    try {
+      await rename(dir, claimed);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new MultipartError("NoSuchUpload", "There is no such upload (completed or cancelled).");
+      }
+      throw error;
+    }
+    let size: number;
+    try {
+      size = await this.assemble(key, claimed, ordered);
+    } catch (error) {
+      await rename(claimed, dir);
+      throw error;
+    }
+    await rm(claimed, { recursive: true, force: true });
+    return size;
+  }
+
+  /** Makes the object of the upload held in `dir` from the listed parts; answers its size. */
+  private async assemble(key: string, dir: string, ordered: CompletedPart[]): Promise<number> {
+    const meta = JSON.parse(await readFile(join(dir, "upload.json"), "utf8")) as LocalUploadMeta;
     const stored = new Map((await this.storedParts(dir)).map((part) => [part.part_number, part]));
     const chosen = ordered.map((part, index) => {
       const found = stored.get(part.part_number);
@@ -351,7 +423,6 @@ export class LocalFileStore implements FileStore {
       await this.concatenate(chosen, assembly, `${target}.partial`);
       await rename(`${target}.partial`, target);
     }
-    await rm(dir, { recursive: true, force: true });
     return (await stat(target)).size;
   }
 
@@ -377,6 +448,61 @@ export class LocalFileStore implements FileStore {
       await rm(partial, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * Tidies what a server killed mid-request left in the store (run at start): a complete cut short
+   * gets its upload back, parts and all, and part files still being written (`.tmp`) that have not
+   * grown for `staleAfterMs` — longer than a part may stall before it is cut off — are removed.
+   */
+  async recoverInterruptedUploads(staleAfterMs: number): Promise<void> {
+    const now = Date.now();
+    for (const name of await readdir(this.uploadsRoot).catch(() => [] as string[])) {
+      const path = join(this.uploadsRoot, name);
+      if (name.startsWith(COMPLETING)) {
+        const [uploadId = "", pid = ""] = name.slice(COMPLETING.length).split(".");
+        if (UPLOAD_ID.test(uploadId) && !isOtherLiveProcess(Number(pid))) {
+          await rename(path, join(this.uploadsRoot, uploadId)).catch(() => rm(path, { recursive: true, force: true }));
+        }
+        continue;
+      }
+      if (!UPLOAD_ID.test(name)) continue;
+      for (const entry of await readdir(path).catch(() => [] as string[])) {
+        if (!entry.endsWith(".tmp")) continue;
+        const modified = await stat(join(path, entry)).then(
+          (info) => info.mtimeMs,
+          () => now,
+        );
+        if (now - modified > staleAfterMs) await rm(join(path, entry), { force: true });
+      }
+    }
+  }
+
+  /**
+   * Removes uploads nothing has touched for `idleMs` (no part, no URL's worth of activity): the
+   * embedded store's counterpart of an S3 lifecycle rule for incomplete multipart uploads. The
+   * services abort their own idle uploads long before; this catches those no row names any more.
+   */
+  async removeAbandonedUploads(idleMs: number): Promise<number> {
+    const now = Date.now();
+    let removed = 0;
+    for (const name of await readdir(this.uploadsRoot).catch(() => [] as string[])) {
+      if (!UPLOAD_ID.test(name)) continue;
+      const dir = join(this.uploadsRoot, name);
+      const entries = await readdir(dir).catch(() => [] as string[]);
+      const times = await Promise.all(
+        [".", ...entries].map((entry) =>
+          stat(join(dir, entry)).then(
+            (info) => info.mtimeMs,
+            () => now,
+          ),
+        ),
+      );
+      if (now - Math.max(...times) <= idleMs) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async abortMultipartUpload(_key: string, uploadId: string): Promise<void> {
@@ -473,10 +599,17 @@ export class S3FileStore implements FileStore {
     return created.UploadId;
   }
 
-  partUploadUrl(key: string, uploadId: string, partNumber: number): Promise<string> {
+  /** Content-Length is signed into the URL: S3 refuses a body of any other size at it. */
+  partUploadUrl(key: string, uploadId: string, partNumber: number, partBytes: number): Promise<string> {
     return getSignedUrl(
       this.client,
-      new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumber: partNumber }),
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: key,
+        UploadId: uploadId,
+        PartNumber: partNumber,
+        ContentLength: partBytes,
+      }),
       { expiresIn: PART_URL_TTL_SECONDS },
     );
   }
@@ -552,6 +685,17 @@ const MULTIPART_ERROR_CODES: ReadonlySet<string> = new Set<MultipartErrorCode>([
   "EntityTooSmall",
   "EntityTooLarge",
 ]);
+
+/** Whether `pid` names a live process other than this one (its own pid: nothing of it runs at start). */
+function isOtherLiveProcess(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
 
 /** S3's multipart errors as MultipartError; anything else unchanged. */
 function asMultipartError(error: unknown): unknown {

@@ -8,7 +8,7 @@ import { LOCAL_PART_ROUTE, type LocalFileStore, PartRequestError } from "./file-
 const ERROR_CODES: Record<number, string> = {
   403: CommonErrors.FORBIDDEN_POLICY_CHECK_FAILED,
   404: CommonErrors.NOT_FOUND,
-  413: CommonErrors.VALIDATION_ERROR,
+  413: CommonErrors.UPLOAD_PART_TOO_LARGE,
 };
 
 /**
@@ -31,6 +31,8 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
         // ETag sums them): the server-wide compression neither decodes the body nor the answer.
         compress: false,
         decompress: false,
+        // A part may take minutes on a slow link: it is cut only when it stops moving.
+        config: { bodyTimeout: "idle" },
         schema: {
           tags: ["uploads"],
           summary: "Upload one part to a signed part URL (embedded file store)",
@@ -48,7 +50,11 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
             } as Record<string, unknown>),
             403: z.unknown().describe("Wrong or expired signature"),
             404: z.unknown().describe("No such upload"),
-            413: z.unknown().describe("The part is larger than the upload allows"),
+            408: z.unknown().describe("The body stopped arriving (no byte for the upload idle timeout)"),
+            413: z
+              .unknown()
+              .describe("A part past the file's last, or more than its share of the file (5 MB, the last the rest)"),
+            507: z.unknown().describe("The server's disk is full; the parts stored before are kept"),
           },
         },
       },
@@ -75,9 +81,9 @@ export function localPartRoute(store: LocalFileStore): FastifyPluginAsyncZod {
           );
           return reply.header("etag", etag).header("access-control-expose-headers", "ETag").status(200).send(null);
         } catch (error) {
-          if (!(error instanceof PartRequestError)) throw error;
           // The client may still be sending: close the connection rather than read the rest.
           reply.header("connection", "close");
+          if (!(error instanceof PartRequestError)) throw error;
           return reply
             .status(error.statusCode as 403 | 404 | 413)
             .send(

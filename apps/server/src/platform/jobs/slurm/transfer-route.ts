@@ -56,19 +56,24 @@ export function jobFileRoute(config: Config, store: FileStore): FastifyPluginAsy
       return reply.header("content-length", opened.size).type("application/octet-stream").send(opened.stream);
     });
 
-    app.put(LOCAL_JOB_FILE_ROUTE, { schema: schema("PUT") }, async (request, reply) => {
-      const key = request.params["*"];
-      const { expires, signature } = request.query;
-      if (!urls.allows(key, "PUT", expires, signature)) return refuse(reply);
-      await mkdir(temporaryDir, { recursive: true });
-      const temporary = join(temporaryDir, `${randomBytes(8).toString("hex")}.part`);
-      try {
-        await pipeline(request.raw, createWriteStream(temporary));
-        await store.put(key, temporary);
-      } finally {
-        await rm(temporary, { force: true });
-      }
-      return reply.status(200).send(null);
-    });
+    // A job's results may be large: the body is cut only when it stops moving.
+    app.put(
+      LOCAL_JOB_FILE_ROUTE,
+      { schema: schema("PUT"), config: { bodyTimeout: "idle" } },
+      async (request, reply) => {
+        const key = request.params["*"];
+        const { expires, signature } = request.query;
+        if (!urls.allows(key, "PUT", expires, signature)) return refuse(reply);
+        await mkdir(temporaryDir, { recursive: true });
+        const temporary = join(temporaryDir, `${randomBytes(8).toString("hex")}.part`);
+        try {
+          await pipeline(request.raw, createWriteStream(temporary));
+          await store.put(key, temporary);
+        } finally {
+          await rm(temporary, { force: true });
+        }
+        return reply.status(200).send(null);
+      },
+    );
   };
 }
