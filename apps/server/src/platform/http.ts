@@ -3,11 +3,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyHelmet from "@fastify/helmet";
 import fastifyRateLimit from "@fastify/rate-limit";
+import { JSON_DEPTH_MESSAGE, jsonNestsDeeperThan } from "@polyforge/contracts/bounds";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { z } from "zod";
 import type { Config } from "./config";
-import { errorBody } from "./errors";
+import { errorBody, validationError } from "./errors";
 
 /** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching. */
 export async function installHttpHardening(app: FastifyInstance, config: Config): Promise<void> {
@@ -38,7 +39,8 @@ export async function installHttpHardening(app: FastifyInstance, config: Config)
 /**
  * A body-less request with a JSON content type is valid (issue 23: PATCH …/draft?draft_status=true
  * answered 'Malformed JSON body' when a client library added the header): an empty body is no body.
- * Anything else goes through Fastify's own JSON parser (prototype poisoning guarded).
+ * Anything else goes through Fastify's own JSON parser (prototype poisoning guarded), unless it
+ * nests deeper than any API body does: that is refused before parsing, in time linear in its size.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -47,6 +49,10 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") {
       done(null, undefined);
+      return;
+    }
+    if (jsonNestsDeeperThan(text)) {
+      done(validationError("body", JSON_DEPTH_MESSAGE), undefined);
       return;
     }
     parseJson(request, text, done);
