@@ -1,7 +1,7 @@
 import { CommonErrors, UserErrors } from "@polyforge/contracts/errors";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyPassword } from "../src/platform/identity/passwords";
+import { hashPassword, verifyPassword } from "../src/platform/identity/passwords";
 import { users } from "../src/platform/identity/schema";
 import { startTestApp, type TestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
@@ -61,7 +61,13 @@ describe.each(databaseKinds())("users on %s", (kind) => {
 
   it("changes the password to a hash the sign-in verifies", async () => {
     const ada = userClaims();
+    await call(ada, "GET", "/api/v2/users/account");
+    await t.app.database.db
+      .update(users)
+      .set({ passwordHash: await hashPassword("Old-Passw0rd!") })
+      .where(eq(users.id, ada.sub));
     const res = await call(ada, "PUT", "/api/v2/users/password", {
+      current_password: "Old-Passw0rd!",
       new_password: "New-Passw0rd!",
       confirm_new_password: "New-Passw0rd!",
     });
@@ -93,6 +99,7 @@ describe.each(databaseKinds())("users on %s", (kind) => {
   ])("refuses %s with the spec's message", async (_case, password, confirmation, field, message) => {
     const claims = userClaims();
     const res = await call(claims, "PUT", "/api/v2/users/password", {
+      current_password: "Old-Passw0rd!",
       new_password: password,
       confirm_new_password: confirmation,
     });
@@ -103,6 +110,7 @@ describe.each(databaseKinds())("users on %s", (kind) => {
 
   it("refuses a password change for an SSO user", async () => {
     const res = await call(userClaims({ identity_provider: "corporate-sso" }), "PUT", "/api/v2/users/password", {
+      current_password: "Old-Passw0rd!",
       new_password: "New-Passw0rd!",
       confirm_new_password: "New-Passw0rd!",
     });

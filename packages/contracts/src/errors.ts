@@ -47,6 +47,8 @@ export const CommonErrors = {
 export const UserErrors = {
   UPDATE_USER_INFO_FAILED: "USER.UPDATE_USER_INFO.FAILED",
   UPDATE_PASSWORD_FAILED: "USER.UPDATE_PASSWORD.FAILED",
+  /** 400: the current password sent with a password change is not the account's (not in SPEC §8). */
+  UPDATE_PASSWORD_WRONG_CURRENT_PASSWORD: "USER.UPDATE_PASSWORD.WRONG_CURRENT_PASSWORD",
   GET_NOT_FOUND: "USER.GET.NOT_FOUND",
 } as const;
 

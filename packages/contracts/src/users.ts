@@ -48,8 +48,14 @@ export const accountUpdateSchema = z.object({
   allow_impersonation: z.boolean(),
 });
 
+/** PUT /users/password: the current password too, so that a session left open (or a token
+ * obtained some other way) cannot take the account over by changing it. */
 export const passwordChangeSchema = z
-  .object({ new_password: passwordSchema, confirm_new_password: z.string() })
+  .object({
+    current_password: z.string().min(1, REQUIRED_FIELD).max(PASSWORD_MAX_LENGTH),
+    new_password: passwordSchema,
+    confirm_new_password: z.string(),
+  })
   .refine((v) => v.new_password === v.confirm_new_password, {
     message: "Passwords do not match",
     path: ["confirm_new_password"],

@@ -9,6 +9,7 @@ const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** Keys of the per-address counts; a NUL cannot be part of an email, so they never meet one. */
 const ANY_EMAIL = "\u0000any-email";
 const SIGN_UP = "\u0000sign-up";
+const CURRENT_PASSWORD = "\u0000current-password";
 
 /** Failed sign-ins (and sign-ups) are counted in the database, so the limits hold across restarts
  * and across several API instances. A successful sign-in clears its email's count, not its
@@ -33,6 +34,19 @@ export class SignInLimiter {
   /** Milliseconds until this client may open another account, or 0 when it may now. */
   signUpRetryAfterMs(ip: string): Promise<number> {
     return this.retryAfter(attemptKey(ip, SIGN_UP), this.limits.signUpsPerAddress ?? 5);
+  }
+
+  /** Milliseconds until this account may send its current password again, or 0 when it may now.
+   * Wrong current passwords (a password change) count like failed sign-ins, per account, so that a
+   * session someone else holds cannot be used to guess the password. */
+  currentPasswordRetryAfterMs(userId: string): Promise<number> {
+    return this.retryAfter(attemptKey(userId, CURRENT_PASSWORD), MAX_FAILED_SIGN_INS);
+  }
+
+  async recordCurrentPasswordFailure(userId: string): Promise<void> {
+    await this.db
+      .insert(signInFailures)
+      .values({ attemptKey: attemptKey(userId, CURRENT_PASSWORD), failedAt: new Date() });
   }
 
   async recordSignUp(ip: string): Promise<void> {
