@@ -42,6 +42,10 @@ export const CommonErrors = {
   TOO_MANY_REQUESTS: "COMMON.RATE_LIMIT.TOO_MANY_REQUESTS",
   /** The chemistry toolkit failed (a fault, logged and restarted): not a verdict on the input. */
   SMILES_CHECK_UNAVAILABLE: "COMMON.VALIDATE_SMILES.CHECK_UNAVAILABLE",
+  /** 400: this very SMILES made the toolkit fail (it is remembered and refused without a retry). */
+  SMILES_CHECK_FAILED: "COMMON.VALIDATE_SMILES.CHECK_FAILED",
+  /** 429: the caller's SMILES made the toolkit fail too often lately; their checks wait a while. */
+  SMILES_CHECKS_SUSPENDED: "COMMON.VALIDATE_SMILES.CHECKS_SUSPENDED",
 } as const;
 
 export const UserErrors = {
@@ -160,6 +164,8 @@ export const SystemErrors = {
   CREATE_UPLOADED_SYSTEM_FAILED: "SYSTEM.CREATE_UPLOADED_SYSTEM.FAILED",
   CREATE_DRAWN_SYSTEM_INVALID_SMILES: "SYSTEM.CREATE_DRAWN_SYSTEM.INVALID_SMILES",
   CREATE_DRAWN_SYSTEM_FAILED: "SYSTEM.CREATE_DRAWN_SYSTEM.FAILED",
+  /** 400: more atoms than a structure from SMILES holds (MAX_DRAWN_SMILES_ATOMS; not in SPEC §8). */
+  CREATE_DRAWN_SYSTEM_SMILES_TOO_LARGE: "SYSTEM.CREATE_DRAWN_SYSTEM.SMILES_TOO_LARGE",
   // Potentials (issue 21; SPEC §8 names only VALIDATE POTENTIAL_INVALID_ID / POTENTIAL_NOT_FOUND).
   /** 409: the system's structure is not validated (file) or converted (SMILES) yet. */
   CREATE_POTENTIAL_STRUCTURE_NOT_READY: "SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY",
