@@ -3,12 +3,7 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import fastifyWebsocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance } from "fastify";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { buildingBlocksRoutes } from "./modules/building-blocks/routes";
 import { clientConfigRoutes } from "./modules/client-config/routes";
 import { featuresRoutes } from "./modules/features/routes";
@@ -35,7 +30,7 @@ import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
-import { installApiRateLimits, installHttpHardening } from "./platform/http";
+import { documentRequestSchemas, installApiRateLimits, installHttpHardening } from "./platform/http";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { configureEngineLimits } from "./platform/jobs/engine-process";
@@ -140,7 +135,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: documentRequestSchemas,
   });
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
   app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
@@ -163,7 +158,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(
     async (api) => {
       api.addHook("onRequest", authenticationHook(authenticate));
-      await installApiRateLimits(api, config);
+      await installApiRateLimits(api, config, database.db);
       await api.register(feedbackRoutes(context));
       await api.register(usersRoutes(context));
       await api.register(buildingBlocksRoutes(context));

@@ -15,7 +15,7 @@ export const INT32_MESSAGE = `Must be at most ${INT32_MAX}`;
 
 /** No U+0000 anywhere (also shown in the OpenAPI document as a pattern). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL character is what it refuses.
-const NO_NUL = /^[^\u0000]*$/;
+export const NO_NUL = /^[^\u0000]*$/;
 
 /** A request's text field: a string without NUL characters. Chain trim/min/max as usual. */
 export function text() {

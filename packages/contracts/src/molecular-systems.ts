@@ -38,8 +38,13 @@ export const createMolecularSystemBody = z.object({
   name: systemNameSchema,
   description: z.string().trim().max(DESCRIPTION_MAX).default(""),
   // Any origin string is accepted here so that polymer_builder answers ORIGIN_NOT_ALLOWED, not a
-  // generic validation error; the service checks it against MOLECULAR_SYSTEM_ORIGINS.
-  origin: z.string().min(1, REQUIRED_FIELD).max(50),
+  // generic validation error; the service checks it against MOLECULAR_SYSTEM_ORIGINS, which the
+  // OpenAPI document names.
+  origin: z
+    .string()
+    .min(1, REQUIRED_FIELD)
+    .max(50)
+    .meta({ enum: [...MOLECULAR_SYSTEM_ORIGINS] }),
 });
 export type CreateMolecularSystemBody = z.infer<typeof createMolecularSystemBody>;
 export const createMolecularSystemResponse = z.object({ id: z.string() });

@@ -146,8 +146,9 @@ async function findEditableBlock(
   assertBlockId(id);
   const row = await findVisibleBlock(db, userId, id);
   if (!row) throw new AppError(404, notFound, { id });
+  // Aminoacids are global and read-only: a valid request that the block's state refuses (409).
   if (!isCreatableType(row.type))
-    throw new AppError(400, BuildingBlockErrors.VALIDATE_TYPE_INVALID, { type: row.type });
+    throw new AppError(409, BuildingBlockErrors.VALIDATE_TYPE_INVALID, { type: row.type });
   return row as BuildingBlockRow & { type: CreatableBlockType };
 }
 

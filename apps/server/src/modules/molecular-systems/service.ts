@@ -74,7 +74,7 @@ async function requireSystemOfOrigin(
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
   const row = await findCatalogueSystem(db, user.id, id);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
-  if (row.origin !== origin) throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
+  if (row.origin !== origin) throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
   return row;
 }
 
@@ -351,7 +351,7 @@ export async function structureForPotentials(db: Db, user: AuthenticatedUser, id
   const system = await findCatalogueSystem(db, user.id, id);
   if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   if (system.origin !== "upload" && system.origin !== "smiles") {
-    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });
+    throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });
   }
   const data = molecularData(system);
   if (system.origin === "smiles") {

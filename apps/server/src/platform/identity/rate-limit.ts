@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { and, count, eq, gt, lte, min } from "drizzle-orm";
+import { and, count, eq, gt, lt, lte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/database";
-import { signInFailures } from "./schema";
+import { apiRateLimits, signInFailures } from "./schema";
 
 /** At most this many failed sign-ins per client address and email within the window… */
 const MAX_FAILED_SIGN_INS = 10;
@@ -85,4 +85,39 @@ export class SignInLimiter {
 /** Addresses and emails are not stored as such, only this hash of the pair. */
 function attemptKey(ip: string, email: string): string {
   return createHash("sha256").update(`${ip}\n${email.trim().toLowerCase()}`).digest("base64url");
+}
+
+/**
+ * Per-user API limits (writes, processing starts) counted in the database like the sign-in limits,
+ * so that several API instances share one count. A counter per key and fixed window (aligned to the
+ * window's length), raised atomically: as @fastify/rate-limit's store it answers the count so far
+ * and the milliseconds until the window ends.
+ */
+export class RequestCounter {
+  private lastSweep = 0;
+
+  constructor(private readonly db: Db) {}
+
+  async increment(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
+    const now = Date.now();
+    const windowStart = now - (now % windowMs);
+    const [row] = await this.db
+      .insert(apiRateLimits)
+      .values({ key, windowStart: new Date(windowStart), count: 1 })
+      .onConflictDoUpdate({
+        target: [apiRateLimits.key, apiRateLimits.windowStart],
+        set: { count: sql`${apiRateLimits.count} + 1` },
+      })
+      .returning({ count: apiRateLimits.count });
+    if (now - this.lastSweep > windowMs) {
+      this.lastSweep = now;
+      void this.sweep(windowStart).catch(() => undefined);
+    }
+    return { current: row?.count ?? 1, ttl: windowStart + windowMs - now };
+  }
+
+  /** Drops the counters of windows that ended before `before`. */
+  async sweep(before: number): Promise<void> {
+    await this.db.delete(apiRateLimits).where(lt(apiRateLimits.windowStart, new Date(before)));
+  }
 }
