@@ -5,8 +5,10 @@
 #
 #   bench/hardening/compare.sh [before=08fa9be] [after=HEAD] [seconds=30] [rows=2000] [rounds=2]
 #   MODE=cpu bench/hardening/compare.sh [before] [after] [requests=200] [rows=2000] [rounds=2]
+#   MODE=abuse bench/hardening/compare.sh [before] [after] [seconds=20] [-] [rounds=2]
 #
-# MODE=cpu runs cpu-per-request.ts instead (in process, PGlite: CPU time per request).
+# MODE=cpu runs cpu-per-request.ts instead (in process, PGlite: CPU time per request); MODE=abuse
+# runs abuse.ts (deeply nested JSON and SMILES that break RDKit, PGlite).
 # PostgreSQL runs too when TEST_DATABASE_URL is set. Each tree is a `git archive` of its commit
 # under /tmp (no checkout, no worktree: the working tree may hold anyone's edits in progress),
 # sharing this checkout's node_modules (08fa9be, the commit just before the first change of
@@ -37,7 +39,7 @@ tree_of() {
   fi
   # The same load scripts in both trees.
   mkdir -p "$dir/bench/hardening"
-  cp "$root"/bench/hardening/{list-load,cpu-per-request,seed}.ts "$dir/bench/hardening/"
+  cp "$root"/bench/hardening/{list-load,cpu-per-request,seed,abuse}.ts "$dir/bench/hardening/"
   echo "$dir"
 }
 before_dir=$(tree_of "$before_commit")
@@ -45,6 +47,7 @@ after_dir=$(tree_of "$after_commit")
 
 script=list-load.ts
 [ "${MODE:-load}" = cpu ] && script=cpu-per-request.ts
+[ "${MODE:-load}" = abuse ] && script=abuse.ts
 databases=(pglite)
 [ -n "${TEST_DATABASE_URL:-}" ] && [ "$script" = list-load.ts ] && databases+=(postgres)
 for round in $(seq 1 "$rounds"); do
@@ -61,7 +64,7 @@ for round in $(seq 1 "$rounds"); do
       (cd "$dir" && TEST_DATABASE_URL=$url node --import tsx "bench/hardening/$script" "$seconds" "$rows" 2>/dev/null) |
         while read -r line; do
           case $line in
-            '{"database":'*) echo "{\"tree\":\"$tree\",\"commit\":\"$commit\",\"round\":$round,${line#\{}" ;;
+            '{"database":'* | '{"scenario":'*) echo "{\"tree\":\"$tree\",\"commit\":\"$commit\",\"round\":$round,${line#\{}" ;;
           esac
         done
     done
