@@ -6,9 +6,11 @@
 #   bench/hardening/compare.sh [before=08fa9be] [after=HEAD] [seconds=30] [rows=2000] [rounds=2]
 #   MODE=cpu bench/hardening/compare.sh [before] [after] [requests=200] [rows=2000] [rounds=2]
 #   MODE=attacks bench/hardening/compare.sh [before] [after] [-] [-] [rounds=1]
+#   MODE=abuse bench/hardening/compare.sh [before] [after] [seconds=20] [-] [rounds=2]
 #
 # MODE=cpu runs cpu-per-request.ts instead (in process, PGlite: CPU time per request); MODE=attacks
-# runs attacks.ts (slow clients and disk filling; as root, in a private mount namespace).
+# runs attacks.ts (slow clients and disk filling; as root, in a private mount namespace); MODE=abuse
+# runs abuse.ts (deeply nested JSON and SMILES that break RDKit, PGlite).
 # PostgreSQL runs too when TEST_DATABASE_URL is set. Each tree is a `git archive` of its commit
 # under /tmp (no checkout, no worktree: the working tree may hold anyone's edits in progress),
 # sharing this checkout's node_modules (08fa9be, the commit just before the first change of
@@ -39,7 +41,7 @@ tree_of() {
   fi
   # The same load scripts in both trees.
   mkdir -p "$dir/bench/hardening"
-  cp "$root"/bench/hardening/{list-load,cpu-per-request,seed,attacks,attack-server}.ts "$dir/bench/hardening/"
+  cp "$root"/bench/hardening/{list-load,cpu-per-request,seed,attacks,attack-server,abuse}.ts "$dir/bench/hardening/"
   echo "$dir"
 }
 before_dir=$(tree_of "$before_commit")
@@ -49,6 +51,7 @@ script=list-load.ts
 run=()
 [ "${MODE:-load}" = cpu ] && script=cpu-per-request.ts
 [ "${MODE:-load}" = attacks ] && script=attacks.ts && run=(unshare -m --propagation private)
+[ "${MODE:-load}" = abuse ] && script=abuse.ts
 databases=(pglite)
 [ -n "${TEST_DATABASE_URL:-}" ] && [ "$script" = list-load.ts ] && databases+=(postgres)
 for round in $(seq 1 "$rounds"); do
@@ -65,7 +68,7 @@ for round in $(seq 1 "$rounds"); do
       (cd "$dir" && TEST_DATABASE_URL=$url "${run[@]}" node --import tsx "bench/hardening/$script" "$seconds" "$rows" 2>/dev/null) |
         while read -r line; do
           case $line in
-            '{"database":'*) echo "{\"tree\":\"$tree\",\"commit\":\"$commit\",\"round\":$round,${line#\{}" ;;
+            '{"database":'* | '{"scenario":'*) echo "{\"tree\":\"$tree\",\"commit\":\"$commit\",\"round\":$round,${line#\{}" ;;
           esac
         done
     done

@@ -3,12 +3,7 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import fastifyWebsocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance } from "fastify";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import { createSystemProcessing, type SystemProcessing } from "./jobs";
 import { buildingBlocksRoutes } from "./modules/building-blocks/routes";
 import { catalogueRoutes } from "./modules/catalogue/routes";
@@ -36,7 +31,7 @@ import type { Config } from "./platform/config";
 import { type Database, type DatabaseTarget, databaseTarget, openDatabase } from "./platform/db/database";
 import { installErrorHandling } from "./platform/errors";
 import { NotificationHub } from "./platform/events/notifications";
-import { installApiRateLimits, installHttpHardening } from "./platform/http";
+import { documentRequestSchemas, installApiRateLimits, installHttpHardening } from "./platform/http";
 import { createEmbeddedIdentity } from "./platform/identity/embedded";
 import { API_AUDIENCE } from "./platform/identity/provider";
 import { configureEngineLimits } from "./platform/jobs/engine-process";
@@ -144,7 +139,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: documentRequestSchemas,
   });
   await app.register(fastifySwaggerUi, { routePrefix: "/api/docs" });
   app.get("/api/docs/openapi.json", { schema: { hide: true } }, async () => app.swagger());
@@ -173,7 +168,7 @@ async function registerRoutes(app: App, context: ModuleContext, issuerKeys: Issu
   await app.register(
     async (api) => {
       api.addHook("onRequest", authenticationHook(authenticate));
-      await installApiRateLimits(api, config);
+      await installApiRateLimits(api, config, database.db);
       await api.register(feedbackRoutes(context));
       await api.register(usersRoutes(context));
       await api.register(buildingBlocksRoutes(context));

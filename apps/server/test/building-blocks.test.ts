@@ -327,7 +327,7 @@ describe.each(databaseKinds())("building blocks API on %s", (kind) => {
     expect(errorCode(refused.body)).toBe(BuildingBlockErrors.UPDATE_DRAFT_FAILED);
   });
 
-  it("keeps aminoacids read-only", async () => {
+  it("keeps aminoacids read-only: 409, the block's state refuses a valid request", async () => {
     const [glycine] = (await list(alice, "type=aminoacid&name=glycine")).body.data;
     expect(glycine?.data.three_letter_code).toBe("Gly");
     const id = glycine?.id;
@@ -339,7 +339,7 @@ describe.each(databaseKinds())("building blocks API on %s", (kind) => {
       ["PATCH", `${BASE}/${id}/draft?draft_status=true`, undefined],
     ] as const) {
       const { status, body } = await call(alice, method, url, payload);
-      expect(status, `${method} ${url}`).toBe(400);
+      expect(status, `${method} ${url}`).toBe(409);
       expect(errorCode(body)).toBe(BuildingBlockErrors.VALIDATE_TYPE_INVALID);
     }
     expect((await call(alice, "GET", `${BASE}/${id}`)).body).toEqual(glycine);

@@ -679,7 +679,11 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     const change = await fetch(`${server.base}/api/v2/users/password`, {
       method: "PUT",
       headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json" },
-      body: JSON.stringify({ new_password: newPassword, confirm_new_password: newPassword }),
+      body: JSON.stringify({
+        current_password: GOOD_PASSWORD,
+        new_password: newPassword,
+        confirm_new_password: newPassword,
+      }),
     });
     expect(change.status).toBe(204);
 
@@ -704,7 +708,11 @@ describe.each(databaseKinds())("embedded identity provider on %s", (kind: Databa
     const change = await fetch(`${server.base}/api/v2/users/password`, {
       method: "PUT",
       headers: { authorization: `Bearer ${laptop.access_token}`, "content-type": "application/json" },
-      body: JSON.stringify({ new_password: newPassword, confirm_new_password: newPassword }),
+      body: JSON.stringify({
+        current_password: GOOD_PASSWORD,
+        new_password: newPassword,
+        confirm_new_password: newPassword,
+      }),
     });
     expect(change.status).toBe(204);
     for (const tokens of [phone, laptop]) {

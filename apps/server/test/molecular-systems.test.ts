@@ -538,10 +538,10 @@ describe.each(databaseAndStoreKinds())("molecular systems on %s with the %s file
     // The owner's upload is untouched by the stranger's cancel.
     const system = await owner.expectCall(200, "GET", `/systems/${uploadSystem}`);
     expect(system.system_data).toMatchObject({ status: "uploading", upload_id });
-    // The other origin's calls.
-    const wrongOrigin = await owner.expectCall(400, "POST", `/systems/${uploadSystem}/smiles`, { smiles: "CCO" });
+    // The other origin's calls: valid requests the system's origin refuses (409).
+    const wrongOrigin = await owner.expectCall(409, "POST", `/systems/${uploadSystem}/smiles`, { smiles: "CCO" });
     expect(wrongOrigin.errors[0].error_code).toBe("SYSTEM.VALIDATE.ORIGIN_NOT_ALLOWED");
-    await owner.expectCall(400, "POST", `/systems/${smilesSystem}/upload/begin`, { file: "a.pdb", file_size: 10 });
+    await owner.expectCall(409, "POST", `/systems/${smilesSystem}/upload/begin`, { file: "a.pdb", file_size: 10 });
     // Archive works as for any system.
     await owner.expectCall(204, "DELETE", `/systems/${smilesSystem}`);
     await owner.expectCall(404, "GET", `/systems/${smilesSystem}`);
@@ -588,7 +588,7 @@ describe.each(databaseAndStoreKinds())("molecular systems on %s with the %s file
     expect((await get(owner.token, "not-a-uuid")).statusCode).toBe(400);
     const smilesSystem = await createSystem(owner, "smiles");
     const wrongOrigin = await get(owner.token, smilesSystem);
-    expect(wrongOrigin.statusCode).toBe(400);
+    expect(wrongOrigin.statusCode).toBe(409);
     expect(wrongOrigin.json().errors[0].error_code).toBe("SYSTEM.VALIDATE.ORIGIN_NOT_ALLOWED");
     const otherUpload = await owner.call("GET", `/systems/${systemId}/upload/upload_url?upload_id=x&part_number=1`);
     expect(otherUpload.status).toBe(404);

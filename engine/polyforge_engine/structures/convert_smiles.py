@@ -23,7 +23,7 @@ SMILES_TOO_LARGE = "SMILES_TOO_LARGE"
 UNSUPPORTED_ELEMENT = "UNSUPPORTED_ELEMENT"
 # A structure from SMILES is a molecule or a few (a ligand, a solvent mix), not a polymer: polymers
 # go through the builder, large systems through a file. Counted with hydrogens.
-MAX_ATOMS = 1000
+MAX_ATOMS = 1000  # contracts MAX_DRAWN_SMILES_ATOMS (the server refuses larger before queueing)
 # What GAFF/GAFF2 parametrise (generate-potential; silicon through parametrise/siloxanes.py), and the
 # monatomic ions it gives Joung-Cheatham parameters (the halides are already in the organic set).
 ORGANIC_ELEMENTS = ("H", "C", "N", "O", "F", "Si", "P", "S", "Cl", "Br", "I")

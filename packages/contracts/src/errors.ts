@@ -48,11 +48,17 @@ export const CommonErrors = {
   UPLOAD_PART_TOO_LARGE: "COMMON.UPLOAD.PART_TOO_LARGE",
   /** 507: the server's disk is full; nothing stored before is lost, the call can be made again. */
   STORAGE_FULL: "COMMON.STORAGE.INSUFFICIENT",
+  /** 400: this very SMILES made the toolkit fail (it is remembered and refused without a retry). */
+  SMILES_CHECK_FAILED: "COMMON.VALIDATE_SMILES.CHECK_FAILED",
+  /** 429: the caller's SMILES made the toolkit fail too often lately; their checks wait a while. */
+  SMILES_CHECKS_SUSPENDED: "COMMON.VALIDATE_SMILES.CHECKS_SUSPENDED",
 } as const;
 
 export const UserErrors = {
   UPDATE_USER_INFO_FAILED: "USER.UPDATE_USER_INFO.FAILED",
   UPDATE_PASSWORD_FAILED: "USER.UPDATE_PASSWORD.FAILED",
+  /** 400: the current password sent with a password change is not the account's (not in SPEC §8). */
+  UPDATE_PASSWORD_WRONG_CURRENT_PASSWORD: "USER.UPDATE_PASSWORD.WRONG_CURRENT_PASSWORD",
   GET_NOT_FOUND: "USER.GET.NOT_FOUND",
 } as const;
 
@@ -164,6 +170,8 @@ export const SystemErrors = {
   CREATE_UPLOADED_SYSTEM_FAILED: "SYSTEM.CREATE_UPLOADED_SYSTEM.FAILED",
   CREATE_DRAWN_SYSTEM_INVALID_SMILES: "SYSTEM.CREATE_DRAWN_SYSTEM.INVALID_SMILES",
   CREATE_DRAWN_SYSTEM_FAILED: "SYSTEM.CREATE_DRAWN_SYSTEM.FAILED",
+  /** 400: more atoms than a structure from SMILES holds (MAX_DRAWN_SMILES_ATOMS; not in SPEC §8). */
+  CREATE_DRAWN_SYSTEM_SMILES_TOO_LARGE: "SYSTEM.CREATE_DRAWN_SYSTEM.SMILES_TOO_LARGE",
   // Potentials (issue 21; SPEC §8 names only VALIDATE POTENTIAL_INVALID_ID / POTENTIAL_NOT_FOUND).
   /** 409: the system's structure is not validated (file) or converted (SMILES) yet. */
   CREATE_POTENTIAL_STRUCTURE_NOT_READY: "SYSTEM.CREATE_POTENTIAL.STRUCTURE_NOT_READY",

@@ -38,8 +38,13 @@ export const createMolecularSystemBody = z.object({
   name: systemNameSchema,
   description: z.string().trim().max(DESCRIPTION_MAX).default(""),
   // Any origin string is accepted here so that polymer_builder answers ORIGIN_NOT_ALLOWED, not a
-  // generic validation error; the service checks it against MOLECULAR_SYSTEM_ORIGINS.
-  origin: z.string().min(1, REQUIRED_FIELD).max(50),
+  // generic validation error; the service checks it against MOLECULAR_SYSTEM_ORIGINS, which the
+  // OpenAPI document names.
+  origin: z
+    .string()
+    .min(1, REQUIRED_FIELD)
+    .max(50)
+    .meta({ enum: [...MOLECULAR_SYSTEM_ORIGINS] }),
 });
 export type CreateMolecularSystemBody = z.infer<typeof createMolecularSystemBody>;
 export const createMolecularSystemResponse = z.object({ id: z.string() });
@@ -51,6 +56,26 @@ export const molecularSystemDetailsForm = z.object({
   origin: z.enum(MOLECULAR_SYSTEM_ORIGINS, { error: REQUIRED_FIELD }),
 });
 export type MolecularSystemDetailsForm = z.infer<typeof molecularSystemDetailsForm>;
+
+/** A structure from SMILES is a molecule or a few (a ligand, a solvent mix), not a polymer: at most
+ * this many atoms, hydrogens included. The engine's convert-smiles holds the same limit (MAX_ATOMS);
+ * the server refuses a larger one before RDKit reads it (the text's atoms) and after (with its
+ * hydrogens), so no job is queued for it. */
+export const MAX_DRAWN_SMILES_ATOMS = 1000;
+
+/** The engine's message for a SMILES past MAX_DRAWN_SMILES_ATOMS: `atoms` counted with hydrogens,
+ * or (`written`) the atoms written in the text, a lower bound of that. */
+export function drawnSmilesTooLargeMessage(atoms: number, counted: "with hydrogens" | "written"): string {
+  const described =
+    counted === "written"
+      ? `at least ${atoms.toLocaleString("en")} atoms`
+      : `${atoms.toLocaleString("en")} atoms with its hydrogens`;
+  return (
+    `The SMILES describes ${described}; a structure from SMILES holds at most ` +
+    `${MAX_DRAWN_SMILES_ATOMS.toLocaleString("en")} (a molecule or a few). Build polymers with the polymer builder, ` +
+    "or upload a .pdb or .gro file of a larger system."
+  );
+}
 
 export const INVALID_SMILES_MESSAGE = "Invalid SMILES format";
 export const FINISH_SMILES_EDIT_MESSAGE = "Please finish editing the SMILES before saving";

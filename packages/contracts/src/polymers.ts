@@ -69,7 +69,11 @@ export type PolymerTacticityInput = z.infer<typeof polymerTacticityInput>;
 
 export const polymerCreateBody = z.object({
   name: text().trim().min(1, REQUIRED_FIELD).max(255),
-  force_field: text().trim().min(1, REQUIRED_FIELD),
+  // Either spelling of SPEC §3; which ones a user may pick depends on the organization.
+  force_field: text()
+    .trim()
+    .min(1, REQUIRED_FIELD)
+    .meta({ enum: Object.keys(FORCE_FIELD_SPELLINGS) }),
   segments: z.array(polymerSegmentInput).min(1).max(1000),
   /** Absent: atactic with meso fraction 0.5 (DEFAULT_TACTICITY). */
   tacticity: polymerTacticityInput.optional(),

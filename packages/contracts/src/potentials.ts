@@ -44,10 +44,23 @@ export const DELETE_POTENTIAL_FAILED_MESSAGE = "There was a problem deleting the
 
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
+/** How the OpenAPI document states a whole-number input: an integer within the bounds, or its
+ * digits as text (those of fewer digits than the bounds', which are always within them). */
+function documentedWholeNumber(min: number, max: number) {
+  const digits = String(Math.min(Math.abs(min) || Math.abs(max), Math.abs(max))).length - 1;
+  return {
+    anyOf: [
+      { type: "integer", minimum: min, maximum: max },
+      { type: "string", pattern: `^${min < 0 ? "[+-]" : "[+]"}?[0-9]{1,${Math.max(1, digits)}}$` },
+    ],
+  };
+}
+
 /** A whole number typed in a field or sent as a number: trimmed; 'Required field', 'Must be a valid
  * number', 'Must be a whole number', then the bounds. */
 function wholeNumberInput(min: number, max: number, minMessage?: string) {
-  return z.union([z.number(), text().max(40)]).transform((value, ctx) => {
+  const input = z.union([z.number(), text().max(40)]).meta(documentedWholeNumber(min, max));
+  return input.transform((value, ctx) => {
     const trimmed = typeof value === "string" ? value.trim() : value;
     if (trimmed === "") {
       ctx.addIssue({ code: "custom", message: REQUIRED_FIELD });

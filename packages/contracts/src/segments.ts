@@ -146,8 +146,9 @@ const blocksWithUniqueOrder = z
 
 export const segmentCreateBody = z.object({
   name: text().trim().min(1, REQUIRED_FIELD).max(255),
-  // A free string so that an unknown type answers SEGMENT.VALIDATE.INVALID_TYPE (segmentBodyProblem).
-  type: text(),
+  // A free string so that an unknown type answers SEGMENT.VALIDATE.INVALID_TYPE (segmentBodyProblem);
+  // the OpenAPI document names the types.
+  type: text().meta({ enum: [...CREATABLE_SEGMENT_TYPES] }),
   data: segmentDataInput,
   blocks: blocksWithUniqueOrder,
 });

@@ -64,8 +64,9 @@ export type SystemWithExecutions = z.infer<typeof systemWithExecutions>;
 export const systemsListQuery = paginationQuery.extend({
   type: z.enum(SYSTEM_TYPES).optional(),
   name: z.string().trim().optional(),
-  /** Only the systems filed under this project (one of the caller's). */
-  project_id: z.string().optional(),
+  /** Only the systems filed under this project (one of the caller's; an id that is not a UUID
+   * answers the projects' own 400, so the format is documented, not checked here). */
+  project_id: z.string().meta({ format: "uuid" }).optional(),
 });
 
 export const systemsList = z.object({

@@ -10,6 +10,7 @@ import {
   RDKitFault,
   SMILES_FORMAT_MESSAGES,
   smilesAtomCount,
+  structureAtomCount,
 } from "../src/smiles/connection-rules";
 import { loadRDKit, type RDKitModule } from "../src/smiles/rdkit";
 import { CONNECTION_LABEL_CASES, SMILES_CONNECTION_CASES } from "../src/testing/smiles-connection-cases";
@@ -58,6 +59,20 @@ describe("SMILES connection rules", () => {
     });
     // A failure of RDKit itself is a fault, never "invalid".
     expect(() => isParsableSmiles(throwing, "CCO")).toThrow(RDKitFault);
+  });
+
+  it("reads chains that used to break RDKit's module, and counts atoms with hydrogens as the engine does", () => {
+    // Read with RDKit's defaults, 900 carbons in a row failed with 'memory access out of bounds'.
+    for (const smiles of ["C".repeat(900), "OCC".repeat(1000), `C1${"C".repeat(898)}C1`]) {
+      expect(isParsableSmiles(rdkit, smiles)).toBe(true);
+    }
+    expect(structureAtomCount(rdkit, "C".repeat(900))).toBe(2702);
+    expect(structureAtomCount(rdkit, "CCO")).toBe(9);
+    expect(structureAtomCount(rdkit, "c1ccccc1")).toBe(12);
+    expect(structureAtomCount(rdkit, "[Na+].[Cl-]")).toBe(2);
+    expect(structureAtomCount(rdkit, "[H]C([H])([H])[H]")).toBe(5);
+    expect(structureAtomCount(rdkit, "C1CC")).toBeNull();
+    expect(structureAtomCount(rdkit, " ")).toBeNull();
   });
 
   it("loads RDKit once and shares it", async () => {

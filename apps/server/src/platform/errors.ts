@@ -145,6 +145,9 @@ export function toLoggableError(error: unknown, depth = 0): Record<string, unkno
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { statusCode, body } = toErrorResponse(error);
   if (statusCode >= 500) request.log.error({ err: toLoggableError(error) }, "request failed");
+  // A refusal that ends at a known time says when (429 of a limit, a suspension).
+  const retryAfter = error instanceof AppError ? error.args.retry_after_seconds : undefined;
+  if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
   return reply.status(statusCode).send(body);
 }
 

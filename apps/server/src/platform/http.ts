@@ -2,13 +2,17 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fastifyHelmet from "@fastify/helmet";
-import fastifyRateLimit from "@fastify/rate-limit";
+import fastifyRateLimit, { type FastifyRateLimitStore } from "@fastify/rate-limit";
+import { JSON_DEPTH_MESSAGE, jsonNestsDeeperThan, NO_NUL } from "@polyforge/contracts/bounds";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import type { FastifyInstance, RouteOptions } from "fastify";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { installClientLimits } from "./client-limits";
 import type { Config } from "./config";
-import { errorBody } from "./errors";
+import type { Db } from "./db/database";
+import { errorBody, validationError } from "./errors";
+import { RequestCounter } from "./identity/rate-limit";
 
 /** HTTP behaviour every route shares (issue 23): JSON bodies, security headers, caching, slow and
  * greedy clients cut off. */
@@ -16,7 +20,7 @@ export async function installHttpHardening(app: FastifyInstance, config: Config)
   installClientLimits(app, config);
   acceptEmptyJsonBodies(app);
   redirectLoopbackAliases(app, config);
-  refuseUnknownMethods(app);
+  refuseMethodsNotServed(app);
   app.addHook("onRoute", documentRoute);
   await app.register(fastifyHelmet, {
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityDirectives(config) },
@@ -30,8 +34,10 @@ export async function installHttpHardening(app: FastifyInstance, config: Config)
   });
   const docsPolicy = serializePolicy(userGuideDirectives(config));
   app.addHook("onSend", async (request, reply, payload) => {
-    // Authenticated answers (API data, files) are private: no browser or proxy keeps a copy.
-    if (request.headers.authorization && !reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+    // Authenticated answers (API data, files) are private, and a refused sign-in is about this
+    // caller alone: no browser or proxy keeps a copy.
+    const privateAnswer = request.headers.authorization !== undefined || reply.statusCode === 401;
+    if (privateAnswer && !reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
     // The user guide (VitePress) needs its inline scripts (its page map, the colour scheme).
     if (request.url.startsWith("/docs")) reply.header("content-security-policy", docsPolicy);
     return payload;
@@ -41,7 +47,8 @@ export async function installHttpHardening(app: FastifyInstance, config: Config)
 /**
  * A body-less request with a JSON content type is valid (issue 23: PATCH …/draft?draft_status=true
  * answered 'Malformed JSON body' when a client library added the header): an empty body is no body.
- * Anything else goes through Fastify's own JSON parser (prototype poisoning guarded).
+ * Anything else goes through Fastify's own JSON parser (prototype poisoning guarded), unless it
+ * nests deeper than any API body does: that is refused before parsing, in time linear in its size.
  */
 function acceptEmptyJsonBodies(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -50,6 +57,10 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") {
       done(null, undefined);
+      return;
+    }
+    if (jsonNestsDeeperThan(text)) {
+      done(validationError("body", JSON_DEPTH_MESSAGE), undefined);
       return;
     }
     parseJson(request, text, done);
@@ -81,14 +92,59 @@ function redirectLoopbackAliases(app: FastifyInstance, config: Config): void {
 /** The methods the API and the app answer; anything else (TRACE, QUERY, …) is 405, not 404. */
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
-function refuseUnknownMethods(app: FastifyInstance): void {
+/**
+ * 405 with Allow, not 404, for a method a path is not served with: any method but the known ones
+ * anywhere, and on an API path that exists any method its routes do not take (PUT on a list, POST
+ * on /users/account). A path is the most specific route it matches, as the router reads it: PATCH
+ * /building_blocks/draft is not a PATCH of a block whose id is "draft" (ids are UUIDs).
+ */
+function refuseMethodsNotServed(app: FastifyInstance): void {
+  const apiRoutes: ApiRoute[] = [];
+  app.addHook("onRoute", (route) => {
+    if (route.url?.startsWith("/api/")) addApiRoute(apiRoutes, route.url, [route.method].flat());
+  });
   app.addHook("onRequest", async (request, reply) => {
-    if (KNOWN_METHODS.has(request.method)) return;
+    const path = request.url.split("?")[0]!.replace(/(.)\/+$/, "$1");
+    const served = path.startsWith("/api/") ? methodsServed(apiRoutes, path) : undefined;
+    const refused = served ? !served.has(request.method) : !KNOWN_METHODS.has(request.method);
+    if (!refused) return;
     return reply
       .code(405)
-      .header("allow", [...KNOWN_METHODS].join(", "))
+      .header("allow", [...(served ?? KNOWN_METHODS)].join(", "))
       .send(errorBody(CommonErrors.VALIDATION_ERROR, { message: `Method ${request.method} is not allowed` }));
   });
+}
+
+/** An API route's path as a pattern, its rank (per segment: 2 static, 1 parameter, 0 wildcard; the
+ * router prefers the higher) and the methods it takes (HEAD with GET). */
+type ApiRoute = { path: RegExp; rank: string; methods: Set<string> };
+
+function addApiRoute(routes: ApiRoute[], url: string, methods: string[]): void {
+  const segments = url.replace(/(.)\/+$/, "$1").split("/");
+  const pattern = segments
+    .map((segment) =>
+      segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+    )
+    .join("/");
+  let route = routes.find((known) => known.path.source === `^${pattern}$`);
+  if (!route) {
+    const rank = segments.map((segment) => (segment.startsWith(":") ? "1" : segment === "*" ? "0" : "2")).join("");
+    route = { path: new RegExp(`^${pattern}$`), rank, methods: new Set() };
+    routes.push(route);
+  }
+  for (const method of methods) route.methods.add(method);
+  if (route.methods.has("GET")) route.methods.add("HEAD");
+}
+
+/** The methods of the most specific routes a path matches, or undefined when it matches none. */
+function methodsServed(routes: ApiRoute[], path: string): Set<string> | undefined {
+  const matching = routes.filter((route) => route.path.test(path));
+  if (matching.length === 0) return undefined;
+  const best = matching
+    .map((route) => route.rank)
+    .sort()
+    .at(-1);
+  return new Set(matching.filter((route) => route.rank === best).flatMap((route) => [...route.methods]));
 }
 
 /** The error envelope (ARCHITECTURE §3) as the OpenAPI document shows it. */
@@ -144,6 +200,40 @@ function documentRoute(route: RouteOptions): void {
     response[204] = noContent;
   }
   schema.response = response;
+}
+
+const NUL_FREE = NO_NUL.source;
+/** Fastify's router refuses a path parameter longer than this (`maxParamLength`) with 414. */
+const MAX_PATH_PARAMETER_LENGTH = 100;
+
+/**
+ * The OpenAPI document's request schemas (body, query, path), as zod's converter writes them, plus
+ * what the server refuses before any schema: a NUL character in any string of a request
+ * (`installErrorHandling`), and a path parameter longer than the router takes. Fields an object
+ * does not name are not part of the API: the server drops them (and refuses one holding a NUL), so
+ * the document says objects have no others.
+ */
+export function documentRequestSchemas(input: Parameters<typeof jsonSchemaTransform>[0]) {
+  const documented = jsonSchemaTransform(input);
+  const schema = documented.schema as Record<string, unknown>;
+  for (const part of ["body", "querystring", "params", "headers"]) documentRequestPart(schema[part]);
+  const params = schema.params as { properties?: Record<string, { maxLength?: number }> } | undefined;
+  for (const parameter of Object.values(params?.properties ?? {})) {
+    parameter.maxLength = Math.min(parameter.maxLength ?? MAX_PATH_PARAMETER_LENGTH, MAX_PATH_PARAMETER_LENGTH);
+  }
+  return documented;
+}
+
+function documentRequestPart(node: unknown): void {
+  if (!node || typeof node !== "object") return;
+  for (const child of Object.values(node)) documentRequestPart(child);
+  if (Array.isArray(node)) return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === "string" && schema.pattern !== NUL_FREE) {
+    if (schema.pattern === undefined) schema.pattern = NUL_FREE;
+    else schema.allOf = [...((schema.allOf as unknown[]) ?? []), { pattern: NUL_FREE }];
+  }
+  if (schema.type === "object" && schema.properties !== undefined) schema.additionalProperties ??= false;
 }
 
 /** The origins the browser app talks to besides its own: the external identity provider, the
@@ -213,18 +303,33 @@ function inlineScriptHashes(path: string): string[] {
 }
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+const RATE_WINDOW_MS = 60_000;
 const JOB_START = /\/process\/start(\?|$)/;
 
 /**
  * Per-user limits of the API's own (issue 23): writes per minute, and processing starts per minute
  * among them. Registered inside the signed-in scope, after authentication, so the caller is known;
- * reads are not limited. Past a limit: 429 TOO_MANY_REQUESTS with Retry-After.
+ * reads are not limited. Past a limit: 429 TOO_MANY_REQUESTS with Retry-After. Counted in the
+ * database (per minute of the clock), so that every API instance counts against the same limit.
  */
-export async function installApiRateLimits(api: FastifyInstance, config: Config): Promise<void> {
+export async function installApiRateLimits(api: FastifyInstance, config: Config, db: Db): Promise<void> {
   const { writesPerMinute, jobStartsPerMinute } = config.apiRateLimits;
+  const counter = new RequestCounter(db);
+  class DatabaseStore implements FastifyRateLimitStore {
+    incr(key: string, done: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
+      counter.increment(key, RATE_WINDOW_MS).then(
+        (result) => done(null, result),
+        (error: Error) => done(error),
+      );
+    }
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  }
   await api.register(fastifyRateLimit, {
     hook: "preHandler",
-    timeWindow: 60_000,
+    store: DatabaseStore,
+    timeWindow: RATE_WINDOW_MS,
     allowList: (request) => READS.has(request.method),
     keyGenerator: (request) =>
       `${request.user?.id ?? request.ip}:${JOB_START.test(request.url) ? "job-start" : "write"}`,

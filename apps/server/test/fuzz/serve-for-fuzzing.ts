@@ -15,6 +15,8 @@ const testApp = await startTestApp(
   { runJobs: false },
 );
 await testApp.app.listen({ port, host: "127.0.0.1" });
+// The OpenAPI document is built on its first request: build it now, before the fuzzer's timeout runs.
+await testApp.app.inject({ method: "GET", url: "/api/docs/openapi.json" });
 const token = await testApp.issuer.sign(userClaims(), { expiresIn: "2h" });
 const otherToken = await testApp.issuer.sign(userClaims(), { expiresIn: "2h" });
 writeFileSync(process.argv[2]!, JSON.stringify({ url: `http://127.0.0.1:${port}`, token, otherToken }));

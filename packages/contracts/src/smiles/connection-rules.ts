@@ -130,14 +130,17 @@ export class RDKitFault extends Error {
   override name = "RDKitFault";
 }
 
-/** True when RDKit reads the text as a non-empty molecule; false when it cannot. Throws RDKitFault
- * when RDKit itself fails. */
-export function isParsableSmiles(rdkit: RDKitModule, smiles: string): boolean {
-  if (smiles.trim() === "") return false;
+type RDKitMol = NonNullable<ReturnType<RDKitModule["get_mol"]>>;
+
+/** Reads a SMILES with RDKit and hands the molecule (null when RDKit cannot read it) to `use`.
+ * Hydrogens written in the SMILES are kept: removing them is what broke RDKit's WebAssembly module
+ * on chains of ~900 atoms ('memory access out of bounds'), and the verdict is the same either way.
+ * Throws RDKitFault when RDKit itself fails. */
+function withMolecule<T>(rdkit: RDKitModule, smiles: string, use: (mol: RDKitMol | null) => T): T {
   let mol: ReturnType<RDKitModule["get_mol"]> = null;
   try {
-    mol = rdkit.get_mol(smiles);
-    return mol?.is_valid() === true && mol.get_num_atoms() > 0;
+    mol = rdkit.get_mol(smiles, JSON.stringify({ removeHs: false }));
+    return use(mol?.is_valid() === true ? mol : null);
   } catch (error) {
     throw new RDKitFault(`RDKit failed reading a SMILES: ${String(error)}`, { cause: error });
   } finally {
@@ -147,6 +150,25 @@ export function isParsableSmiles(rdkit: RDKitModule, smiles: string): boolean {
       // A poisoned module may fail here too; the fault above is what counts.
     }
   }
+}
+
+/** True when RDKit reads the text as a non-empty molecule; false when it cannot. Throws RDKitFault
+ * when RDKit itself fails. */
+export function isParsableSmiles(rdkit: RDKitModule, smiles: string): boolean {
+  if (smiles.trim() === "") return false;
+  return withMolecule(rdkit, smiles, (mol) => mol !== null && mol.get_num_atoms() > 0);
+}
+
+/** The atoms of the molecules a SMILES describes, hydrogens included (as the engine's convert-smiles
+ * counts them), or null when RDKit cannot read it or it holds no atom. Throws RDKitFault when RDKit
+ * itself fails. */
+export function structureAtomCount(rdkit: RDKitModule, smiles: string): number | null {
+  if (smiles.trim() === "") return null;
+  return withMolecule(rdkit, smiles, (mol) => {
+    if (mol === null || mol.get_num_atoms() === 0) return null;
+    mol.add_hs_in_place();
+    return mol.get_num_atoms();
+  });
 }
 
 /**

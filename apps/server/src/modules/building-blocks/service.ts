@@ -57,8 +57,12 @@ export function toBuildingBlock(row: BuildingBlockRow): BuildingBlock {
 }
 
 /** The server's check of every SMILES field: the first broken rule answers 400 with its code. */
-async function assertValidSmiles(type: CreatableBlockType, data: Partial<Record<BlockSmilesField, string>>) {
-  const [firstIssue] = Object.entries(await smilesChecker.blockIssues(type, data));
+async function assertValidSmiles(
+  userId: string,
+  type: CreatableBlockType,
+  data: Partial<Record<BlockSmilesField, string>>,
+) {
+  const [firstIssue] = Object.entries(await smilesChecker.blockIssues(type, data, userId));
   if (firstIssue) {
     const [field, issue] = firstIssue;
     throw new AppError(400, issue.code, { field, message: issue.message });
@@ -94,7 +98,7 @@ export async function createBuildingBlock(
     const earlier = await findBlockByIdempotencyKey(db, userId, idempotencyKey);
     if (earlier) return toBuildingBlock(earlier);
   }
-  await assertValidSmiles(body.type, body.data);
+  await assertValidSmiles(userId, body.type, body.data);
   let row: BuildingBlockRow | undefined;
   try {
     [row] = await insertBlocks(db, [
@@ -131,8 +135,9 @@ async function findEditableBlock(
   assertBlockId(id);
   const row = await findVisibleBlock(db, userId, id);
   if (!row) throw new AppError(404, notFound, { id });
+  // Aminoacids are global and read-only: a valid request that the block's state refuses (409).
   if (!isCreatableType(row.type))
-    throw new AppError(400, BuildingBlockErrors.VALIDATE_TYPE_INVALID, { type: row.type });
+    throw new AppError(409, BuildingBlockErrors.VALIDATE_TYPE_INVALID, { type: row.type });
   return row as BuildingBlockRow & { type: CreatableBlockType };
 }
 
@@ -170,7 +175,7 @@ export async function patchBuildingBlock(
   if (body.data) {
     const merged = BLOCK_DATA_SCHEMAS[block.type].safeParse({ ...block.data, ...body.data });
     if (!merged.success) throw new AppError(400, BuildingBlockErrors.VALIDATE_SMILES_INVALID_FORMAT);
-    await assertValidSmiles(block.type, merged.data);
+    await assertValidSmiles(userId, block.type, merged.data);
     const mergedData: Record<string, string> = merged.data;
     const dataChanged = Object.keys(mergedData).some((field) => mergedData[field] !== block.data[field]);
     if (dataChanged) {

@@ -3,11 +3,13 @@ import { SystemErrors } from "@polyforge/contracts/errors";
 import {
   type CreateMolecularSystemBody,
   canSaveStructure,
+  drawnSmilesTooLargeMessage,
+  MAX_DRAWN_SMILES_ATOMS,
   MOLECULAR_SYSTEM_ORIGINS,
   type MolecularSystemData,
   type MolecularSystemOrigin,
 } from "@polyforge/contracts/molecular-systems";
-import { dummyAtoms } from "@polyforge/contracts/smiles/connection-rules";
+import { dummyAtoms, smilesAtomCount } from "@polyforge/contracts/smiles/connection-rules";
 import { sanitizeSystemName } from "@polyforge/contracts/systems";
 import type { UploadBeginBody, UploadCompleteBody, UploadedPart } from "@polyforge/contracts/uploads";
 import type { FastifyBaseLogger } from "fastify";
@@ -87,13 +89,26 @@ async function requireSystemOfOrigin(
   requireUuid(id, SystemErrors.VALIDATE_INVALID_ID);
   const row = await findCatalogueSystem(db, user.id, id);
   if (!row) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
-  if (row.origin !== origin) throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
+  if (row.origin !== origin) throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
   return row;
 }
 
-/** A SMILES the engine can take: RDKit reads it, and it has no connection markers. */
-async function isStructureSmiles(smiles: string): Promise<boolean> {
-  return dummyAtoms(smiles).length === 0 && (await smilesChecker.parsable(smiles));
+/** A SMILES the engine can take: no connection markers, RDKit reads it, and it holds at most
+ * MAX_DRAWN_SMILES_ATOMS atoms — counted on the text before RDKit sees it, then with hydrogens. */
+async function assertStructureSmiles(user: AuthenticatedUser, smiles: string): Promise<void> {
+  const invalid = () => new AppError(400, SystemErrors.CREATE_DRAWN_SYSTEM_INVALID_SMILES, { smiles });
+  const tooLarge = (atoms: number, counted: "with hydrogens" | "written") =>
+    new AppError(400, SystemErrors.CREATE_DRAWN_SYSTEM_SMILES_TOO_LARGE, {
+      atoms,
+      max_atoms: MAX_DRAWN_SMILES_ATOMS,
+      message: drawnSmilesTooLargeMessage(atoms, counted),
+    });
+  if (dummyAtoms(smiles).length > 0) throw invalid();
+  const written = smilesAtomCount(smiles);
+  if (written > MAX_DRAWN_SMILES_ATOMS) throw tooLarge(written, "written");
+  const atoms = await smilesChecker.structureAtoms(smiles, user.id);
+  if (atoms === null) throw invalid();
+  if (atoms > MAX_DRAWN_SMILES_ATOMS) throw tooLarge(atoms, "with hydrogens");
 }
 
 /**
@@ -103,9 +118,7 @@ async function isStructureSmiles(smiles: string): Promise<boolean> {
  */
 export async function saveSmiles(db: Db, user: AuthenticatedUser, id: string, smiles: string): Promise<SystemRow> {
   const system = await requireSystemOfOrigin(db, user, id, "smiles");
-  if (!(await isStructureSmiles(smiles))) {
-    throw new AppError(400, SystemErrors.CREATE_DRAWN_SYSTEM_INVALID_SMILES, { smiles });
-  }
+  await assertStructureSmiles(user, smiles);
   const busy = (status: string) => new AppError(409, SystemErrors.CREATE_DRAWN_SYSTEM_FAILED, { status });
   const current = molecularData(system);
   if (!canSaveStructure(current.status)) throw busy(current.status);
@@ -377,7 +390,7 @@ export async function structureForPotentials(db: Db, user: AuthenticatedUser, id
   const system = await findCatalogueSystem(db, user.id, id);
   if (!system) throw new AppError(404, SystemErrors.GET_NOT_FOUND, { id });
   if (system.origin !== "upload" && system.origin !== "smiles") {
-    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });
+    throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: system.origin });
   }
   const data = molecularData(system);
   if (system.origin === "smiles") {

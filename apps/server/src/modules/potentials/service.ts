@@ -232,7 +232,7 @@ export async function cancelGeneration(
   const { row } = await requirePotential(db, user, systemId, id);
   const notRunning = (status: string) => new AppError(409, SystemErrors.CANCEL_POTENTIAL_NOT_RUNNING, { status });
   if (row.origin !== "generate")
-    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: "upload" });
+    throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: "upload" });
   if (!CANCELLABLE_POTENTIAL_STATUSES.includes(row.status as (typeof CANCELLABLE_POTENTIAL_STATUSES)[number])) {
     throw notRunning(row.status);
   }
@@ -281,7 +281,7 @@ function uploadFailed(status: number, args: Record<string, unknown>): AppError {
 async function requireUploadPotential(db: Db, user: AuthenticatedUser, systemId: string, id: string) {
   const { row } = await requirePotential(db, user, systemId, id);
   if (row.origin !== "upload")
-    throw new AppError(400, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
+    throw new AppError(409, SystemErrors.VALIDATE_ORIGIN_NOT_ALLOWED, { origin: row.origin });
   return row;
 }
 

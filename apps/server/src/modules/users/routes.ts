@@ -38,7 +38,7 @@ export function usersRoutes({ database }: ModuleContext): FastifyPluginAsyncZod 
         },
       },
       async (request, reply) => {
-        await changePassword(database.db, requireUser(request), request.body.new_password);
+        await changePassword(database.db, requireUser(request), request.body);
         return reply.status(204).send(null);
       },
     );

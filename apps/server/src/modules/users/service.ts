@@ -6,7 +6,8 @@ import type { AuthenticatedUser } from "../../platform/auth/user";
 import type { Db } from "../../platform/db/database";
 import { AppError } from "../../platform/errors";
 import { revokeAccountSignIns } from "../../platform/identity/adapter";
-import { hashPassword } from "../../platform/identity/passwords";
+import { hashPassword, verifyPassword } from "../../platform/identity/passwords";
+import { SignInLimiter } from "../../platform/identity/rate-limit";
 import type { UserRow } from "../../platform/identity/schema";
 import { userProvisionedHooks } from "./provisioning";
 import {
@@ -91,6 +92,14 @@ export async function getAccount(db: Db, user: AuthenticatedUser): Promise<UserA
   return toAccount(row);
 }
 
+/** Staff acting as the user (a token with `impersonator`) may help with the user's data, but never
+ * with what secures the account: its password and the consent to remote support. */
+function refuseDuringImpersonation(user: AuthenticatedUser): void {
+  if (user.impersonator !== null) {
+    throw new AppError(403, CommonErrors.FORBIDDEN_INSUFFICIENT_PERMISSIONS, { reason: "impersonation" });
+  }
+}
+
 /** SPEC §6: users of a federated provider keep the names it gives them; only the remote-support
  * toggle is theirs to change. */
 export async function updateAccount(
@@ -98,6 +107,7 @@ export async function updateAccount(
   user: AuthenticatedUser,
   changes: { first_name: string; last_name: string; allow_impersonation: boolean },
 ): Promise<UserAccount> {
+  if (changes.allow_impersonation !== user.allowImpersonation) refuseDuringImpersonation(user);
   const sso = user.identityProvider !== null;
   const row = await updateUserAccount(db, user.id, {
     allowImpersonation: changes.allow_impersonation,
@@ -107,14 +117,36 @@ export async function updateAccount(
   return toAccount(row);
 }
 
-/** Sets a new password (already checked against SPEC §5's rules); SSO users have none to change. */
-export async function changePassword(db: Db, user: AuthenticatedUser, newPassword: string): Promise<void> {
+/** Sets a new password (already checked against SPEC §5's rules) once the current one is proven;
+ * SSO users have none to change, and staff acting as the user may not change it. */
+export async function changePassword(
+  db: Db,
+  user: AuthenticatedUser,
+  passwords: { current_password: string; new_password: string },
+): Promise<void> {
+  refuseDuringImpersonation(user);
   if (user.identityProvider !== null) throw new AppError(403, UserErrors.UPDATE_PASSWORD_FAILED);
-  const updated = await updateUserPasswordHash(db, user.id, await hashPassword(newPassword));
+  await requireCurrentPassword(db, user.id, passwords.current_password);
+  const updated = await updateUserPasswordHash(db, user.id, await hashPassword(passwords.new_password));
   if (!updated) throw new AppError(400, UserErrors.UPDATE_PASSWORD_FAILED);
   // Every session opened with the old password ends (issue 23): another device's refresh token
   // must not outlive the password that opened it.
   await revokeAccountSignIns(db, user.id);
+}
+
+/** The account's stored password must match; wrong guesses are limited like failed sign-ins. An
+ * account without a stored password (known only from an external provider's tokens) cannot prove
+ * one, so it cannot set one here either. */
+async function requireCurrentPassword(db: Db, userId: string, currentPassword: string): Promise<void> {
+  const limiter = new SignInLimiter(db);
+  const retryAfterMs = await limiter.currentPasswordRetryAfterMs(userId);
+  if (retryAfterMs > 0) {
+    throw new AppError(429, CommonErrors.TOO_MANY_REQUESTS, { retry_after_seconds: Math.ceil(retryAfterMs / 1000) });
+  }
+  const row = await findUserById(db, userId);
+  if (row?.passwordHash && (await verifyPassword(currentPassword, row.passwordHash))) return;
+  await limiter.recordCurrentPasswordFailure(userId);
+  throw new AppError(400, UserErrors.UPDATE_PASSWORD_WRONG_CURRENT_PASSWORD, { field: "current_password" });
 }
 
 function toAccount(row: UserRow): UserAccount {

@@ -1,15 +1,23 @@
+import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import type { BlockSmilesField, CreatableBlockType } from "@polyforge/contracts/building-blocks";
 import { CommonErrors } from "@polyforge/contracts/errors";
 import type { SmilesIssue } from "@polyforge/contracts/smiles/connection-rules";
 import type { FastifyBaseLogger } from "fastify";
 import { AppError } from "../errors";
-import type { SmilesRequest, SmilesResponse } from "./smiles-worker";
+import type { SmilesRequest, SmilesResponse, SmilesWork } from "./smiles-worker";
 
-/** How long one check may take before the worker counts as hung (a SMILES of a unit takes ms). */
+/** How long one check may take once the worker holds it (a unit's SMILES takes milliseconds). */
 const CHECK_TIMEOUT_MS = 15_000;
-/** /api/health reports the toolkit degraded for this long after a fault. */
-const FAULT_REPORT_MS = 10 * 60_000;
+/** A user whose SMILES made the toolkit fail this many times within the window gets no checks until
+ * the oldest of those faults has left it: one user's inputs cannot keep the checker down. */
+const FAULTS_PER_USER = 3;
+const USER_FAULT_WINDOW_MS = 10 * 60_000;
+/** SMILES that made the toolkit fail are refused without another try: this many, for this long. */
+const REMEMBERED_FAILURES = 10_000;
+const REMEMBER_FAILURE_MS = 24 * 60 * 60_000;
+/** How long a fresh worker may take to load RDKit and check its known-good SMILES. */
+const START_TIMEOUT_MS = 120_000;
 
 export interface SmilesCheckerStatus {
   status: "ok" | "degraded";
@@ -18,50 +26,66 @@ export interface SmilesCheckerStatus {
   last_fault?: string;
 }
 
-type Pending = {
+type Check = {
+  work: SmilesWork;
+  /** Who asked (their faults are counted). */
+  userId: string;
+  key: string;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-  worker: Worker;
 };
-type Work =
-  | { kind: "blockIssues"; type: CreatableBlockType; data: Partial<Record<BlockSmilesField, string>> }
-  | {
-      kind: "parsable";
-      smiles: string;
-    };
 
 /**
- * RDKit checks run in a worker thread (issue 23): RDKit's WebAssembly module can fail ('memory access
- * out of bounds') and is then unusable for every later call. A failure is a fault, never a verdict
- * on the input: it is logged, the caller gets 503 SMILES_CHECK_UNAVAILABLE, the worker is replaced,
- * and /api/health reports it.
+ * RDKit checks run in a worker thread: RDKit's WebAssembly module can fail ('memory access out of
+ * bounds') or take forever, and is then unusable. The worker takes one check at a time, so a fault
+ * belongs to the check it was answering, once the worker has proven sound by checking known-good
+ * SMILES as it starts (a worker that cannot start says the toolkit itself is broken: 503, nobody is
+ * blamed). That SMILES is refused (400
+ * SMILES_CHECK_FAILED) and remembered, so it is refused again without a retry; its sender's faults are
+ * counted, and past FAULTS_PER_USER they get 429 SMILES_CHECKS_SUSPENDED for a while. Other users'
+ * checks wait for the fresh worker instead of failing. /api/health is degraded while the toolkit
+ * has not answered since its last fault.
  */
 export class SmilesChecker {
+  /** How long one check may take once the worker holds it (tests shorten it to reach a hang soon). */
+  checkTimeoutMs = CHECK_TIMEOUT_MS;
+  logger: FastifyBaseLogger | undefined;
   private worker: Worker | undefined;
+  private workerReady = false;
+  private startTimer: NodeJS.Timeout | undefined;
+  /** untested until a worker has started, failed from a fault until one has started again. */
+  private toolkit: "untested" | "proven" | "failed" = "untested";
+  /** After a blamed fault a fresh worker starts at once, so that health does not wait for a user. */
+  private restartSoon = false;
+  private readonly queue: Check[] = [];
+  private current: { id: number; check: Check; worker: Worker; timer: NodeJS.Timeout } | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
   private faults = 0;
   private lastFault: { at: Date; message: string } | undefined;
-  logger: FastifyBaseLogger | undefined;
+  /** Key of a SMILES that made the toolkit fail → when (insertion order is age order). */
+  private readonly failedInputs = new Map<string, number>();
+  /** User id → times of their recent faults. */
+  private readonly userFaults = new Map<string, number[]>();
 
   /** The first broken rule of each SMILES field of a block (see smilesIssuesByField). */
   blockIssues(
     type: CreatableBlockType,
     data: Partial<Record<BlockSmilesField, string>>,
+    userId: string,
   ): Promise<Partial<Record<BlockSmilesField, SmilesIssue>>> {
-    return this.run({ kind: "blockIssues", type, data }) as Promise<Partial<Record<BlockSmilesField, SmilesIssue>>>;
+    return this.check({ kind: "blockIssues", type, data }, userId) as Promise<
+      Partial<Record<BlockSmilesField, SmilesIssue>>
+    >;
   }
 
-  /** True when RDKit reads the SMILES as a non-empty molecule. */
-  parsable(smiles: string): Promise<boolean> {
-    return this.run({ kind: "parsable", smiles }) as Promise<boolean>;
+  /** The atoms of a drawn structure with hydrogens, or null when RDKit cannot read it. */
+  structureAtoms(smiles: string, userId: string): Promise<number | null> {
+    return this.check({ kind: "structureAtoms", smiles }, userId) as Promise<number | null>;
   }
 
-  status(now = Date.now()): SmilesCheckerStatus {
-    const recent = this.lastFault !== undefined && now - this.lastFault.at.getTime() < FAULT_REPORT_MS;
+  status(): SmilesCheckerStatus {
     return {
-      status: recent ? "degraded" : "ok",
+      status: this.toolkit === "failed" ? "degraded" : "ok",
       faults: this.faults,
       ...(this.lastFault ? { last_fault_at: this.lastFault.at.toISOString(), last_fault: this.lastFault.message } : {}),
     };
@@ -73,20 +97,54 @@ export class SmilesChecker {
     await worker?.terminate();
   }
 
-  private run(work: Work): Promise<unknown> {
-    const worker = this.ensureWorker();
-    const id = this.nextId++;
+  private check(work: SmilesWork, userId: string): Promise<unknown> {
+    const now = Date.now();
+    const key = createHash("sha256").update(JSON.stringify(work)).digest("base64url");
+    const failedAt = this.failedInputs.get(key);
+    if (failedAt !== undefined && now - failedAt < REMEMBER_FAILURE_MS) {
+      return Promise.reject(new AppError(400, CommonErrors.SMILES_CHECK_FAILED));
+    }
+    const waitMs = this.suspendedForMs(userId, now);
+    if (waitMs > 0) {
+      const retryAfterSeconds = Math.ceil(waitMs / 1000);
+      return Promise.reject(
+        new AppError(429, CommonErrors.SMILES_CHECKS_SUSPENDED, {
+          retry_after_seconds: retryAfterSeconds,
+          minutes: Math.ceil(retryAfterSeconds / 60),
+        }),
+      );
+    }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.recordFault(`RDKit check took more than ${CHECK_TIMEOUT_MS / 1000} s`);
-        this.failAll(worker);
-      }, CHECK_TIMEOUT_MS);
-      timer.unref();
-      this.pending.set(id, { resolve, reject, timer, worker });
-      // An idle worker does not keep the process alive; one with checks in hand does.
-      worker.ref();
-      worker.postMessage({ id, ...work } as SmilesRequest);
+      this.queue.push({ work, userId, key, resolve, reject });
+      this.next();
     });
+  }
+
+  /** How long this user's checks are refused for, or 0. */
+  private suspendedForMs(userId: string, now: number): number {
+    const recent = (this.userFaults.get(userId) ?? []).filter((at) => now - at < USER_FAULT_WINDOW_MS);
+    if (recent.length === 0) this.userFaults.delete(userId);
+    else this.userFaults.set(userId, recent);
+    if (recent.length < FAULTS_PER_USER) return 0;
+    return recent[recent.length - FAULTS_PER_USER]! + USER_FAULT_WINDOW_MS - now;
+  }
+
+  /** Hands the next check to the worker once it is idle and ready. */
+  private next(): void {
+    if (this.current || (this.queue.length === 0 && !this.restartSoon)) return;
+    const worker = this.ensureWorker();
+    const check = this.workerReady ? this.queue.shift() : undefined;
+    if (!check) return;
+    const id = this.nextId++;
+    const timer = setTimeout(
+      () => this.fault(id, `RDKit check took more than ${this.checkTimeoutMs / 1000} s`),
+      this.checkTimeoutMs,
+    );
+    timer.unref();
+    this.current = { id, check, worker, timer };
+    // An idle worker does not keep the process alive; one with a check in hand does.
+    worker.ref();
+    worker.postMessage({ id, ...check.work } satisfies SmilesRequest);
   }
 
   private ensureWorker(): Worker {
@@ -97,37 +155,86 @@ export class SmilesChecker {
     const bootstrap = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
     const worker = new Worker(bootstrap, { eval: true });
     worker.unref();
+    this.worker = worker;
+    this.workerReady = false;
+    this.startTimer = setTimeout(() => this.fault(undefined, "RDKit worker did not start"), START_TIMEOUT_MS);
+    this.startTimer.unref();
     worker.on("message", (response: SmilesResponse) => {
-      const entry = this.pending.get(response.id);
-      if (!entry) return;
-      this.pending.delete(response.id);
-      clearTimeout(entry.timer);
-      if (this.pending.size === 0) worker.unref();
-      if ("fault" in response) {
-        this.recordFault(response.fault);
-        entry.reject(unavailable());
-        // The thread is ending: later checks go to a fresh one.
-        this.failAll(worker);
+      if (worker !== this.worker) return;
+      if ("ready" in response) {
+        clearTimeout(this.startTimer);
+        this.workerReady = true;
+        this.toolkit = "proven";
+        this.restartSoon = false;
+        this.next();
+      } else if ("fault" in response) {
+        this.fault(response.id, response.fault);
       } else {
-        entry.resolve(response.result);
+        this.answer(response.id, response.result);
       }
     });
-    worker.on("error", (error) => this.recordFault(`RDKit worker error: ${error.message}`));
-    worker.on("exit", () => this.failAll(worker));
-    this.worker = worker;
+    worker.on("error", (error) => {
+      if (worker === this.worker) this.fault(this.current?.id, `RDKit worker error: ${error.message}`);
+    });
+    worker.on("exit", () => {
+      if (worker === this.worker) this.fault(this.current?.id, "RDKit worker ended");
+    });
     return worker;
   }
 
-  /** The worker is gone or hung: every check it holds fails, and the next check starts a new one. */
-  private failAll(worker: Worker): void {
-    if (this.worker === worker) this.worker = undefined;
-    void worker.terminate();
-    for (const [id, entry] of this.pending) {
-      if (entry.worker !== worker) continue;
-      clearTimeout(entry.timer);
-      entry.reject(unavailable());
-      this.pending.delete(id);
+  private answer(id: number, result: unknown): void {
+    const current = this.current;
+    if (!current || current.id !== id) return;
+    clearTimeout(current.timer);
+    this.current = undefined;
+    if (this.queue.length === 0) current.worker.unref();
+    current.check.resolve(result);
+    this.next();
+  }
+
+  /**
+   * The worker failed (an RDKit error, a hang, the thread ended) while answering check `id`, or
+   * while idle or starting (no id). It is replaced. A started worker's fault is its check's: that
+   * input is refused and remembered, and counted against its sender. A worker that cannot start
+   * says the toolkit is broken: every waiting check gets 503.
+   */
+  private fault(id: number | undefined, message: string): void {
+    const current = this.current && this.current.id === id ? this.current : undefined;
+    const started = this.workerReady;
+    const worker = this.worker;
+    this.worker = undefined;
+    this.workerReady = false;
+    clearTimeout(this.startTimer);
+    void worker?.terminate();
+    this.recordFault(message);
+    if (current) {
+      clearTimeout(current.timer);
+      this.current = undefined;
     }
+    this.toolkit = "failed";
+    if (started) {
+      if (current) {
+        this.remember(current.check);
+        current.check.reject(new AppError(400, CommonErrors.SMILES_CHECK_FAILED));
+      }
+      this.restartSoon = true;
+      this.next();
+      return;
+    }
+    this.restartSoon = false;
+    // Nothing proves the toolkit works: the waiting checks fail now rather than break the next worker.
+    for (const check of this.queue.splice(0)) check.reject(unavailable());
+  }
+
+  private remember(check: Check): void {
+    const now = Date.now();
+    this.failedInputs.delete(check.key);
+    this.failedInputs.set(check.key, now);
+    for (const [key, at] of this.failedInputs) {
+      if (this.failedInputs.size <= REMEMBERED_FAILURES && now - at < REMEMBER_FAILURE_MS) break;
+      this.failedInputs.delete(key);
+    }
+    this.userFaults.set(check.userId, [...(this.userFaults.get(check.userId) ?? []), now]);
   }
 
   private recordFault(message: string): void {

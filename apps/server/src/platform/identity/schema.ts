@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 /** Everything the embedded OpenID provider remembers between requests (sessions, grants,
  * interactions, authorization codes, refresh tokens), one row per oidc-provider model instance.
@@ -45,6 +56,21 @@ export const signInFailures = pgTable(
     failedAt: timestamp("failed_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("sign_in_failures_key_idx").on(t.attemptKey, t.failedAt)],
+);
+
+/** Requests counted against a per-user API limit (writes, processing starts): one row per key and
+ * fixed window, shared by every API instance. Rows of ended windows are swept. */
+export const apiRateLimits = pgTable(
+  "api_rate_limits",
+  {
+    key: text("key").notNull(),
+    windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: "api_rate_limits_pkey", columns: [t.key, t.windowStart] }),
+    index("api_rate_limits_window_idx").on(t.windowStart),
+  ],
 );
 
 /** A person who can sign in. `id` is the token's `sub`. Users from a federated provider have no

@@ -21,13 +21,11 @@ const storedAccount = {
   identity_provider: null,
 };
 
-/** Answers GET /users/account with `account` and every PUT with `putStatus`. */
-function serve(account: Response | (() => Response), putStatus = 200) {
+/** Answers GET /users/account with `account` and every PUT with `putStatus` (and `errorCode`). */
+function serve(account: Response | (() => Response), putStatus = 200, errorCode = "USER.UPDATE_PASSWORD.FAILED") {
   fetchMock.mockImplementation(async (_url, init) => {
     if (init?.method === "GET") return typeof account === "function" ? account() : account.clone();
-    return putStatus < 400
-      ? json(putStatus, {})
-      : json(putStatus, { errors: [{ error_code: "USER.UPDATE_PASSWORD.FAILED" }] });
+    return putStatus < 400 ? json(putStatus, {}) : json(putStatus, { errors: [{ error_code: errorCode }] });
   });
 }
 
@@ -70,7 +68,8 @@ describe("account page", () => {
     serve(json(200, storedAccount), 400);
     renderWithProviders(<AccountPage />);
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText(/^New password/), "short");
+    await user.type(await screen.findByLabelText(/^Current password/), "Old-pass1!");
+    await user.type(screen.getByLabelText(/^New password/), "short");
     await user.type(screen.getByLabelText(/Confirm new password/), "other");
     await user.click(screen.getByRole("button", { name: "Change password" }));
     expect(await screen.findByText("Password must be at least 8 characters long")).toBeInTheDocument();
@@ -83,7 +82,39 @@ describe("account page", () => {
     await user.type(screen.getByLabelText(/Confirm new password/), "Str0ng!pass");
     await user.click(screen.getByRole("button", { name: "Change password" }));
     expect(await screen.findByText("There was an error updating your password")).toBeInTheDocument();
-    expect(putCall("/users/password")).toEqual({ new_password: "Str0ng!pass", confirm_new_password: "Str0ng!pass" });
+    expect(putCall("/users/password")).toEqual({
+      current_password: "Old-pass1!",
+      new_password: "Str0ng!pass",
+      confirm_new_password: "Str0ng!pass",
+    });
+  });
+
+  it("asks for the current password and shows a wrong one on its field", async () => {
+    serve(json(200, storedAccount), 400, "USER.UPDATE_PASSWORD.WRONG_CURRENT_PASSWORD");
+    renderWithProviders(<AccountPage />);
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText(/^New password/), "Str0ng!pass");
+    await user.type(screen.getByLabelText(/Confirm new password/), "Str0ng!pass");
+    await user.click(screen.getByRole("button", { name: "Change password" }));
+    expect(await screen.findByText("Required field")).toBeInTheDocument();
+    expect(putCall("/users/password")).toBeUndefined();
+
+    await user.type(screen.getByLabelText(/^Current password/), "Wrong-pass1!");
+    await user.click(screen.getByRole("button", { name: "Change password" }));
+    expect(await screen.findByText("Your current password is not correct")).toBeInTheDocument();
+    expect(screen.queryByText("There was an error updating your password")).not.toBeInTheDocument();
+  });
+
+  it("shows staff acting as the user neither the password nor a remote-support switch they can change", async () => {
+    serve(json(200, storedAccount));
+    renderWithProviders(
+      <AccountPage />,
+      identityFromClaims({ ...TEST_CLAIMS, impersonator: { id: "staff-1", username: "support@polyforge.local" } }),
+    );
+    expect(await screen.findByLabelText(/First name/)).toBeEnabled();
+    expect(screen.getByRole("switch", { name: /Enable remote support/ })).toBeDisabled();
+    expect(screen.getByText(/Only you can change this setting/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Change password" })).not.toBeInTheDocument();
   });
 
   it("disables names and hides the password section for SSO users", async () => {

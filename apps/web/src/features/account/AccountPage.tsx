@@ -12,23 +12,26 @@ import {
   Title,
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { UserErrors } from "@polyforge/contracts/errors";
 import { accountUpdateSchema, passwordChangeSchema, type UserAccount } from "@polyforge/contracts/users";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { errorTitle } from "../../lib/api/productError";
+import { errorTitle, ProductError } from "../../lib/api/productError";
 import { renewTokens } from "../../lib/auth/session";
 import { useIdentity } from "../../lib/auth/useIdentity";
 import { type PasswordChange, useChangePassword } from "./api/changePassword";
 import { useAccount } from "./api/getAccount";
 import { type AccountUpdate, useUpdateAccount } from "./api/updateAccount";
 
-/** /account (SPEC §2, §5): names, remote-support toggle and password; SSO users only toggle support. */
+/** /account (SPEC §2, §5): names, remote-support toggle and password; SSO users only toggle support.
+ * Staff acting as the user (remote support) see neither the toggle's control nor the password. */
 export function AccountPage() {
   const { t } = useTranslation();
   const identity = useIdentity();
   const account = useAccount(identity);
   const isSsoUser = identity.identityProvider !== null;
+  const isImpersonated = identity.impersonated;
 
   return (
     <Stack gap="lg" maw={640}>
@@ -41,15 +44,23 @@ export function AccountPage() {
         </Alert>
       ) : (
         <>
-          <AccountInfoForm account={account.data} isSsoUser={isSsoUser} />
-          {isSsoUser ? null : <PasswordForm />}
+          <AccountInfoForm account={account.data} isSsoUser={isSsoUser} isImpersonated={isImpersonated} />
+          {isSsoUser || isImpersonated ? null : <PasswordForm />}
         </>
       )}
     </Stack>
   );
 }
 
-function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUser: boolean }) {
+function AccountInfoForm({
+  account,
+  isSsoUser,
+  isImpersonated,
+}: {
+  account: UserAccount;
+  isSsoUser: boolean;
+  isImpersonated: boolean;
+}) {
   const { t } = useTranslation();
   const form = useForm<AccountUpdate>({
     mode: "controlled",
@@ -97,7 +108,8 @@ function AccountInfoForm({ account, isSsoUser }: { account: UserAccount; isSsoUs
           ) : null}
           <Switch
             label={t("account.remoteSupport")}
-            description={t("account.remoteSupportDescription")}
+            description={t(isImpersonated ? "account.remoteSupportOwnerOnly" : "account.remoteSupportDescription")}
+            disabled={isImpersonated}
             {...form.getInputProps("allow_impersonation", { type: "checkbox" })}
           />
           <Group justify="flex-end">
@@ -115,7 +127,7 @@ function PasswordForm() {
   const { t } = useTranslation();
   const form = useForm<PasswordChange>({
     mode: "controlled",
-    initialValues: { new_password: "", confirm_new_password: "" },
+    initialValues: { current_password: "", new_password: "", confirm_new_password: "" },
     // A weak password breaks several rules; show them in SPEC §5's order, first one first.
     validate: zod4Resolver(passwordChangeSchema, { errorPriority: "first" }),
   });
@@ -124,7 +136,14 @@ function PasswordForm() {
       toast.success(t("account.passwordChanged"));
       form.reset();
     },
-    onError: () => toast.error(t("account.passwordChangeFailed")),
+    onError: (error) => {
+      // A mistyped current password is the user's to fix, on its field; anything else is a failure.
+      if (error instanceof ProductError && error.code === UserErrors.UPDATE_PASSWORD_WRONG_CURRENT_PASSWORD) {
+        form.setFieldError("current_password", error.message);
+        return;
+      }
+      toast.error(t("account.passwordChangeFailed"));
+    },
   });
 
   return (
@@ -132,6 +151,12 @@ function PasswordForm() {
       <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
         <Stack>
           <Title order={4}>{t("account.passwordHeading")}</Title>
+          <PasswordInput
+            label={t("account.currentPassword")}
+            withAsterisk
+            autoComplete="current-password"
+            {...form.getInputProps("current_password")}
+          />
           <PasswordInput
             label={t("account.newPassword")}
             withAsterisk

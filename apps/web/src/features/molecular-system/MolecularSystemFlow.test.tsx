@@ -286,6 +286,23 @@ describe("add molecular system: from structure", () => {
     expect(screen.getByRole("button", { name: "Save structure" })).toBeDisabled();
   });
 
+  it("says why the server refused a structure", async () => {
+    await openStructureStep();
+    const served = fetchMock.getMockImplementation()!;
+    const message = "The SMILES describes 2,702 atoms with its hydrogens; a structure from SMILES holds at most 1,000";
+    fetchMock.mockImplementation(async (input, init) =>
+      String(input).endsWith("/smiles")
+        ? jsonResponse(400, {
+            errors: [{ error_code: "SYSTEM.CREATE_DRAWN_SYSTEM.SMILES_TOO_LARGE", args: { atoms: 2702, message } }],
+          })
+        : served(input, init),
+    );
+    editor.smiles = "C".repeat(900);
+    await userEvent.click(screen.getByRole("button", { name: "Save structure" }));
+    expect(await screen.findByText("There was a problem trying to save the structure")).toBeInTheDocument();
+    expect(await screen.findByText(message)).toBeInTheDocument();
+  });
+
   it("sends the structure once when Save is double-clicked", async () => {
     const calls = await openStructureStep();
     editor.smiles = "CCO";

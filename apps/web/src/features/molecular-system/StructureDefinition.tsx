@@ -5,6 +5,7 @@ import type { Ketcher } from "ketcher-core";
 import { lazy, type RefObject, Suspense, useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
+import { errorMessage } from "../../lib/api/productError";
 import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import type { MolecularSystem } from "./api/getMolecularSystem";
 import { saveSmiles } from "./api/saveSmiles";
@@ -158,8 +159,9 @@ function useStructureSave(
       await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
       await sleep(SAVE_DELAY_MS);
       await queryClient.invalidateQueries({ queryKey: SYSTEMS_QUERY_KEY });
-    } catch {
-      toast.error(t("structure.saveFailed"));
+    } catch (error) {
+      // Why the server refused it (a structure too large for a SMILES, say), under the spec's title.
+      toast.error(t("structure.saveFailed"), { description: errorMessage(error) });
     } finally {
       savingRef.current = false;
       setSaving(false);

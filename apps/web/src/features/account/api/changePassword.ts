@@ -4,6 +4,7 @@ import type { MutationConfig } from "../../../lib/api/mutationConfig";
 
 // A type alias (not an interface) so the form library accepts it as a value record.
 export type PasswordChange = {
+  current_password: string;
   new_password: string;
   confirm_new_password: string;
 };
