@@ -2,6 +2,7 @@ import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import i18next from "i18next";
 import { initReactI18next } from "react-i18next";
+import { toast } from "sonner";
 import { settleRouters } from "./routerRegistry";
 
 // Pages load lazily (routes, RDKit); on a busy 2-core CI machine the first render of a file can take
@@ -48,7 +49,10 @@ window.ResizeObserver = class {
 };
 window.HTMLElement.prototype.scrollIntoView = () => {};
 
+// Sonner keeps its toasts in a module-wide store and replays the active ones to a newly mounted
+// Toaster: dismiss them, or one test's toast shows up on the next test's page.
 afterEach(async () => {
   await settleRouters();
+  toast.dismiss();
   cleanup();
 });
