@@ -77,6 +77,17 @@ def test_every_stage_has_its_own_seed(staged: tuple[Path, Path, dict]) -> None:
     assert gen == [SEED]  # velocities are drawn once, at the first stage
 
 
+def test_readme_openmm_snippet_runs_with_the_runs_seed(staged: tuple[Path, Path, dict]) -> None:
+    """The README's OpenMM lines run (10 steps here, not the 1,000 it shows) with OpenMM's seed of
+    the run: OpenMM takes seed 0 as 'draw one', so the engine adds 1."""
+    where, _, _ = staged
+    block = re.search(r"## Continue in OpenMM\n.*?```python\n(.*?)```", (where / "README.md").read_text(), re.S)
+    assert block and f"integrator.setRandomNumberSeed({SEED + 1})" in block.group(1)
+    code = block.group(1).replace("simulation.step(1000)", "simulation.step(10)")
+    run = subprocess.run([sys.executable, "-c", code], cwd=where, capture_output=True, text=True, env={**os.environ, "OPENMM_CPU_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
 def _molecule_centres_scaled(restart: parmed.amber.Rst7, atoms_per_molecule: list[int], side_a: float) -> parmed.amber.Rst7:
     """`restart` in a cubic cell of `side_a`: each molecule moved whole with its centre scaled, as a
     barostat compresses a melt."""

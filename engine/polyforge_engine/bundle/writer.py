@@ -21,6 +21,7 @@ from polyforge_engine.simulate.protocol import (
     Stage,
     amber_seed,
     barostat_interval,
+    openmm_seed,
     stage_seed,
 )
 
@@ -413,6 +414,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         f"system = prmtop.createSystem(nonbondedMethod={nonbonded}, constraints=app.HBonds)\n"
         f"integrator = LangevinMiddleIntegrator({protocol.temperature_k}*unit.kelvin, {FRICTION_PER_PS}/unit.picosecond, "
         f"{TIMESTEP_FS / 1000}*unit.picoseconds)\n"
+        f"integrator.setRandomNumberSeed({openmm_seed(protocol.seed)})  # the run's seed as PolyForge gave it to OpenMM\n"
         "simulation = app.Simulation(prmtop.topology, system, integrator)\n"
         "simulation.context.setPositions(pdb.positions)\n"
         + ("simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n" if periodic else "")
