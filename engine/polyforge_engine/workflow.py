@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from polyforge_engine import events
-from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
+from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_final_structures, write_start_structures
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
@@ -134,6 +134,8 @@ def _bundle_files(workdir: Path, output: BundleOutput, parametrised: Parametrise
     files += [BundleFile(path.name, path) for path in report.written]
     if report.minimized_positions is not None:
         files += write_start_structures(parametrised.structure, report.minimized_positions, system.box, workdir / "simulation")
+    if report.final_velocities is not None:
+        files += write_final_structures(parametrised.structure, report.final_positions, report.final_velocities, report.final_box, workdir / "simulation")
     return files
 
 

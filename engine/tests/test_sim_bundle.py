@@ -18,6 +18,7 @@ import openmm
 import pytest
 from conftest import ETHYLENE, homopolymer_job
 from openmm import app, unit
+from restart_files import final_state_temperature_k
 
 ENGINE_DIR = Path(__file__).resolve().parents[1]
 STEPS = 1000
@@ -109,6 +110,15 @@ def test_readme_amber_command_runs_from_the_minimised_structure(bundle: tuple[Pa
     run = _shell(commands, where)
     assert run.returncode == 0, run.stderr + (where / "md.out").read_text()[-3000:]
     assert f"A V E R A G E S   O V E R    {STEPS} S T E P S" in (where / "md.out").read_text()
+
+
+def test_the_final_state_of_mdrun_restarts(bundle: tuple[Path, dict]) -> None:
+    """The dynamics ran on mdrun (gmx on the PATH, no GPU): final.gro and final.rst7 carry its last
+    velocities and cell, at about the temperature it recorded last (mdrun reports leap-frog's
+    average of the half steps around the last step; the file holds the half step before it)."""
+    where, result = bundle
+    assert result["summary"]["performance"]["engine"].startswith("GROMACS")
+    assert final_state_temperature_k(where) == pytest.approx(result["summary"]["final_temperature_k"], rel=0.05)
 
 
 def test_molecules_and_the_system_are_named(bundle: tuple[Path, dict]) -> None:

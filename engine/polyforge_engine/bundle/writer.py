@@ -13,9 +13,20 @@ import numpy as np
 import parmed
 
 from polyforge_engine.simulate.mdp import TAU_P_PS, dynamics_mdp, minimization_mdp
-from polyforge_engine.simulate.protocol import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, Stage, barostat_interval
+from polyforge_engine.simulate.protocol import (
+    CUTOFF_NM,
+    FRICTION_PER_PS,
+    TIMESTEP_FS,
+    Protocol,
+    Stage,
+    amber_seed,
+    barostat_interval,
+    openmm_seed,
+    stage_seed,
+)
 
 AMBER_DEFAULT_SKIN_A = 2.0
+AMBER_SKIN_MARGIN_A = 0.05  # the built cell's sides as the .rst7 rounds them
 
 # What each file in a bundle is; the README lists the ones present, in this order.
 FILE_DESCRIPTIONS: dict[str, str] = {
@@ -41,6 +52,8 @@ FILE_DESCRIPTIONS: dict[str, str] = {
     "equilibration_NN.in": "Amber input of each stage of the melt equilibration (01 to 21), run in order.",
     "minimized.pdb": "Structure after energy minimisation.",
     "final.pdb": "Structure at the end of the run (after dynamics, or after minimisation if there were no dynamics).",
+    "final.gro": "The state the dynamics ended in, in GROMACS format: positions, velocities (nm/ps) and the cell at the end, to restart from.",
+    "final.rst7": "The same final state as an Amber restart: positions, velocities and the cell at the end (sander with irest=1, ntx=5).",
     "trajectory.dcd": "Trajectory frames of the dynamics (DCD, readable by VMD, MDAnalysis, MDTraj, cpptraj).",
     "energies.csv": "Energies over time: time (ps), potential, kinetic and total energy (kJ/mol), temperature (K), density of the cell (g/cm³), "
     "box sides A, B, C (nm) and the stage number (1 unless the melt equilibration ran).",
@@ -88,15 +101,36 @@ def write_bundle(
 def write_start_structures(structure: parmed.Structure, positions: np.ndarray, box: np.ndarray | None, workdir: Path) -> list[BundleFile]:
     """The minimised structure as GROMACS and Amber read it (coordinates in Å, the cell as built),
     so the bundle's commands continue from where PolyForge's minimisation ended."""
-    start = structure.copy(parmed.Structure)
-    start.coordinates = positions
-    start.box = [*(float(side) for side in box), 90.0, 90.0, 90.0] if box is not None else None
-    gro, rst7 = workdir / "minimized.gro", workdir / "minimized.rst7"
-    parmed.gromacs.GromacsGroFile.write(start, str(gro), combine="all")  # atoms in file order
-    restart = parmed.amber.Rst7(natom=len(start.atoms), title="minimised by PolyForge")
+    return _gromacs_and_amber_coordinates(structure, (positions, None, box), workdir / "minimized", "minimised by PolyForge")
+
+
+def write_final_structures(
+    structure: parmed.Structure, positions: np.ndarray, velocities: np.ndarray, box: np.ndarray | None, workdir: Path
+) -> list[BundleFile]:
+    """The state the dynamics ended in (positions in Å, velocities in Å/ps, the cell at the end) as
+    GROMACS and Amber restart from it: final.gro and final.rst7."""
+    return _gromacs_and_amber_coordinates(structure, (positions, velocities, box), workdir / "final", "end of PolyForge's dynamics")
+
+
+def _gromacs_and_amber_coordinates(
+    structure: parmed.Structure, state: tuple[np.ndarray, np.ndarray | None, np.ndarray | None], stem: Path, title: str
+) -> list[BundleFile]:
+    """`stem`.gro and `stem`.rst7 of `structure` in `state`: positions (Å), velocities (Å/ps) or
+    None, and the rectangular cell (Å) or None."""
+    positions, velocities, box = state
+    copy = structure.copy(parmed.Structure)
+    copy.coordinates = positions
+    copy.box = [*(float(side) for side in box), 90.0, 90.0, 90.0] if box is not None else None
+    if velocities is not None:
+        copy.velocities = velocities
+    gro, rst7 = stem.with_suffix(".gro"), stem.with_suffix(".rst7")
+    parmed.gromacs.GromacsGroFile.write(copy, str(gro), combine="all")  # atoms in file order
+    restart = parmed.amber.Rst7(natom=len(copy.atoms), title=title)
     restart.coordinates = positions
-    if start.box is not None:
-        restart.box = start.box
+    if velocities is not None:
+        restart.vels = velocities  # ParmEd writes Å/ps in Amber's time unit
+    if copy.box is not None:
+        restart.box = copy.box
     restart.write(str(rst7))
     return [BundleFile(gro.name, gro), BundleFile(rst7.name, rst7)]
 
@@ -104,15 +138,16 @@ def write_start_structures(structure: parmed.Structure, positions: np.ndarray, b
 def _stage_files(protocol: Protocol, stages: list[Stage], cell_a: np.ndarray | None) -> list[tuple[str, str]]:
     """(file name, text) of the dynamics inputs: md.mdp and md.in, or one pair per stage of the
     melt equilibration."""
+    skins = amber_skins(stages, cell_a)
     if len(stages) == 1:
         return [
             ("md.mdp", dynamics_mdp(protocol, stages[0])),
-            ("md.in", amber_input(protocol, stages[0], None, cell_a)),
+            ("md.in", amber_input(protocol, stages[0], None, skins[0])),
         ]
     files = []
-    for number, stage in enumerate(stages, start=1):
+    for number, (stage, skin) in enumerate(zip(stages, skins, strict=True), start=1):
         files.append((f"equilibration_{number:02d}.mdp", dynamics_mdp(protocol, stage, number)))
-        files.append((f"equilibration_{number:02d}.in", amber_input(protocol, stage, number, cell_a)))
+        files.append((f"equilibration_{number:02d}.in", amber_input(protocol, stage, number, skin)))
     return files
 
 
@@ -130,10 +165,10 @@ def _protocol_inputs(workdir: Path, protocol: Protocol, stages: list[Stage], cel
     return written
 
 
-def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cell_a: np.ndarray | None = None) -> str:
-    """sander/pmemd input of one stage; NPT uses Amber's Monte Carlo barostat as OpenMM does.
-    sander wants the cutoff plus its pair-list skin (2 Å) within half the smallest side: a small
-    cell gets a thinner skin."""
+def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, skin_a: float | None = None) -> str:
+    """sander/pmemd input of one stage; NPT uses Amber's Monte Carlo barostat as OpenMM does. Each
+    stage's noise has its own seed (stage_seed). `skin_a`: the pair-list skin (amber_skins); None
+    keeps sander's default."""
     thermostat = f"ntt=3, gamma_ln={FRICTION_PER_PS}, temp0={stage.temperature_k:g}," if stage.ensemble != "NVE" else "ntt=0,"
     pressure = (
         f"ntb=2, ntp=1, barostat=2, mcbarint={barostat_interval(protocol)}, pres0={stage.pressure_bar:g}," if stage.ensemble == "NPT" else "ntb=1, ntp=0,"
@@ -150,19 +185,30 @@ def amber_input(protocol: Protocol, stage: Stage, number: int | None = None, cel
         " &cntrl\n"
         f"  imin=0, {start} nstlim={stage.steps}, dt={TIMESTEP_FS / 1000},\n"
         f"  ntc=2, ntf=2, cut={CUTOFF_NM * 10}, {pressure}\n"
-        f"  {thermostat} tempi={protocol.temperature_k:g}, ig={protocol.seed},\n"
+        f"  {thermostat} tempi={protocol.temperature_k:g}, ig={amber_seed(stage_seed(protocol.seed, number))},\n"
         "  ntpr=100, ntwx=1000,\n"
-        " /\n" + _amber_skin(cell_a)
+        " /\n" + (f" &ewald skinnb={skin_a:.2f}, /\n" if skin_a is not None else "")
     )
 
 
-def _amber_skin(cell_a: np.ndarray | None) -> str:
-    if cell_a is None:
-        return ""
-    room = float(np.min(cell_a)) / 2 - CUTOFF_NM * 10 - 0.05
-    if room >= AMBER_DEFAULT_SKIN_A:
-        return ""
-    return f" &ewald skinnb={max(room, 0.0):.2f}, /\n"
+def amber_skins(stages: list[Stage], cell_a: np.ndarray | None) -> list[float | None]:
+    """sander's pair-list skin for each stage (Å; None: its default of 2 Å). sander refuses to start,
+    and stops mid-run, once the cutoff plus the skin exceeds half the cell's smallest side. Until the
+    first NPT stage the cell is the built one, and the skin is the largest up to 2 Å it holds; from
+    there on the barostat may shrink the cell down to twice the cutoff, where PolyForge's own run
+    stops too (CELL_TOO_SMALL), so the skin is none: the pair list is rebuilt every step, and the
+    inputs run at any cell the engine runs."""
+    skins: list[float | None] = []
+    barostat = False
+    for stage in stages:
+        barostat = barostat or stage.ensemble == "NPT"
+        if cell_a is None:
+            skins.append(None)
+            continue
+        smallest = 2 * CUTOFF_NM * 10 if barostat else float(np.min(cell_a)) - 2 * AMBER_SKIN_MARGIN_A
+        room = max(smallest / 2 - CUTOFF_NM * 10, 0.0)
+        skins.append(None if room >= AMBER_DEFAULT_SKIN_A else room)
+    return skins
 
 
 def _listed_files(names: set[str]) -> str:
@@ -248,8 +294,30 @@ def _protocol_text(protocol: Protocol, stages: list[Stage], periodic: bool, perf
             else "none. "
         )
         + dynamics
+        + _seeds_text(stages)
+        + _nve_text(stages)
         + (" Walls keep atoms between z = 0 and the cell's C; the OpenMM box adds a 2 nm vacuum gap above the cell." if protocol.potential_wall_z else "")
         + _reproducibility(performance)
+    )
+
+
+def _seeds_text(stages: list[Stage]) -> str:
+    if len(stages) < 2:
+        return ""
+    return (
+        " Each stage's GROMACS and Amber inputs draw their noise with the seed plus the stage's index (ld-seed, ig), "
+        "so no stage repeats another's; PolyForge's OpenMM run keeps one random stream going through all stages."
+    )
+
+
+def _nve_text(stages: list[Stage]) -> str:
+    if not any(stage.ensemble == "NVE" for stage in stages):
+        return ""
+    return (
+        " NVE is not thermalised first: velocities are drawn at the temperature on the minimised structure, and "
+        "much of that kinetic energy flows into the potential energy as the structure leaves its minimum, so "
+        "the run settles well below the temperature asked (a polyethylene melt drawn at 300 K ran near 205 K). For NVE at a "
+        "temperature, run NVT first and continue from its end (final.gro or final.rst7 hold the velocities)."
     )
 
 
@@ -272,6 +340,14 @@ def _gromacs_commands(present: set[str], start_gro: str) -> str:
     return f"```\ngmx grompp -f {mdp} -c {start_gro} -p system.top -o run.tpr\ngmx mdrun -deffnm run\n```\n"
 
 
+AMBER_CELL_NOTE = (
+    "sander stops once the cutoff plus its pair-list skin exceeds half the cell's smallest side. Stages that keep "
+    "the built cell use the largest skin up to sander's 2 Å that it holds; once a barostat may shrink the cell, the "
+    "inputs set no skin (`skinnb=0`: the pair list is rebuilt every step, a little slower), so they run at any cell "
+    "down to twice the 10 Å cutoff (20 Å), where PolyForge's own run and PME stop too.\n\n"
+)
+
+
 def _amber_commands(present: set[str], start_rst7: str) -> str:
     commands = (
         "  sander -O -i equilibration_$stage.in -p system.prmtop -c $previous -o equilibration_$stage.out "
@@ -279,10 +355,24 @@ def _amber_commands(present: set[str], start_rst7: str) -> str:
     )
     loop = _stage_loop(present, ".in", start_rst7, commands, ".rst7")
     if loop:
-        return loop + "(`pmemd` takes the same arguments.)\n\n"
+        return loop + "(`pmemd` takes the same arguments.) " + AMBER_CELL_NOTE
     if "md.in" in present:
-        return f"```\nsander -O -i md.in -p system.prmtop -c {start_rst7} -o md.out -r md.rst7 -x md.nc\n```\n(`pmemd` takes the same arguments.)\n\n"
+        return (
+            f"```\nsander -O -i md.in -p system.prmtop -c {start_rst7} -o md.out -r md.rst7 -x md.nc\n```\n(`pmemd` takes the same arguments.) "
+            + AMBER_CELL_NOTE
+        )
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
+
+
+def _from_the_end(present: set[str]) -> str:
+    if "final.gro" not in present:
+        return ""
+    return (
+        "## Continue from the end of the run\n\n"
+        "`final.gro` and `final.rst7` hold the state PolyForge's dynamics ended in, velocities and cell included: "
+        "in GROMACS, `gmx grompp -c final.gro` with `gen-vel = no` and `continuation = yes` in your .mdp; in Amber, "
+        "`sander -c final.rst7` with `irest=1, ntx=5`.\n\n"
+    )
 
 
 def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
@@ -315,6 +405,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         + _gromacs_commands(present, start_gro)
         + "\n## Continue in Amber\n\n"
         + _amber_commands(present, start_rst7)
+        + _from_the_end(present)
         + "## Continue in OpenMM\n\n"
         "```python\n"
         "from openmm import app, unit, LangevinMiddleIntegrator\n"
@@ -323,6 +414,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         f"system = prmtop.createSystem(nonbondedMethod={nonbonded}, constraints=app.HBonds)\n"
         f"integrator = LangevinMiddleIntegrator({protocol.temperature_k}*unit.kelvin, {FRICTION_PER_PS}/unit.picosecond, "
         f"{TIMESTEP_FS / 1000}*unit.picoseconds)\n"
+        f"integrator.setRandomNumberSeed({openmm_seed(protocol.seed)})  # the run's seed as PolyForge gave it to OpenMM\n"
         "simulation = app.Simulation(prmtop.topology, system, integrator)\n"
         "simulation.context.setPositions(pdb.positions)\n"
         + ("simulation.context.setPeriodicBoxVectors(*app.AmberInpcrdFile('system.inpcrd').boxVectors)\n" if periodic else "")

@@ -469,6 +469,7 @@ def _write_gromacs_topology(structure: parmed.Structure, title: str, files: Topo
     gromacs.write(str(files.gromacs_top), molfile=str(files.gromacs_itp))
     # ParmEd includes the molecule file by the path it was given; the bundle needs it relative.
     text = files.gromacs_top.read_text().replace(f'#include "{files.gromacs_itp}"', f'#include "{files.gromacs_itp.name}"')
+    text = _without_machine_header(text)
     if copy_kinds is not None:
         head, marker, listed = text.partition("[ molecules ]\n; Compound       #mols\n")
         lines = [line for line in listed.splitlines() if line.strip()]
@@ -484,6 +485,14 @@ def _write_gromacs_topology(structure: parmed.Structure, title: str, files: Topo
         text = head + marker + "".join(f"{names[kind]:<15s} {count:6d}\n" for kind, count in runs)
     files.gromacs_top.write_text(text)
     return True
+
+
+def _without_machine_header(top: str) -> str:
+    """ParmEd opens a topology with comments naming the user, host, working paths and command line;
+    a file users take home says only what wrote it."""
+    lines = top.splitlines(keepends=True)
+    opening = next((index for index, line in enumerate(lines) if line.strip() and not line.startswith(";")), len(lines))
+    return f"; GROMACS topology written by PolyForge with ParmEd {parmed.__version__}\n\n" + "".join(lines[opening:])
 
 
 def _charges_summary(

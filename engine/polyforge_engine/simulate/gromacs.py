@@ -20,7 +20,7 @@ from typing import TextIO
 import numpy as np
 
 from polyforge_engine.events import EngineError
-from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, read_trr, write_g96
+from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, read_g96_velocities, read_trr, write_g96
 from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_energy, gmx_version, grompp, mdrun_error, run_mdrun
 from polyforge_engine.simulate.mdp import dynamics_mdp, with_overrides
 from polyforge_engine.simulate.protocol import (
@@ -44,6 +44,7 @@ class GromacsDynamics:
     temperatures: list[float]  # K, one per recorded row of energies.csv
     final_positions_nm: np.ndarray  # molecules as integrated (continuous from the start)
     final_box_nm: tuple[float, float, float]
+    final_velocities_nm_ps: np.ndarray  # mdrun's last state, for the restart files
     mdrun_ns_per_day: float | None  # mdrun's own figure (md.log)
     version: str
 
@@ -73,12 +74,13 @@ def run_gromacs_dynamics(
     rows = gmx_energy(inputs.gmx, scratch, ENERGY_TERMS + (BOX_TERMS if npt else ()))
     temperatures = write_energies(energies_csv, rows, total_mass, box_nm)
     final_nm, final_box = write_trajectory(trajectory_dcd, scratch, start_nm, box_nm, interval, stage.steps)
+    final_velocities = read_g96_velocities(scratch / "final.g96")
     md_log = (scratch / "md.log").read_text(errors="replace")
     match = re.search(r"^Performance:\s+([\d.]+)", md_log, re.M)
     for pattern in ("*.trr", "*.edr", "*.cpt", "*.tpr", "*.g96", "*.xvg"):
         for path in scratch.glob(pattern):
             path.unlink()  # in energies.csv, the DCD and the context now; md.log and the mdp files stay
-    return GromacsDynamics(temperatures, final_nm, final_box, float(match.group(1)) if match else None, version)
+    return GromacsDynamics(temperatures, final_nm, final_box, final_velocities, float(match.group(1)) if match else None, version)
 
 
 def run_mdp(protocol: Protocol, stage: Stage, interval: int) -> str:

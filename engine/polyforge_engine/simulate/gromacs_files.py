@@ -34,8 +34,17 @@ def write_g96(
 
 def read_g96_positions(path: Path) -> np.ndarray:
     """The POSITION block of a .g96 (nm)."""
+    return _g96_block(path, "POSITION")
+
+
+def read_g96_velocities(path: Path) -> np.ndarray:
+    """The VELOCITY block of a .g96 (nm/ps), as mdrun writes its last state."""
+    return _g96_block(path, "VELOCITY")
+
+
+def _g96_block(path: Path, name: str) -> np.ndarray:
     text = path.read_text()
-    block = text.split("POSITION\n", 1)[1].split("\nEND", 1)[0]
+    block = text.split(f"\n{name}\n", 1)[1].split("\nEND", 1)[0]
     return np.array([[float(line[24:39]), float(line[39:54]), float(line[54:69])] for line in block.splitlines()])
 
 

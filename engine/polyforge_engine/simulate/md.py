@@ -360,11 +360,18 @@ def positions_nm(simulation: app.Simulation) -> np.ndarray:
     return np.asarray(state.getPositions(asNumpy=True).value_in_unit(unit.nanometer))
 
 
-def take_state(simulation: app.Simulation, positions: np.ndarray, box_nm: tuple[float, float, float]) -> None:
-    """The context set to positions (nm) and a rectangular box another program ended with."""
+def take_state(simulation: app.Simulation, positions: np.ndarray, velocities: np.ndarray, box_nm: tuple[float, float, float]) -> None:
+    """The context set to positions (nm), velocities (nm/ps) and a rectangular box another program
+    ended with."""
     a, b, c = box_nm
     simulation.context.setPeriodicBoxVectors(openmm.Vec3(a, 0, 0), openmm.Vec3(0, b, 0), openmm.Vec3(0, 0, c))
     simulation.context.setPositions(positions)
+    simulation.context.setVelocities(velocities)
+
+
+def velocities_a_ps(simulation: app.Simulation) -> np.ndarray:
+    state = simulation.context.getState(getVelocities=True)
+    return np.asarray(state.getVelocities(asNumpy=True).value_in_unit(unit.angstrom / unit.picosecond))
 
 
 def cpu_threads(simulation: app.Simulation, platform: openmm.Platform) -> str | None:

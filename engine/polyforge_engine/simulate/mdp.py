@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from polyforge_engine.simulate.protocol import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, Stage, gromacs_seed
+from polyforge_engine.simulate.protocol import CUTOFF_NM, FRICTION_PER_PS, TIMESTEP_FS, Protocol, Stage, gromacs_seed, stage_seed
 
 # OpenMM's PME default: Ewald error tolerance δ gives α = sqrt(-ln 2δ)/rc; GROMACS sets β from
 # erfc(β rc) = ewald-rtol, so the same splitting needs ewald-rtol = erfc(sqrt(-ln 2δ)).
@@ -64,14 +64,16 @@ def minimization_mdp(protocol: Protocol) -> str:
 
 def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) -> str:
     """GROMACS parameters of one stage: the whole dynamics, or stage `number` of the preset
-    (velocities are drawn only at the first; later stages continue from the previous one)."""
+    (velocities are drawn only at the first; later stages continue from the previous one). Each
+    stage's noise has its own seed (stage_seed)."""
     thermostat = stage.ensemble != "NVE"
+    seed = gromacs_seed(stage_seed(protocol.seed, number))
     coupling = (
         "integrator      = sd           ; Langevin dynamics, as OpenMM's LangevinMiddleIntegrator\n"
         "tc-grps         = System\n"
         f"tau-t           = {1 / FRICTION_PER_PS}          ; inverse friction (ps)\n"
         f"ref-t           = {stage.temperature_k:g}\n"
-        f"ld-seed         = {gromacs_seed(protocol.seed)}        ; the run's seed: the noise is reproducible\n"
+        f"ld-seed         = {seed}        ; the run's seed plus the stage's index: the noise is reproducible\n"
         if thermostat
         else "integrator      = md           ; leap-frog, constant energy (NVE)\ntcoupl          = no\n"
     )
@@ -86,7 +88,7 @@ def dynamics_mdp(protocol: Protocol, stage: Stage, number: int | None = None) ->
     )
     first = number is None or number == 1
     velocities = (
-        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {gromacs_seed(protocol.seed)}\ncontinuation    = no\n"
+        f"gen-vel         = yes\ngen-temp        = {protocol.temperature_k:g}\ngen-seed        = {seed}\ncontinuation    = no\n"
         if first
         else "gen-vel         = no\ncontinuation    = yes          ; velocities from the previous stage\n"
     )

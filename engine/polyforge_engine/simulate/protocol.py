@@ -122,6 +122,17 @@ def gromacs_seed(seed: int) -> int:
     return seed % 2_147_483_647
 
 
+def stage_seed(seed: int, number: int | None) -> int:
+    """The seed of stage `number` (1, 2, … of a staged run; None for a run of one stage): the run's
+    seed plus the stage's index, so no stage repeats another's random noise."""
+    return seed + (number - 1 if number is not None else 0)
+
+
+def amber_seed(seed: int) -> int:
+    """sander and pmemd read ig as a 32-bit int (-1: pick one); a job may give any non-negative seed."""
+    return seed % 2_147_483_647
+
+
 def barostat_interval(protocol: Protocol) -> int:
     """Steps between Monte Carlo volume moves in the NPT stages of this protocol."""
     return EQUILIBRATION_BAROSTAT_INTERVAL_STEPS if protocol.equilibration != "none" else BAROSTAT_INTERVAL_STEPS

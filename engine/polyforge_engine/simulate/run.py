@@ -39,6 +39,7 @@ from polyforge_engine.simulate.md import (
     start_from,
     take_state,
     total_mass_amu,
+    velocities_a_ps,
     write_pdb,
 )
 from polyforge_engine.simulate.minimise import MinimisationResult
@@ -71,6 +72,7 @@ class SimulationReport:
     minimized_positions: np.ndarray | None
     final_positions: np.ndarray
     final_box: np.ndarray | None  # Å, the cell at the end (NPT changes it)
+    final_velocities: np.ndarray | None = None  # Å/ps at the end of the dynamics (None without dynamics)
     minimisation: dict[str, object] | None = None  # steps run by each stage (minimise.py)
     performance: dict[str, object] | None = None  # engine, platform, threads, seconds per stage, ns/day
 
@@ -143,6 +145,7 @@ def run_protocol(
         minimized_positions=minimized_positions,
         final_positions=positions_a(simulation),
         final_box=final_box,
+        final_velocities=velocities_a_ps(simulation) if protocol.dynamics_steps > 0 else None,
         minimisation=minimisation.as_report() if minimisation is not None else None,
         performance=performance,
     )
@@ -342,6 +345,6 @@ def _dynamics_on_gromacs(
         (files.energies_csv, files.trajectory_dcd, log),
         progress,
     )
-    take_state(simulation, ran.final_positions_nm, ran.final_box_nm)
+    take_state(simulation, ran.final_positions_nm, ran.final_velocities_nm_ps, ran.final_box_nm)
     log.write(f"dynamics finished after {stage.steps} steps" + (f"; mdrun: {ran.mdrun_ns_per_day} ns/day" if ran.mdrun_ns_per_day else "") + "\n")
     return ran
