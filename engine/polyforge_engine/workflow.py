@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from polyforge_engine import events
+from polyforge_engine.bundle.lammps import write_lammps_files
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_start_structures
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
@@ -106,7 +107,7 @@ def parametrise_simulate_bundle(
     )
     raise_if_cancelled()
     events.progress("bundling", simulate_end)
-    files = _bundle_files(workdir, output, parametrised, report, target.system)
+    files = _bundle_files(workdir, output, parametrised, report, target.system, md_protocol)
     summary = _summary(target, md_protocol, output, parametrised, report, parametrisation_s)
     bundle = write_bundle(
         workdir,
@@ -124,9 +125,12 @@ def parametrise_simulate_bundle(
     return {"files": result_files, "seed": md_protocol.seed, "summary": summary}
 
 
-def _bundle_files(workdir: Path, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, system: SystemModel) -> list[BundleFile]:
+def _bundle_files(
+    workdir: Path, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, system: SystemModel, md_protocol: Protocol
+) -> list[BundleFile]:
     """Everything the bundle holds besides report.json: the job as received, the caller's extra
-    files, the topology files, the run's output and the start structures built from the minimum."""
+    files, the topology files, the run's output, the start structures built from the minimum and
+    the LAMMPS files (from the minimum too, else from the structure as built)."""
     job_path = workdir / "job.snapshot.json"
     job_path.write_text(json.dumps(output.raw_job, indent=2) + "\n")
     files = [BundleFile("job.json", job_path), *output.extra_files]
@@ -134,7 +138,9 @@ def _bundle_files(workdir: Path, output: BundleOutput, parametrised: Parametrise
     files += [BundleFile(path.name, path) for path in report.written]
     if report.minimized_positions is not None:
         files += write_start_structures(parametrised.structure, report.minimized_positions, system.box, workdir / "simulation")
-    return files
+    start = report.minimized_positions if report.minimized_positions is not None else np.asarray(parametrised.structure.coordinates)
+    lammps = write_lammps_files(parametrised.files.amber_prmtop, start, system.box, md_protocol, report.stages, output.title, workdir / "simulation")
+    return files + [BundleFile(path.name, path) for path in lammps]
 
 
 def _summary(

