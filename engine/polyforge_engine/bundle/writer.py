@@ -78,7 +78,8 @@ def write_bundle(
     entries = [*files, *extras, BundleFile("report.json", report_path)]
     performance = report.get("performance")
     engine = dict(performance) if isinstance(performance, dict) else {}
-    readme = _readme(title, [entry.name for entry in entries], protocol, stages, periodic, engine)
+    lammps_missing = report.get("lammps_not_written")
+    readme = _readme(title, [entry.name for entry in entries], protocol, stages, periodic, engine, str(lammps_missing) if lammps_missing else None)
     target = workdir / f"{sanitized_name}_files.zip"
     partial = workdir / f".{target.name}.partial"
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -289,10 +290,11 @@ def _amber_commands(present: set[str], start_rst7: str) -> str:
     return f"`system.prmtop` and `{start_rst7}` are ready for `sander` or `pmemd` with an input file of your own.\n\n"
 
 
-def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], periodic: bool) -> str:
-    """The LAMMPS section: the command and what the script keeps of the protocol."""
+def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], periodic: bool, missing: str | None) -> str:
+    """The LAMMPS section: the command and what the script keeps of the protocol, or why there
+    are no LAMMPS files."""
     if "md.lammps" not in present:
-        return ""
+        return f"## Continue in LAMMPS\n\nThis bundle has no LAMMPS files: {missing}.\n\n" if missing else ""
     nonbonded = (
         "Lennard-Jones unshifted at the cutoff with the tail correction, PPPM electrostatics"
         if periodic
@@ -314,7 +316,15 @@ def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], per
     )
 
 
-def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
+def _readme(
+    title: str,
+    names: list[str],
+    protocol: Protocol,
+    stages: list[Stage],
+    periodic: bool,
+    performance: dict[str, object],
+    lammps_missing: str | None = None,
+) -> str:
     present = set(names) | {"README.md"}
     sections = [
         f"# {title}\n",
@@ -344,7 +354,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         + _gromacs_commands(present, start_gro)
         + "\n## Continue in Amber\n\n"
         + _amber_commands(present, start_rst7)
-        + _lammps_text(present, protocol, stages, periodic)
+        + _lammps_text(present, protocol, stages, periodic, lammps_missing)
         + "## Continue in OpenMM\n\n"
         "```python\n"
         "from openmm import app, unit, LangevinMiddleIntegrator\n"
