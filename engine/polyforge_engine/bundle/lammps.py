@@ -30,11 +30,12 @@ INPUT_FILE = "md.lammps"
 DYNAMICS_MARKER = "# Dynamics"  # the script's force field ends here (a single-point energy runs what precedes it)
 PPPM_ACCURACY = 1e-5  # relative error of the forces, LAMMPS's own measure
 ATM_PER_BAR = 1 / 1.01325  # LAMMPS real units take pressures in atm
-HYDROGEN_MASS_LIMIT = 1.1  # fix shake's mass criterion: bonds to hydrogen, as OpenMM's HBonds
+HYDROGEN_MASS_LIMIT = 1.1  # atoms lighter than this are hydrogens: their bonds are held, as OpenMM's HBonds
 SEED_RANGE = 900_000_000  # LAMMPS seeds are positive 32-bit integers
 ISOLATED_MARGIN_A = 50.0  # an isolated system's Coulomb/LJ cutoff exceeds its extent by this much: no cutoff in effect
 # prmtops keep phases in radians to 8 digits (180° is read back as 180.00008°)
 PHASE_TOLERANCE_DEG = 1e-3
+RIGID_WATER = "rigid water"  # marks the angle types added for SHAKE
 RMIN_TO_SIGMA = 2 / 2 ** (1 / 6)  # ParmEd's rmin is Rmin/2
 
 
@@ -71,8 +72,10 @@ def write_lammps_files(
     _check_supported(structure)
     scaling = _one_four_scaling(structure)
     data, input_script = workdir / DATA_FILE, workdir / INPUT_FILE
-    data.write_text(lammps_data(structure, positions, box, title))
-    input_script.write_text(lammps_input(protocol, stages, scaling, box is not None, _pair_cutoff_a(positions, box), title))
+    terms = _typed_terms(structure)
+    data.write_text(lammps_data(structure, terms, positions, box, title))
+    shake = _shake_selection(structure, terms)
+    input_script.write_text(lammps_input(protocol, stages, scaling, box is not None, _pair_cutoff_a(positions, box), title, shake))
     return [data, input_script]
 
 
@@ -222,13 +225,45 @@ def _typed_terms(structure: parmed.Structure) -> _Terms:
     propers, impropers = _torsions(structure)
     terms: dict[str, list[tuple[tuple, tuple[int, ...]]]] = {
         "bond": [((b.type.k, b.type.req), (b.atom1.idx, b.atom2.idx)) for b in structure.bonds],
-        "angle": [((a.type.k, a.type.theteq), (a.atom1.idx, a.atom2.idx, a.atom3.idx)) for a in structure.angles],
+        "angle": [((a.type.k, a.type.theteq), (a.atom1.idx, a.atom2.idx, a.atom3.idx)) for a in structure.angles] + _rigid_water_angles(structure),
         "dihedral": [(t.terms, t.atoms) for t in propers],
         "improper": [((t.terms[0][0], _cvff_sign(t.terms[0][2]), t.terms[0][1]), t.atoms) for t in impropers],
     }
     tables = {kind: _TypeTable() for kind in terms}
     rows = {kind: [(tables[kind].number(key, partial(_joined_types, names, atoms)), *atoms) for key, atoms in entries] for kind, entries in terms.items()}
     return _Terms(atom_types, atom_type_of, tables, rows)
+
+
+def _is_light(atom: parmed.Atom) -> bool:
+    return bool(atom.mass < HYDROGEN_MASS_LIMIT)
+
+
+def _rigid_water_angles(structure: parmed.Structure) -> list[tuple[tuple, tuple[int, ...]]]:
+    """An H-O-H angle of no energy (K = 0) for each rigid water: Amber's water models hold their
+    shape by an H-H bond, which makes LAMMPS's SHAKE clusters connected; SHAKE holds the angle
+    instead, at the one the O-H and H-H bond lengths give."""
+    angles: list[tuple[tuple, tuple[int, ...]]] = []
+    for bond in structure.bonds:
+        if not (_is_light(bond.atom1) and _is_light(bond.atom2)):
+            continue
+        centre = next((partner for partner in bond.atom1.bond_partners if partner in bond.atom2.bond_partners), None)
+        if centre is None:
+            continue
+        arm = next(b for b in centre.bonds if bond.atom1 in (b.atom1, b.atom2))
+        theta = math.degrees(2 * math.asin(bond.type.req / 2 / arm.type.req))
+        angles.append(((0.0, theta, RIGID_WATER), (bond.atom1.idx, centre.idx, bond.atom2.idx)))
+    return angles
+
+
+def _shake_selection(structure: parmed.Structure, terms: _Terms) -> str | None:
+    """fix shake's types: bonds between a hydrogen and a heavier atom (OpenMM's HBonds) and the
+    rigid waters' angles; None when there is nothing to hold."""
+    light = [_is_light(atom) for atom in structure.atoms]
+    bonds = sorted({kind for kind, i, j in terms.rows["bond"] if light[i] != light[j]})
+    waters = sorted(number for key, number in terms.tables["angle"].numbers.items() if key[-1] == RIGID_WATER)
+    if not bonds and not waters:
+        return None
+    return " ".join(part for part in (f"b {' '.join(map(str, bonds))}" if bonds else "", f"a {' '.join(map(str, waters))}" if waters else "") if part)
 
 
 def _header(structure: parmed.Structure, terms: _Terms, corners: np.ndarray) -> str:
@@ -256,10 +291,9 @@ def _fourier_coefficients(terms: tuple) -> str:
     return f"{len(terms)} " + " ".join(f"{k:.6f} {n} {d:.6f}" for k, n, d in terms)
 
 
-def lammps_data(structure: parmed.Structure, positions: np.ndarray, box: np.ndarray | None, title: str) -> str:
+def lammps_data(structure: parmed.Structure, terms: _Terms, positions: np.ndarray, box: np.ndarray | None, title: str) -> str:
     """The data file: counts, cell, masses, coefficients of every style, atoms (full: molecule,
     type, charge, position, image flags) and the bonded terms."""
-    terms = _typed_terms(structure)
     corners, images, wrapped = _cell_and_images(np.asarray(positions, dtype=float), box)
     molecules = _molecule_ids(structure)
     atoms = [
@@ -289,10 +323,10 @@ def _seed(protocol: Protocol, offset: int) -> int:
     return (protocol.seed + offset) % SEED_RANGE + 1
 
 
-def lammps_input(protocol: Protocol, stages: list[Stage], scaling: _Scaling, periodic: bool, cutoff_a: float, title: str) -> str:
+def lammps_input(protocol: Protocol, stages: list[Stage], scaling: _Scaling, periodic: bool, cutoff_a: float, title: str, shake: str | None) -> str:
     """The input script: the force field of system.data as OpenMM runs it (Lennard-Jones cut at the
     cutoff with the long-range correction, PPPM for PME), then the protocol's dynamics stages, or
-    a single-point energy when there are none."""
+    a single-point energy when there are none. `shake`: fix shake's selection of types."""
     if periodic:
         nonbonded = (
             "boundary p p p\n"
@@ -320,34 +354,36 @@ def lammps_input(protocol: Protocol, stages: list[Stage], scaling: _Scaling, per
         "thermo_style custom step temp press pe ebond eangle edihed eimp evdwl ecoul elong density\n"
         "thermo 100\n"
     )
-    return head + f"\n{DYNAMICS_MARKER}\n" + _dynamics(protocol, stages)
+    return head + f"\n{DYNAMICS_MARKER}\n" + _dynamics(protocol, stages, shake)
 
 
-def _dynamics(protocol: Protocol, stages: list[Stage]) -> str:
+def _dynamics(protocol: Protocol, stages: list[Stage], shake: str | None) -> str:
+    """Each stage's fixes, then its run; the velocities are drawn once SHAKE has taken its degrees
+    of freedom."""
     if not stages:
         return "run 0  # no dynamics in the protocol: the energy of the structure\n"
-    lines = [
-        f"timestep {TIMESTEP_FS:g}",
-        f"fix hbonds all shake 1.0e-6 100 0 m {HYDROGEN_MASS_LIMIT}  # bonds to hydrogen constrained",
-        f"velocity all create {protocol.temperature_k:g} {_seed(protocol, 0)} mom yes rot yes dist gaussian",
-        f"dump frames all dcd 1000 {Path(INPUT_FILE).stem}.dcd",
-    ]
+    lines = [f"timestep {TIMESTEP_FS:g}", f"dump frames all dcd 1000 {Path(INPUT_FILE).stem}.dcd"]
     for number, stage in enumerate(stages, start=1):
-        lines += [f"# stage {number} of {len(stages)}: {stage.describe()}", *_stage_fixes(protocol, stage, number), f"run {stage.steps}", "unfix integrate"]
-        if stage.ensemble != "NVE":
-            lines.append("unfix thermostat")
+        lines += [f"# stage {number} of {len(stages)}: {stage.describe()}", *_stage_fixes(protocol, stage, number, shake)]
+        if number == 1:
+            lines.append(f"velocity all create {protocol.temperature_k:g} {_seed(protocol, 0)} mom yes rot yes dist gaussian")
+        lines += [f"run {stage.steps}", "unfix integrate"]
+        lines += ["unfix thermostat"] if stage.ensemble != "NVE" else []
+        lines += ["unfix hbonds"] if shake else []
     lines.append(f"write_data {Path(INPUT_FILE).stem}_final.data")
     return "\n".join(lines) + "\n"
 
 
-def _stage_fixes(protocol: Protocol, stage: Stage, number: int) -> list[str]:
+def _stage_fixes(protocol: Protocol, stage: Stage, number: int, shake: str | None) -> list[str]:
     """Langevin dynamics with OpenMM's friction; NPT's barostat is LAMMPS's Nosé-Hoover (MTK)
-    barostat with GROMACS's tau-p, as LAMMPS has no Monte Carlo barostat."""
+    barostat with GROMACS's tau-p, as LAMMPS has no Monte Carlo barostat. In the order LAMMPS
+    needs: SHAKE after the thermostat, whose forces it must see, and before a box-changing fix."""
     damp_fs = 1000 / FRICTION_PER_PS
     thermostat = f"fix thermostat all langevin {stage.temperature_k:g} {stage.temperature_k:g} {damp_fs:g} {_seed(protocol, number)} zero yes"
-    if stage.ensemble == "NVE":
-        return ["fix integrate all nve"]
-    if stage.ensemble == "NVT":
-        return ["fix integrate all nve", thermostat]
-    pressure_atm = (stage.pressure_bar if stage.pressure_bar is not None else protocol.pressure_bar) * ATM_PER_BAR
-    return [f"fix integrate all nph iso {pressure_atm:.6g} {pressure_atm:.6g} {TAU_P_PS * 1000:g}", thermostat]
+    fixes = [thermostat] if stage.ensemble != "NVE" else []
+    if shake:
+        fixes.append(f"fix hbonds all shake 1.0e-6 100 0 {shake}  # bonds to hydrogen and rigid waters held")
+    if stage.ensemble == "NPT":
+        pressure_atm = (stage.pressure_bar if stage.pressure_bar is not None else protocol.pressure_bar) * ATM_PER_BAR
+        return [*fixes, f"fix integrate all nph iso {pressure_atm:.6g} {pressure_atm:.6g} {TAU_P_PS * 1000:g}"]
+    return [*fixes, "fix integrate all nve"]

@@ -302,7 +302,7 @@ def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], per
     )
     run = (
         "runs the dynamics of the protocol above, every stage in order, with the same force field "
-        f"({nonbonded}, bonds to hydrogen held by SHAKE); the temperature is held by a Langevin thermostat with "
+        f"({nonbonded}, bonds to hydrogen and water molecules held rigid by SHAKE); the temperature is held by a Langevin thermostat with "
         f"OpenMM's friction (damping {1000 / FRICTION_PER_PS:g} fs) and, as LAMMPS has no Monte Carlo barostat, NPT "
         f"stages use its Nosé-Hoover barostat (`fix nph`, {TAU_P_PS} ps)."
         if stages
