@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from polyforge_engine import events
+from polyforge_engine.bundle.lammps import LammpsUnsupported, write_lammps_files
 from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_final_structures, write_start_structures
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
@@ -107,12 +108,15 @@ def parametrise_simulate_bundle(
     raise_if_cancelled()
     events.progress("bundling", simulate_end)
     files = _bundle_files(workdir, output, parametrised, report, target.system)
+    lammps, lammps_missing = _lammps_files(parametrised, report, target.system, md_protocol, output.title, workdir / "simulation")
     summary = _summary(target, md_protocol, output, parametrised, report, parametrisation_s)
+    if lammps_missing is not None:
+        summary["lammps_not_written"] = lammps_missing
     bundle = write_bundle(
         workdir,
         output.sanitized_name,
         output.title,
-        files,
+        files + lammps,
         summary,
         md_protocol,
         report.stages,
@@ -125,8 +129,9 @@ def parametrise_simulate_bundle(
 
 
 def _bundle_files(workdir: Path, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, system: SystemModel) -> list[BundleFile]:
-    """Everything the bundle holds besides report.json: the job as received, the caller's extra
-    files, the topology files, the run's output and the start structures built from the minimum."""
+    """Everything the bundle holds besides report.json and the LAMMPS files: the job as received,
+    the caller's extra files, the topology files, the run's output and the start structures built
+    from the minimum."""
     job_path = workdir / "job.snapshot.json"
     job_path.write_text(json.dumps(output.raw_job, indent=2) + "\n")
     files = [BundleFile("job.json", job_path), *output.extra_files]
@@ -137,6 +142,20 @@ def _bundle_files(workdir: Path, output: BundleOutput, parametrised: Parametrise
     if report.final_velocities is not None:
         files += write_final_structures(parametrised.structure, report.final_positions, report.final_velocities, report.final_box, workdir / "simulation")
     return files
+
+
+def _lammps_files(
+    parametrised: ParametrisedSystem, report: SimulationReport, system: SystemModel, md_protocol: Protocol, title: str, where: Path
+) -> tuple[list[BundleFile], str | None]:
+    """The LAMMPS data file and input from the minimised structure (else the one as built), or none
+    and the reason when the topology has terms they cannot express: the run's other files are
+    still worth having."""
+    start = report.minimized_positions if report.minimized_positions is not None else np.asarray(parametrised.structure.coordinates)
+    try:
+        paths = write_lammps_files(parametrised.files.amber_prmtop, start, system.box, md_protocol, report.stages, title, where)
+    except LammpsUnsupported as unsupported:
+        return [], str(unsupported)
+    return [BundleFile(path.name, path) for path in paths], None
 
 
 def _summary(

