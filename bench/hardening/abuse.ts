@@ -14,7 +14,7 @@
  * Uses only what every tree since issue 23 has, so that compare.sh can run it before and after.
  */
 
-import { startTestApp } from "../../apps/server/test/support/app";
+import { startTestApp } from "../../apps/server/test/support/start-app";
 import { userClaims } from "../../apps/server/test/support/tokens";
 
 const seconds = Number(process.argv[2] ?? 20);

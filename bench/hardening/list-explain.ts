@@ -5,7 +5,7 @@
  *   node --import tsx bench/hardening/list-explain.ts [rows=2000] [requests=100]
  */
 
-import { startTestApp } from "../../apps/server/test/support/app";
+import { startTestApp } from "../../apps/server/test/support/start-app";
 import { userClaims } from "../../apps/server/test/support/tokens";
 import { seedListRows } from "./seed";
 

@@ -7,7 +7,7 @@
  *   node --import tsx bench/hardening/list-load.ts [seconds=30] [rows=2000]
  */
 
-import { startTestApp } from "../../apps/server/test/support/app";
+import { startTestApp } from "../../apps/server/test/support/start-app";
 import { userClaims } from "../../apps/server/test/support/tokens";
 import { seedListRows } from "./seed";
 

@@ -1,6 +1,6 @@
 import { buildingBlocks } from "../../apps/server/src/modules/building-blocks/schema";
 import { systems } from "../../apps/server/src/modules/systems/schema";
-import type { TestApp } from "../../apps/server/test/support/app";
+import type { TestApp } from "../../apps/server/test/support/start-app";
 
 /** Gives the user `rows` linear building blocks ("Block i") and `rows` polymer-builder systems
  * ("System i"), inserted 500 at a time. The user's row must exist (after a first call of theirs). */

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { startTestApp } from "../support/app";
+import { startTestApp } from "../support/start-app";
 import { userClaims } from "../support/tokens";
 
 /**
