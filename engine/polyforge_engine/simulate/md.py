@@ -370,3 +370,23 @@ def take_state(simulation: app.Simulation, positions: np.ndarray, box_nm: tuple[
 def cpu_threads(simulation: app.Simulation, platform: openmm.Platform) -> str | None:
     """The threads OpenMM's CPU platform runs this simulation on (None on another platform)."""
     return platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
+
+
+def steps_then_restore(simulation: app.Simulation, temperature_k: float, seed: int, steps: int) -> None:
+    """`steps` steps of the simulation's dynamics from velocities drawn at `temperature_k`, then back
+    to the state before them (positions, velocities, box, time, step count): the engine probe's run.
+    The integrator's random stream goes on from where the probe left it."""
+    before = simulation.context.getState(getPositions=True, getVelocities=True, getParameters=True)
+    step_count = simulation.currentStep
+    try:
+        simulation.context.setVelocitiesToTemperature(temperature_k * unit.kelvin, seed)
+        simulation.context.applyVelocityConstraints(1e-6)
+        done = 0
+        while done < steps:
+            chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, steps - done)
+            _step(simulation, chunk, done)
+            done += chunk
+            raise_if_cancelled()
+    finally:
+        simulation.context.setState(before)
+        simulation.currentStep = step_count
