@@ -198,6 +198,8 @@ def test_short_and_bit_reproducible_runs_are_not_probed(
     assert exact.performance["mdrun_flags"] == "-reprod -ntmpi 1 -ntomp 1 -pin off"
     command_line = (tmp_path / "exact" / "gromacs" / "md.log").read_text().split("Command line:", 1)[1].splitlines()[1]
     assert "-reprod" in command_line and "-ntmpi 1" in command_line
+    _run(pe_melt, tmp_path / "again", reproducible)  # asked for bit-reproducible dynamics: a rerun repeats them to the bit
+    assert (tmp_path / "again" / "energies.csv").read_bytes() == (tmp_path / "exact" / "energies.csv").read_bytes()
     readme = _readme(exact, reproducible, tmp_path / "bundle")
     assert "the protocol asked for bit-reproducible dynamics" in readme and "not measured against each other: bit-reproducible" in readme
 
