@@ -6,23 +6,27 @@ melt; only the clock is fake, so that the decision is the test's to set."""
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from openmm import app, unit
 from polyforge_engine.bundle.writer import write_bundle
 from polyforge_engine.commands.build_system import protocol_of
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import parse_build_job
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
-from polyforge_engine.runtime.allocation import THREADS_ENV
+from polyforge_engine.runtime.allocation import THREADS_ENV, CpuAllocation
 from polyforge_engine.runtime.cancellation import CANCELLED
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, find_gmx
 from polyforge_engine.simulate import engine_probe, run
-from polyforge_engine.simulate.engine_probe import Candidate, ProbeResult, ns_per_day, probe_engines, worth_probing
-from polyforge_engine.simulate.protocol import Protocol
+from polyforge_engine.simulate.engine_probe import Candidate, ProbeResult, SlowerThanBest, ns_per_day, probe_engines, worth_probing
+from polyforge_engine.simulate.gromacs import MdrunProbe
+from polyforge_engine.simulate.gromacs_run import GromacsInputs
+from polyforge_engine.simulate.protocol import Protocol, Stage
 from polyforge_engine.simulate.run import SimulationReport, run_protocol
 from polymer_samples import PE_UNIT, melt
 
@@ -42,8 +46,8 @@ class FakeClock:
     def timed(self, candidate: Candidate, seconds: float) -> Candidate:
         """`candidate` running for real and taking `seconds` of this clock's time."""
 
-        def run_then_advance(steps: int) -> None:
-            candidate.run(steps)
+        def run_then_advance(steps: int, check: Callable[[], None]) -> None:
+            candidate.run(steps, check)
             self.now += seconds
 
         return replace(candidate, run=run_then_advance)
@@ -99,9 +103,9 @@ def test_the_fastest_measured_candidate_is_chosen_and_failures_drop_out() -> Non
     ran: list[tuple[str, int]] = []
 
     def runs(name: str) -> Candidate:
-        return Candidate(name, "openmm", 1, lambda steps: ran.append((name, steps)))
+        return Candidate(name, "openmm", 1, lambda steps, check: ran.append((name, steps)))
 
-    def fails(steps: int) -> None:
+    def fails(steps: int, check: Callable[[], None]) -> None:
         raise RuntimeError("mdrun -nt 2 failed: no domain decomposition")
 
     clock = FakeClock()
@@ -121,18 +125,40 @@ def test_the_fastest_measured_candidate_is_chosen_and_failures_drop_out() -> Non
 
 
 def test_cancellation_stops_the_probe_and_no_candidate_at_all_is_an_error() -> None:
-    def cancelled(steps: int) -> None:
+    def cancelled(steps: int, check: Callable[[], None]) -> None:
         raise EngineError(CANCELLED, "cancelled")
 
     with pytest.raises(EngineError) as stopped:
-        probe_engines([Candidate("a", "openmm", 1, cancelled), Candidate("b", "gromacs", 1, lambda steps: None)])
+        probe_engines([Candidate("a", "openmm", 1, cancelled), Candidate("b", "gromacs", 1, lambda steps, check: None)])
     assert stopped.value.code == CANCELLED
 
-    def broken(steps: int) -> None:
+    def broken(steps: int, check: Callable[[], None]) -> None:
         raise ValueError("no platform")
 
     with pytest.raises(RuntimeError, match="no platform"):
         probe_engines([Candidate("a", "openmm", 1, broken)])
+
+
+def test_a_candidate_slower_than_the_best_so_far_is_stopped_there() -> None:
+    clock = FakeClock()
+    finished: list[str] = []
+
+    def chunks(name: str, seconds_each: float) -> Candidate:
+        """Ten chunks of steps taking `seconds_each` of the clock, checked after each."""
+
+        def run(steps: int, check: Callable[[], None]) -> None:
+            for _ in range(10):
+                clock.now += seconds_each
+                check()
+            finished.append(name)
+
+        return Candidate(name, "gromacs", 1, run)
+
+    result = probe_engines([chunks("a", 1.0), chunks("b", 3.0), chunks("c", 0.5)], clock)
+    # b passed a's 10 s at its fourth chunk (12 s) and was stopped: its rate is at most that.
+    assert finished == ["a", "c"] and result.stopped == ["b"] and result.chosen.name == "c"
+    assert result.ns_per_day["b"] == ns_per_day(engine_probe.PROBE_STEPS, 12.0)
+    assert result.as_report()["stopped_slower"] == ["b"] and "b at most" in result.describe()
 
 
 def test_only_runs_that_repay_the_probe_are_probed() -> None:
@@ -213,3 +239,28 @@ def test_the_job_asks_for_bit_reproducible_dynamics_and_is_off_by_default() -> N
     job["simulation_protocol"]["bit_reproducible"] = "yes"
     with pytest.raises(EngineError):
         parse_build_job(job)
+
+
+def test_a_stopped_mdrun_probe_ends_its_mdrun(pe_melt: ParametrisedSystem, tmp_path: Path) -> None:
+    gmx = find_gmx()
+    assert gmx is not None
+    top = pe_melt.files.gromacs_top
+    inputs = GromacsInputs(gmx, top, top.with_suffix(".gro"), CpuAllocation(1, False, "one thread"))
+    start_nm = app.AmberInpcrdFile(str(pe_melt.files.amber_inpcrd)).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    steps = 1_000_000  # far more than the run may take before it is stopped
+    probe = MdrunProbe(inputs, Protocol(0, steps, 300.0, "NVT", 5), Stage("NVT", 300.0, None, steps), (np.asarray(start_nm), (3.0, 3.0, 3.0)), tmp_path)
+    probe.prepare(steps)
+    checks: list[int] = []
+
+    def slower_after_a_few_seconds() -> None:
+        checks.append(1)
+        if len(checks) == 20:  # checked every half second: mdrun has been stepping for a while
+            raise SlowerThanBest
+
+    with pytest.raises(SlowerThanBest):
+        probe.runner(inputs.cpus)(steps, slower_after_a_few_seconds)
+    # mdrun was stopped (SIGTERM, then SIGKILL if it lingers) before the run's end, and ended before
+    # the probe went on.
+    text = (tmp_path / "probe.log").read_text()
+    assert f"Statistics over {steps + 1} steps" not in text
+    assert "Received the TERM signal" in text or "Statistics over" not in text

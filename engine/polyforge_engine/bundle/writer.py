@@ -185,7 +185,14 @@ def _engine_probe_text(performance: dict[str, object]) -> str:
     if "skipped" in probe:
         return f"The engines were not measured against each other: {probe['skipped']}. "
     rates = probe.get("ns_per_day")
-    listed = ", ".join(f"{name} {rate} ns/day" if rate is not None else f"{name} failed" for name, rate in rates.items()) if isinstance(rates, dict) else ""
+    stopped = probe.get("stopped_slower") or []
+
+    def rate_text(name: str, rate: object) -> str:
+        if rate is None:
+            return f"{name} failed"
+        return f"{name} at most {rate} ns/day (stopped once slower than the best)" if name in stopped else f"{name} {rate} ns/day"
+
+    listed = ", ".join(rate_text(name, rate) for name, rate in rates.items()) if isinstance(rates, dict) else ""
     return f"The dynamics' engine was chosen by a probe of {probe.get('steps_each')} steps of each on this system ({listed}): {probe.get('chosen')}. "
 
 

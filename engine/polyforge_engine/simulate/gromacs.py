@@ -172,12 +172,13 @@ class MdrunProbe:
         write_g96(self._inputs.gro, self._start_nm, self._box_nm, self._scratch / "start.g96")
         grompp(self._inputs, self._scratch, "probe.mdp", "start.g96", "probe", "probe_out.mdp")
 
-    def runner(self, cpus: CpuAllocation) -> Callable[[int], None]:
-        """A run of the prepared steps on `cpus`."""
+    def runner(self, cpus: CpuAllocation) -> Callable[[int, Callable[[], None]], None]:
+        """A run of the prepared steps on `cpus`, `check()` called while it runs (it may raise to stop it)."""
 
-        def run(steps: int) -> None:
+        def run(steps: int, check: Callable[[], None]) -> None:
             inputs = replace(self._inputs, cpus=cpus)
-            code, watch = run_mdrun(inputs, self._scratch, ["-s", "probe.tpr", "-deffnm", "probe", "-c", "probe.g96"], rb"step (\d+)", lambda _: None)
+            args = ["-s", "probe.tpr", "-deffnm", "probe", "-c", "probe.g96"]
+            code, watch = run_mdrun(inputs, self._scratch, args, rb"step (\d+)", lambda _: None, check)
             if code != 0:
                 raise RuntimeError(f"mdrun {' '.join(cpus.mdrun_args())} failed: {last_error(watch.text())}")
 

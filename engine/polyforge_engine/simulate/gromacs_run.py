@@ -82,10 +82,13 @@ def grompp(inputs: GromacsInputs, scratch: Path, mdp: str, start: str, name: str
         raise RuntimeError(f"gmx grompp failed: {last_error(run.stderr)}")
 
 
-def run_mdrun(inputs: GromacsInputs, scratch: Path, args: list[str], step_pattern: bytes, report: Callable[[int], None]) -> tuple[int, StderrWatch]:
+def run_mdrun(
+    inputs: GromacsInputs, scratch: Path, args: list[str], step_pattern: bytes, report: Callable[[int], None], check: Callable[[], None] = raise_if_cancelled
+) -> tuple[int, StderrWatch]:
     """`gmx mdrun args` on the job's threads in `scratch` (mdrun_resources), watched until it ends:
-    cancellation checked every POLL_S, `report(step)` called at most once a second once a step was seen
-    in its `-v` stderr (`step_pattern`'s group); stopped if anything raises. Its exit code and stderr."""
+    cancellation checked every POLL_S (and `check()`, which may raise to stop it), `report(step)`
+    called at most once a second once a step was seen in its `-v` stderr (`step_pattern`'s group);
+    stopped if anything raises. Its exit code and stderr."""
     command = [inputs.gmx, "-quiet", "mdrun", *args, *mdrun_resources(inputs)]
     process = subprocess.Popen(
         command, cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -99,6 +102,7 @@ def run_mdrun(inputs: GromacsInputs, scratch: Path, args: list[str], step_patter
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(POLL_S)
             raise_if_cancelled()
+            check()
             if time.monotonic() - last >= min(PROGRESS_EVERY_S, 1.0) and watch.step > 0:
                 report(watch.step)
                 last = time.monotonic()

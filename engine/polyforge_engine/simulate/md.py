@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -372,10 +373,11 @@ def cpu_threads(simulation: app.Simulation, platform: openmm.Platform) -> str | 
     return platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
 
 
-def steps_then_restore(simulation: app.Simulation, temperature_k: float, seed: int, steps: int) -> None:
-    """`steps` steps of the simulation's dynamics from velocities drawn at `temperature_k`, then back
-    to the state before them (positions, velocities, box, time, step count): the engine probe's run.
-    The integrator's random stream goes on from where the probe left it."""
+def steps_then_restore(simulation: app.Simulation, temperature_k: float, seed: int, steps: int, check: Callable[[], None]) -> None:
+    """`steps` steps of the simulation's dynamics from velocities drawn at `temperature_k`, `check()`
+    between chunks (it may raise to stop them), then back to the state before them (positions,
+    velocities, box, time, step count): the engine probe's run. The integrator's random stream goes
+    on from where the probe left it."""
     before = simulation.context.getState(getPositions=True, getVelocities=True, getParameters=True)
     step_count = simulation.currentStep
     try:
@@ -387,6 +389,7 @@ def steps_then_restore(simulation: app.Simulation, temperature_k: float, seed: i
             _step(simulation, chunk, done)
             done += chunk
             raise_if_cancelled()
+            check()
     finally:
         simulation.context.setState(before)
         simulation.currentStep = step_count

@@ -227,7 +227,7 @@ def _probe_engines(
         f"OpenMM {platform_name}" + (f", {openmm_threads} threads" if openmm_threads else ""),
         "openmm",
         int(openmm_threads) if openmm_threads else 0,
-        lambda steps: steps_then_restore(simulation, protocol.temperature_k, openmm_seed(protocol.seed), steps),
+        lambda steps, check: steps_then_restore(simulation, protocol.temperature_k, openmm_seed(protocol.seed), steps, check),
     )
     mdrun_candidates = [Candidate(f"mdrun {' '.join(each.mdrun_args())}", "gromacs", each.threads, mdrun.runner(each), mdrun.prepare) for each in cpus]
     order = [*mdrun_candidates, openmm_candidate] if engine.engine == "gromacs" else [openmm_candidate, *mdrun_candidates]
