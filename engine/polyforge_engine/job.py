@@ -166,6 +166,7 @@ class SimulationProtocol(_Model):
     # bar, for NPT and the equilibration's last stage (absent in jobs frozen before NPT existed)
     pressure: Annotated[float, Field(gt=0, le=MAX_PRESSURE_BAR)] | None = None
     equilibration: Literal["none", "melt_21_step"] = "none"
+    bit_reproducible: bool = False  # mdrun's -reprod: repeatable to the bit, slower
 
 
 class BuildJob(_Model):

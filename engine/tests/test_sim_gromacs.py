@@ -19,8 +19,8 @@ from conftest import ETHYLENE, homopolymer_job
 from engine_cli import run_engine
 from openmm import app
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, parametrise_system
+from polyforge_engine.runtime.allocation import THREADS_ENV
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, choose_md_engine, find_gmx, gromacs_refusal
-from polyforge_engine.runtime.openmm_cpu import THREADS_ENV
 from polyforge_engine.simulate.equilibration import dynamics_stages
 from polyforge_engine.simulate.gromacs_files import continuous, read_trr
 from polyforge_engine.simulate.mdp import dynamics_mdp

@@ -15,6 +15,7 @@ import pytest
 from dense_cells import dense_cells
 from openmm import app, unit
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, TopologyFiles, parametrise_system
+from polyforge_engine.runtime.allocation import CpuAllocation
 from polyforge_engine.runtime.md_engine import MD_ENGINE_ENV, MINIMISE_ENGINE_ENV, find_gmx, minimises_on_gromacs
 from polyforge_engine.runtime.openmm_cpu import cpu_properties
 from polyforge_engine.simulate.gromacs_minimise import GromacsRefused, em_mdp, minimise_on_gromacs
@@ -67,7 +68,7 @@ def _energy(files: TopologyFiles, positions_nm: np.ndarray, box_nm: np.ndarray) 
 def _minimise(files: TopologyFiles, positions_nm: np.ndarray, box_nm: np.ndarray, steps: int, scratch: Path) -> MinimisationResult:
     gmx = find_gmx()
     assert gmx is not None
-    inputs = GromacsInputs(gmx, files.gromacs_top, files.gromacs_top.with_suffix(".gro"), 1)
+    inputs = GromacsInputs(gmx, files.gromacs_top, files.gromacs_top.with_suffix(".gro"), CpuAllocation(1, False, "one thread"))
     before = _energy(files, positions_nm, box_nm)
     protocol = Protocol(steps, 100, 300.0, "NVT", 1)
     result, _ = minimise_on_gromacs(inputs, protocol, positions_nm, tuple(box_nm), before, scratch, _quiet, gmx_version(gmx))

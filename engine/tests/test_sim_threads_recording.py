@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from openmm import app, unit
-from polyforge_engine.runtime.openmm_cpu import THREADS_ENV, cpu_properties, engine_threads
+from polyforge_engine.runtime.allocation import THREADS_ENV
+from polyforge_engine.runtime.openmm_cpu import cpu_properties, engine_threads
 from polyforge_engine.simulate import md
 from polyforge_engine.simulate.protocol import Protocol
 from polyforge_engine.simulate.run import run_protocol
@@ -18,17 +19,18 @@ from polyforge_engine.simulate.trajectory import DcdWriter
 from test_sim_protocol import argon_lattice
 
 
-def test_threads_follow_the_setting_then_slurm_then_the_cpus_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (THREADS_ENV, "POLYFORGE_OPENMM_THREADS", "SLURM_CPUS_PER_TASK"):
+def test_threads_follow_the_setting_then_the_allocation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The setting, else the job's allocation (test_runtime_allocation.py covers its sources)."""
+    for name in (THREADS_ENV, "POLYFORGE_OPENMM_THREADS", "SLURM_CPUS_PER_TASK", "SLURM_JOB_CPUS_PER_NODE"):
         monkeypatch.delenv(name, raising=False)
-    assert engine_threads() == len(os.sched_getaffinity(0))
-    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "3")
-    assert engine_threads() == 3
+    assert engine_threads() <= len(os.sched_getaffinity(0))
+    monkeypatch.setenv("SLURM_CPUS_PER_TASK", "1")
+    assert engine_threads() == 1
     monkeypatch.setenv(THREADS_ENV, "5")
     assert engine_threads() == 5
     assert cpu_properties() == {"Threads": "5", "DeterministicForces": "true"}
-    monkeypatch.setenv(THREADS_ENV, "none")  # not a count: the next setting decides
-    assert engine_threads() == 3
+    monkeypatch.setenv(THREADS_ENV, "none")  # not a count: the allocation decides
+    assert engine_threads() == 1
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -228,22 +228,51 @@ def _listed_files(names: set[str]) -> str:
     return "\n".join(lines)
 
 
+def _engine_probe_text(performance: dict[str, object]) -> str:
+    """How the dynamics' engine was chosen, when a probe measured the engines on this system."""
+    probe = performance.get("engine_probe")
+    if not isinstance(probe, dict):
+        return ""
+    if "skipped" in probe:
+        return f"The engines were not measured against each other: {probe['skipped']}. "
+    rates = probe.get("ns_per_day")
+    stopped = probe.get("stopped_slower") or []
+
+    def rate_text(name: str, rate: object) -> str:
+        if rate is None:
+            return f"{name} failed"
+        return f"{name} at most {rate} ns/day (stopped once slower than the best)" if name in stopped else f"{name} {rate} ns/day"
+
+    listed = ", ".join(rate_text(name, rate) for name, rate in rates.items()) if isinstance(rates, dict) else ""
+    return f"The dynamics' engine was chosen by a probe of {probe.get('steps_each')} steps of each on this system ({listed}): {probe.get('chosen')}. "
+
+
 def _reproducibility(performance: dict[str, object]) -> str:
-    """Which program ran the dynamics and what a rerun with the same seed repeats."""
+    """Which program ran the dynamics, how it was chosen and what a rerun with the same seed repeats."""
     engine = str(performance.get("engine") or "OpenMM")
     if engine.startswith("GROMACS"):
+        flags = str(performance.get("mdrun_flags") or "")
+        reprod = "-reprod" in flags.split()
         return (
-            f"\n\nEngines: minimisation on OpenMM, dynamics on {engine}'s mdrun ({performance.get('threads')} thread(s), one rank, "
-            "`-reprod`; the run parameters were this bundle's md.mdp with energies and frames written every recording interval). "
-            "Reproducibility: a rerun with the same seed repeats the minimisation bit for bit when OpenMM had one thread "
-            "(the engine setting POLYFORGE_ENGINE_THREADS=1), and the "
-            "dynamics bit for bit with the same GROMACS build, CPU and thread count; elsewhere (another build, SIMD level or "
-            "thread count) it repeats them statistically (same ensemble, same averages within their errors), not bit for bit. "
-            "The Amber and OpenMM inputs below are seeded but are not bit-for-bit copies of GROMACS's trajectory.\n"
+            f"\n\nEngines: minimisation on OpenMM, dynamics on {engine}'s mdrun (`{flags}`, {performance.get('threads')} thread(s); "
+            "the run parameters were this bundle's md.mdp with energies and frames written every recording interval). "
+            + _engine_probe_text(performance)
+            + "Reproducibility: a rerun with the same seed repeats the minimisation bit for bit when OpenMM had one thread "
+            "(the engine setting POLYFORGE_ENGINE_THREADS=1), and "
+            + (
+                "the dynamics bit for bit with the same GROMACS build, CPU and thread count (the protocol asked for bit-reproducible "
+                "dynamics: `-reprod`); elsewhere (another build, SIMD level or thread count) it repeats them statistically "
+                "(same ensemble, same averages within their errors), not bit for bit. "
+                if reprod
+                else "the dynamics statistically (same ensemble, same averages within their errors), not bit for bit: without "
+                "`-reprod` (the protocol's bit-reproducible option) mdrun balances its load and picks its kernels by timing. "
+            )
+            + "The Amber and OpenMM inputs below are seeded but are not bit-for-bit copies of GROMACS's trajectory.\n"
         )
     return (
         f"\n\nEngine: {engine} for minimisation and dynamics. "
-        "Reproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
+        + _engine_probe_text(performance)
+        + "Reproducibility: on one CPU thread a rerun with the same seed and the same program versions repeats "
         "this run bit for bit. On several threads (report.json's `performance.threads`) OpenMM's force sums "
         "differ in the last bits from run to run, so a rerun repeats it statistically (same ensemble, same "
         "averages within their errors), not bit for bit; the engine setting POLYFORGE_ENGINE_THREADS=1 gives "

@@ -99,6 +99,7 @@ def protocol_of(job: BuildJob, seed: int) -> Protocol:
         potential_wall_z=job.system_setup.potential_wall_z,
         pressure_bar=float(settings.pressure or DEFAULT_PRESSURE_BAR),
         equilibration=settings.equilibration if dynamics_steps else "none",
+        bit_reproducible=settings.bit_reproducible,
     )
 
 

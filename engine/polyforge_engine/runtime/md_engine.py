@@ -4,7 +4,9 @@ POLYFORGE_MD_ENGINE (the runner's setting, read from the engine's environment as
 POLYFORGE_ENGINE_THREADS is; a Slurm job inherits the submitting environment) says `auto` (the
 default), `openmm` or `gromacs`. `auto` takes GROMACS on the CPU when `gmx` is on the PATH and
 OpenMM has no usable GPU platform (CUDA, OpenCL), since there mdrun is the faster (bench/README.md,
-"MD speed: the engine's OpenMM against `gmx mdrun` on the same bundle"); OpenMM otherwise. Minimisation runs on OpenMM (simulate/minimise.py) unless
+"MD speed: the engine's OpenMM against `gmx mdrun` on the same bundle"); OpenMM otherwise. That is
+the start: a run long enough to repay it then measures both on its own system and keeps the faster
+(simulate/engine_probe.py). Minimisation runs on OpenMM (simulate/minimise.py) unless
 POLYFORGE_MINIMISE_ENGINE=gromacs asks for mdrun where the dynamics run there
 (simulate/gromacs_minimise.py): faster for the steps asked, but it ends far higher in energy after
 them (bench/README.md), so it is not the default.

@@ -6,22 +6,25 @@ run parameters (mdp.py `dynamics_mdp`: sd integrator with OpenMM's friction as
 tau-t = 1/friction, C-rescale for the Monte Carlo barostat, h-bond constraints, PME with OpenMM's
 cutoff and splitting, velocities drawn at the temperature with gen-seed, ld-seed the run's seed)
 with only the output intervals changed: energies and full-precision frames every recording interval.
-mdrun runs with `-reprod` on one rank of the job's threads (gromacs_run.py); its progress (`-v`)
-becomes the engine's progress lines."""
+mdrun runs on the job's threads, with `-reprod` on one rank only where the protocol asks for
+bit-reproducible dynamics (gromacs_run.py `mdrun_resources`); its progress (`-v`) becomes the
+engine's progress lines."""
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
 from polyforge_engine.events import EngineError
+from polyforge_engine.runtime.allocation import CpuAllocation
 from polyforge_engine.simulate.gromacs_files import continuous, read_g96_positions, read_g96_velocities, read_trr, write_g96
-from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_energy, gmx_version, grompp, mdrun_error, run_mdrun
+from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_energy, gmx_version, grompp, last_error, mdrun_error, run_mdrun
 from polyforge_engine.simulate.mdp import dynamics_mdp, with_overrides
 from polyforge_engine.simulate.protocol import (
     AMU_PER_A3_TO_G_PER_CM3,
@@ -67,7 +70,7 @@ def run_gromacs_dynamics(
     (scratch / "md.mdp").write_text(run_mdp(protocol, stage, interval))
     write_g96(inputs.gro, start_nm, box_nm, scratch / "start.g96")
     version = gmx_version(inputs.gmx)
-    log.write(f"dynamics on {version}, {inputs.threads} thread(s), -reprod\n")
+    log.write(f"dynamics on {version}, {inputs.describe()}\n")
     grompp(inputs, scratch, "md.mdp", "start.g96", "md", "mdout.mdp")
     _mdrun(inputs, scratch, stage.steps, interval, progress)
     npt = stage.ensemble == "NPT"
@@ -104,7 +107,7 @@ def _mdrun(inputs: GromacsInputs, scratch: Path, steps: int, interval: int, prog
         done = min(step, steps)
         progress("dynamics", 100 * done / steps, time_left(done, steps, time.monotonic() - started))
 
-    args = ["-s", "md.tpr", "-deffnm", "md", "-c", "final.g96", "-v", "-reprod"]
+    args = ["-s", "md.tpr", "-deffnm", "md", "-c", "final.g96", "-v"]
     code, watch = run_mdrun(inputs, scratch, args, rb"step (\d+)", report)
     if code != 0:
         raise mdrun_error(watch.text(), watch.step)
@@ -154,3 +157,31 @@ def write_trajectory(
 def _g96_box(path: Path) -> tuple[float, float, float]:
     values = path.read_text().split("BOX\n", 1)[1].split()[:3]
     return (float(values[0]), float(values[1]), float(values[2]))
+
+
+class MdrunProbe:
+    """The engine probe's runs of mdrun on the job's system: the dynamics' run parameters with no
+    output, from the minimised structure, in `scratch`; `prepare` runs grompp (untimed), `run` mdrun."""
+
+    def __init__(self, inputs: GromacsInputs, protocol: Protocol, stage: Stage, start: tuple[np.ndarray, tuple[float, float, float]], scratch: Path):
+        self._inputs, self._protocol, self._stage, self._scratch = inputs, protocol, stage, scratch
+        self._start_nm, self._box_nm = start
+
+    def prepare(self, steps: int) -> None:
+        self._scratch.mkdir(parents=True, exist_ok=True)
+        overrides = {"nsteps": steps, "nstxout-compressed": 0, "nstxout": 0, "nstvout": 0, "nstfout": 0, "nstenergy": 0, "nstlog": 0}
+        (self._scratch / "probe.mdp").write_text(with_overrides(dynamics_mdp(self._protocol, self._stage), overrides))
+        write_g96(self._inputs.gro, self._start_nm, self._box_nm, self._scratch / "start.g96")
+        grompp(self._inputs, self._scratch, "probe.mdp", "start.g96", "probe", "probe_out.mdp")
+
+    def runner(self, cpus: CpuAllocation) -> Callable[[int, Callable[[], None]], None]:
+        """A run of the prepared steps on `cpus`, `check()` called while it runs (it may raise to stop it)."""
+
+        def run(steps: int, check: Callable[[], None]) -> None:
+            inputs = replace(self._inputs, cpus=cpus)
+            args = ["-s", "probe.tpr", "-deffnm", "probe", "-c", "probe.g96"]
+            code, watch = run_mdrun(inputs, self._scratch, args, rb"step (\d+)", lambda _: None, check)
+            if code != 0:
+                raise RuntimeError(f"mdrun {' '.join(cpus.mdrun_args())} failed: {last_error(watch.text())}")
+
+        return run

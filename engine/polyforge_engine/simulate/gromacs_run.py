@@ -21,6 +21,7 @@ from typing import IO
 import numpy as np
 
 from polyforge_engine.events import EngineError
+from polyforge_engine.runtime.allocation import CpuAllocation
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.simulate.gromacs_files import read_xvg
 from polyforge_engine.simulate.protocol import CELL_TOO_SMALL, PROGRESS_EVERY_S, SIMULATION_UNSTABLE
@@ -33,7 +34,22 @@ class GromacsInputs:
     gmx: str
     top: Path  # system.top, molecules.itp beside it
     gro: Path  # system.gro: the atom and residue names
-    threads: int
+    cpus: CpuAllocation
+    reprod: bool = False  # the protocol asked for bit-reproducible dynamics
+
+    def describe(self) -> str:
+        """How mdrun runs, for the log: '2 thread(s), -nt 2 -pin off'."""
+        return f"{self.cpus.threads} thread(s), {' '.join(mdrun_resources(self))}"
+
+
+def mdrun_resources(inputs: GromacsInputs) -> list[str]:
+    """mdrun's thread, pinning and reproducibility flags. `-reprod` (asked for) on one rank, so that the
+    decomposition is the same every run; otherwise the job's threads and pinning, split between
+    ranks and OpenMP threads by mdrun itself, with dynamic load balancing and its timed kernel
+    choices (bench/README.md, "MD speed at the CPUs a job has")."""
+    if inputs.reprod:
+        return ["-reprod", "-ntmpi", "1", "-ntomp", str(inputs.cpus.threads), "-pin", "on" if inputs.cpus.pin else "off"]
+    return inputs.cpus.mdrun_args()
 
 
 def gmx_version(gmx: str) -> str:
@@ -43,8 +59,11 @@ def gmx_version(gmx: str) -> str:
     return f"GROMACS {match.group(1)}" if match else "GROMACS"
 
 
-def _environment(threads: int) -> dict[str, str]:
-    return {**os.environ, "OMP_NUM_THREADS": str(threads), "GMX_MAXBACKUP": "-1"}
+def _environment(threads: int | None) -> dict[str, str]:
+    """GROMACS's environment: OMP_NUM_THREADS set to `threads`, or unset (None) where `-nt` leaves the
+    split between ranks and OpenMP threads to mdrun (it would follow the variable otherwise)."""
+    environment = {key: value for key, value in os.environ.items() if key != "OMP_NUM_THREADS"}
+    return environment | {"GMX_MAXBACKUP": "-1"} | ({"OMP_NUM_THREADS": str(threads)} if threads is not None else {})
 
 
 def _die_with_parent() -> None:
@@ -63,14 +82,17 @@ def grompp(inputs: GromacsInputs, scratch: Path, mdp: str, start: str, name: str
         raise RuntimeError(f"gmx grompp failed: {last_error(run.stderr)}")
 
 
-def run_mdrun(inputs: GromacsInputs, scratch: Path, args: list[str], step_pattern: bytes, report: Callable[[int], None]) -> tuple[int, StderrWatch]:
-    """`gmx mdrun args` on one rank of the job's threads in `scratch`, watched until it ends: cancellation
-    checked every POLL_S, `report(step)` called at most once a second once a step was seen in its `-v`
-    stderr (`step_pattern`'s group); stopped if anything raises. Its exit code and stderr."""
-    command = [inputs.gmx, "-quiet", "mdrun", *args, "-ntmpi", "1", "-ntomp", str(inputs.threads), "-pin", "off"]
+def run_mdrun(
+    inputs: GromacsInputs, scratch: Path, args: list[str], step_pattern: bytes, report: Callable[[int], None], check: Callable[[], None] = raise_if_cancelled
+) -> tuple[int, StderrWatch]:
+    """`gmx mdrun args` on the job's threads in `scratch` (mdrun_resources), watched until it ends:
+    cancellation checked every POLL_S (and `check()`, which may raise to stop it), `report(step)`
+    called at most once a second once a step was seen in its `-v` stderr (`step_pattern`'s group);
+    stopped if anything raises. Its exit code and stderr."""
+    command = [inputs.gmx, "-quiet", "mdrun", *args, *mdrun_resources(inputs)]
     process = subprocess.Popen(
         command, cwd=scratch, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env=_environment(inputs.threads), preexec_fn=_die_with_parent,
+        env=_environment(inputs.cpus.threads if inputs.reprod else None), preexec_fn=_die_with_parent,
     )  # fmt: skip
     assert process.stderr is not None
     watch = StderrWatch(process.stderr, step_pattern)
@@ -80,6 +102,7 @@ def run_mdrun(inputs: GromacsInputs, scratch: Path, args: list[str], step_patter
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(POLL_S)
             raise_if_cancelled()
+            check()
             if time.monotonic() - last >= min(PROGRESS_EVERY_S, 1.0) and watch.step > 0:
                 report(watch.step)
                 last = time.monotonic()

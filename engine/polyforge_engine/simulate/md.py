@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -377,3 +378,25 @@ def velocities_a_ps(simulation: app.Simulation) -> np.ndarray:
 def cpu_threads(simulation: app.Simulation, platform: openmm.Platform) -> str | None:
     """The threads OpenMM's CPU platform runs this simulation on (None on another platform)."""
     return platform.getPropertyValue(simulation.context, "Threads") if platform.getName() == "CPU" else None
+
+
+def steps_then_restore(simulation: app.Simulation, temperature_k: float, seed: int, steps: int, check: Callable[[], None]) -> None:
+    """`steps` steps of the simulation's dynamics from velocities drawn at `temperature_k`, `check()`
+    between chunks (it may raise to stop them), then back to the state before them (positions,
+    velocities, box, time, step count): the engine probe's run. The integrator's random stream goes
+    on from where the probe left it."""
+    before = simulation.context.getState(getPositions=True, getVelocities=True, getParameters=True)
+    step_count = simulation.currentStep
+    try:
+        simulation.context.setVelocitiesToTemperature(temperature_k * unit.kelvin, seed)
+        simulation.context.applyVelocityConstraints(1e-6)
+        done = 0
+        while done < steps:
+            chunk = min(STEPS_BETWEEN_CANCEL_CHECKS, steps - done)
+            _step(simulation, chunk, done)
+            done += chunk
+            raise_if_cancelled()
+            check()
+    finally:
+        simulation.context.setState(before)
+        simulation.currentStep = step_count

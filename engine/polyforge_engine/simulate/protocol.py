@@ -53,6 +53,9 @@ class Protocol:
     potential_wall_z: bool = False
     pressure_bar: float = 1.0  # NPT and the equilibration's last stage
     equilibration: Equilibration = "none"
+    # Asked for dynamics repeatable to the bit: mdrun with -reprod (no dynamic load balancing, no
+    # timed kernel choice) on the threads given, and no engine probe (its choice follows the load).
+    bit_reproducible: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """A protocol's run: minimisation, then dynamics, then the final structure and the report. OpenMM
 (md.py) holds the system throughout; the dynamics run on it or on GROMACS's mdrun (gromacs.py)
-where runtime/md_engine.py chooses mdrun, and so does the minimisation (gromacs_minimise.py) where
+where runtime/md_engine.py chooses mdrun or, on `auto` and a run long enough to repay it, where the
+engine probe (engine_probe.py) measured mdrun the faster on the minimised system; so does the minimisation (gromacs_minimise.py) where
 POLYFORGE_MINIMISE_ENGINE=gromacs asks it. md.py, gromacs.py and gromacs_minimise.py never import
 each other: this module hands the state from one to the other."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,13 +17,14 @@ import numpy as np
 import openmm
 from openmm import app
 
+from polyforge_engine.runtime.allocation import CpuAllocation, job_cpus
 from polyforge_engine.runtime.md_engine import MdEngineChoice, choose_md_engine, gromacs_refusal, minimises_on_gromacs
-from polyforge_engine.runtime.openmm_cpu import engine_threads
 from polyforge_engine.runtime.openmm_platform import choose_platform
+from polyforge_engine.simulate.engine_probe import Candidate, ProbeResult, probe_engines, worth_probing
 from polyforge_engine.simulate.equilibration import dynamics_stages
-from polyforge_engine.simulate.gromacs import GromacsDynamics, run_gromacs_dynamics
+from polyforge_engine.simulate.gromacs import GromacsDynamics, MdrunProbe, run_gromacs_dynamics
 from polyforge_engine.simulate.gromacs_minimise import GromacsRefused, minimise_on_gromacs
-from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_version
+from polyforge_engine.simulate.gromacs_run import GromacsInputs, gmx_version, mdrun_resources
 from polyforge_engine.simulate.md import (
     box_nm_of,
     cell_a,
@@ -37,6 +40,7 @@ from polyforge_engine.simulate.md import (
     read_amber,
     run_dynamics,
     start_from,
+    steps_then_restore,
     take_state,
     total_mass_amu,
     velocities_a_ps,
@@ -51,6 +55,7 @@ from polyforge_engine.simulate.protocol import (
     Stage,
     check_pressure_coupling,
     dynamics_log_line,
+    openmm_seed,
 )
 
 
@@ -97,7 +102,7 @@ def run_protocol(
     engine = _md_engine(protocol, stages, box_nm, gromacs_top)
     choice = choose_platform()
     platform = choice.platform()
-    gromacs = _gromacs_inputs(engine, box_nm, gromacs_top)
+    gromacs = _gromacs_inputs(engine, box_nm, gromacs_top, protocol.bit_reproducible)
     simulation, minimisation, minimisation_note, minimisation_s = _minimise(
         (topology_file, system, coordinates, box_nm), protocol, stages, gromacs, (platform, choice.properties), workdir, progress
     )
@@ -118,10 +123,13 @@ def run_protocol(
             log.write(f"CPU threads: {threads}\n")
         if engine.note:
             log.write(f"dynamics engine: {engine.note}\n")
+        engine, gromacs, probe = _probe_engines(simulation, protocol, stages, (box_nm, gromacs_top), (engine, gromacs), (platform.getName(), threads), workdir)
+        log.write(f"{probe.describe()}\n" if isinstance(probe, ProbeResult) else f"engine probe: not run ({probe})\n" if probe else "")
         started = time.monotonic()
         temperatures, ran = _dynamics(simulation, system, protocol, stages, box_nm, engine, gromacs, (files, log), written, progress)
         dynamics_s = time.monotonic() - started
-        performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, ran, engine, minimisation)
+        performance = _run_performance(minimisation_s, dynamics_s, protocol.dynamics_steps, platform.getName(), threads, (ran, gromacs), engine, minimisation)
+        performance |= _probe_record(probe)
         log.write(f"time: minimisation {minimisation_s:.1f} s, dynamics {dynamics_s:.1f} s")
         log.write(f", {performance['ns_per_day']} ns/day\n" if performance["ns_per_day"] is not None else "\n")
         write_pdb(simulation, files.final_pdb)
@@ -181,11 +189,66 @@ def _minimise(
     return simulation, minimisation, None, seconds
 
 
-def _gromacs_inputs(engine: MdEngineChoice, box_nm: tuple[float, float, float] | None, gromacs_top: Path | None) -> GromacsInputs | None:
-    """mdrun's inputs when the dynamics run on GROMACS (a periodic cell and its topology), else None."""
+def _gromacs_inputs(engine: MdEngineChoice, box_nm: tuple[float, float, float] | None, gromacs_top: Path | None, reprod: bool) -> GromacsInputs | None:
+    """mdrun's inputs when the dynamics run on GROMACS (a periodic cell and its topology), else None:
+    the job's CPUs (runtime/allocation.py), `-reprod` where the protocol asks for it."""
     if engine.engine != "gromacs" or box_nm is None or gromacs_top is None:
         return None
-    return GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), engine_threads())
+    return GromacsInputs(engine.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), job_cpus(), reprod)
+
+
+def _probe_engines(
+    simulation: app.Simulation,
+    protocol: Protocol,
+    stages: list[Stage],
+    cell: tuple[tuple[float, float, float] | None, Path | None],
+    chosen: tuple[MdEngineChoice, GromacsInputs | None],
+    openmm_run: tuple[str, str | None],
+    workdir: Path,
+) -> tuple[MdEngineChoice, GromacsInputs | None, ProbeResult | str | None]:
+    """The engine for the dynamics: as chosen, or on `auto` the fastest of OpenMM and mdrun on the
+    job's threads and on one, measured on the minimised system (engine_probe.py) where the run repays
+    it. Also the probe's result, or why it did not run (None where there was no choice to make)."""
+    box_nm, gromacs_top = cell
+    engine, gromacs = chosen
+    if engine.requested != "auto" or not stages or box_nm is None or gromacs_top is None:
+        return engine, gromacs, None
+    possible = choose_md_engine(gromacs_refusal(True, protocol.potential_wall_z, len(stages) > 1), "gromacs")
+    if possible.engine != "gromacs":
+        return engine, gromacs, None
+    if protocol.bit_reproducible:
+        return engine, gromacs, "bit-reproducible dynamics asked for: the engine does not follow the load"
+    allocation = job_cpus()
+    inputs = gromacs or GromacsInputs(possible.gmx or "gmx", gromacs_top, gromacs_top.with_suffix(".gro"), allocation)
+    cpus = [allocation] + ([CpuAllocation(1, False, "one thread (engine probe)")] if allocation.threads > 1 else [])
+    if not worth_probing(protocol.dynamics_steps, 1 + len(cpus)):
+        return engine, gromacs, f"{protocol.dynamics_steps} steps do not repay a probe of {1 + len(cpus)} engines"
+    scratch = workdir / "gromacs" / "probe"
+    mdrun = MdrunProbe(inputs, protocol, stages[0], (positions_nm(simulation), box_nm), scratch)
+    platform_name, openmm_threads = openmm_run
+    openmm_candidate = Candidate(
+        f"OpenMM {platform_name}" + (f", {openmm_threads} threads" if openmm_threads else ""),
+        "openmm",
+        int(openmm_threads) if openmm_threads else 0,
+        lambda steps, check: steps_then_restore(simulation, protocol.temperature_k, openmm_seed(protocol.seed), steps, check),
+    )
+    mdrun_candidates = [Candidate(f"mdrun {' '.join(each.mdrun_args())}", "gromacs", each.threads, mdrun.runner(each), mdrun.prepare) for each in cpus]
+    order = [*mdrun_candidates, openmm_candidate] if engine.engine == "gromacs" else [openmm_candidate, *mdrun_candidates]
+    try:
+        result = probe_engines(order)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if result.chosen.engine == "openmm":
+        return MdEngineChoice("openmm", None, "auto", None), None, result
+    allocation = next(each for each, candidate in zip(cpus, mdrun_candidates, strict=True) if candidate.name == result.chosen.name)
+    return MdEngineChoice("gromacs", inputs.gmx, "auto", None), GromacsInputs(inputs.gmx, inputs.top, inputs.gro, allocation), result
+
+
+def _probe_record(probe: ProbeResult | str | None) -> dict[str, object]:
+    """The report's record of the engine probe: the rates and the choice, or why it did not run."""
+    if probe is None:
+        return {}
+    return {"engine_probe": probe.as_report() if isinstance(probe, ProbeResult) else {"skipped": probe}}
 
 
 def _minimise_on_gromacs(
@@ -282,17 +345,18 @@ def _run_performance(
     steps: int,
     platform: str,
     threads: str | None,
-    ran: GromacsDynamics | None,
+    on_gromacs: tuple[GromacsDynamics | None, GromacsInputs | None],
     engine: MdEngineChoice,
     minimisation: MinimisationResult | None,
 ) -> dict[str, object]:
-    """The run's performance record: OpenMM's, or mdrun's when GROMACS ran the dynamics (`ran`),
-    with the MD engine setting and its note, and the minimisation's engine."""
-    if ran is None:
+    """The run's performance record: OpenMM's, or mdrun's when GROMACS ran the dynamics (`ran`, on
+    `inputs`), with the MD engine setting and its note, and the minimisation's engine."""
+    ran, inputs = on_gromacs
+    if ran is None or inputs is None:
         performance = _performance(minimisation_s, dynamics_s, steps, f"OpenMM {openmm.version.version}", platform, threads)
     else:
-        performance = _performance(minimisation_s, dynamics_s, steps, ran.version, "CPU", str(engine_threads()))
-        performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day}
+        performance = _performance(minimisation_s, dynamics_s, steps, ran.version, "CPU", str(inputs.cpus.threads))
+        performance |= {"mdrun_ns_per_day": ran.mdrun_ns_per_day, "mdrun_flags": " ".join(mdrun_resources(inputs)), "cpus_limited_by": inputs.cpus.limited_by}
     if minimisation is not None:
         performance |= {"minimisation_engine": minimisation.engine}
     performance |= {"md_engine_setting": engine.requested} | ({"md_engine_note": engine.note} if engine.note else {})

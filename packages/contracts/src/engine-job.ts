@@ -124,6 +124,9 @@ export const engineJobSimulationProtocolSchema = z.object({
   /** bar; NPT and the equilibration's last stage. Optional: jobs frozen before NPT existed lack it. */
   pressure: z.number().positive().max(MAX_PRESSURE_BAR).nullable().optional(),
   equilibration: z.enum(EQUILIBRATIONS).optional(),
+  /** Dynamics repeatable to the bit (mdrun's `-reprod`) at the cost of speed; absent: off. Not yet
+   * on the saved protocol or its form: only a job written by hand asks for it. */
+  bit_reproducible: z.boolean().optional(),
 });
 
 export const engineJobSchema = z.object({
