@@ -130,6 +130,23 @@ describe("add molecular system: from file", () => {
     expect(calls.filter((c) => c.path.includes("/upload"))).toEqual([]);
   });
 
+  it("takes the same file again after refusing it (the input forgets each choice)", async () => {
+    const { calls, input } = await openFileStep();
+    const melt = new File(["x".repeat(35)], "melt.gro");
+    Object.defineProperty(melt, "size", { value: 2000 * MB + 1, configurable: true });
+    await userEvent.upload(input, melt);
+    expect(await screen.findByRole("alert")).toHaveTextContent(fileTooLargeMessage(2000));
+    expect(input.value).toBe("");
+
+    // The same file, trimmed on disk, chosen again: checked again and sent.
+    Object.defineProperty(melt, "size", { value: 35 });
+    await userEvent.upload(input, melt);
+    await waitFor(() =>
+      expect(calls.map((c) => `${c.method} ${c.path}`)).toContain(`POST /systems/${SYSTEM_ID}/upload/begin`),
+    );
+    expect(screen.getByText(/melt\.gro \(35 bytes\)/)).toBeInTheDocument();
+  });
+
   /** The file step of melt.pdb, found invalid by the engine at `line` with `message`. */
   const openInvalidFile = (message: string, line: number) =>
     openFileStep({
