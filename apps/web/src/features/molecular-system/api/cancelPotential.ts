@@ -2,8 +2,8 @@ import type { PotentialResponse, PotentialsList } from "@polyforge/contracts/pot
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { potentialPath, potentialsQueryKey } from "../../../lib/api/potentials";
 import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { potentialPath, potentialsQueryKey } from "./getPotentials";
 
 /** Stops a generation that is waiting or running (its engine is stopped). */
 export const cancelPotential = (systemId: string, potentialId: string) =>
