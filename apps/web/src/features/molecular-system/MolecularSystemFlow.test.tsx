@@ -413,6 +413,10 @@ describe("add molecular system: reading the system again", () => {
   beforeAll(async () => {
     await loadRDKit();
   });
+  // An empty editor: the dialog opens on what the editor holds.
+  beforeEach(() => {
+    editor.smiles = "";
+  });
 
   /** The structure step with a SMILES typed in the dialog; then each GET of the system answers `status`,
    * and the system has been read again once. */
