@@ -34,7 +34,7 @@ export async function buildTinySystem(page: Page, systemName: string, beforeCrea
   // The atom ceiling at the field, before saving: 4 ethylene units of 2 carbons a chain, 25 chains.
   await expect(page.getByText("≈ 8 heavy atoms per chain")).toBeVisible();
   await expect(
-    page.getByText("The system: about 200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000."),
+    page.getByText("The system: up to 200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000."),
   ).toBeVisible();
   await page.screenshot({ path: artifact("polymer-builder-setup-atoms"), fullPage: true });
   await page.getByRole("button", { name: "Save system setup" }).click();

@@ -108,7 +108,7 @@ describe.each(databaseKinds())("building blocks API on %s", (kind) => {
     ["unparseable", "[*:1]C(C[*:2]", BuildingBlockErrors.VALIDATE_SMILES_INVALID_FORMAT],
     ["a bare *", "*CC[*:2]", BuildingBlockErrors.VALIDATE_SMILES_MISSING_BRACKETS],
     ["an unlabelled marker", "[*]CC[*:2]", BuildingBlockErrors.VALIDATE_SMILES_MISSING_LABEL],
-    ["label 3", "[*:3]CC[*:2]", BuildingBlockErrors.VALIDATE_SMILES_INVALID_LABEL_FORMAT],
+    ["label 3", "[*:3]CC[*:2]", BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS],
     ["two [*:2]", "[*:1]C([*:2])C[*:2]", BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS],
   ])("refuses a repeating unit that is %s, saving nothing", async (_, smiles, code) => {
     const before = (await list(alice, "type=linear")).body.metadata.num_records;

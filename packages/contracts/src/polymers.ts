@@ -45,6 +45,17 @@ export function normalizePolymerForceField(value: string): ForceField | null {
   return FORCE_FIELD_SPELLINGS[value.trim().toLowerCase()] ?? null;
 }
 
+const FORCE_FIELD_LABELS: Record<ForceField, string> = Object.fromEntries(
+  [GAFF, GAFF2, GLYCAM, EXTENDED_GLYCAM].map((option) => [option.value, option.label]),
+) as Record<ForceField, string>;
+
+/** A polymer's force field as the user reads it, whichever spelling is stored: the select's label
+ * (SPEC §5: 'glycam06j', 'extended glycam06j'), so the list, the review and the summary agree. */
+export function polymerForceFieldLabel(value: string): string {
+  const forceField = normalizePolymerForceField(value);
+  return forceField ? FORCE_FIELD_LABELS[forceField] : value;
+}
+
 export const polymerSegmentInput = z.object({
   segment_id: z.guid(),
   // Range rules answer the spec's polymer codes (polymerBodyProblem).

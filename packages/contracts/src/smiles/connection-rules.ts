@@ -37,37 +37,46 @@ export const SMILES_FORMAT_MESSAGES = {
 /** What one SMILES field accepts: which labels are forbidden, and how many of each it needs. */
 export interface ConnectionRule {
   forbiddenLabel?: { label: MarkerLabel; message: string };
+  /** SPEC §5's message for a label the field cannot hold, [*:3] say ('This SMILES can only contain
+   * …'); without one, the generic label-format message. */
+  onlyMessage?: string;
   countsAreValid: (counts: Record<MarkerLabel, number>) => boolean;
   countMessage: string;
 }
 
 const ONLY_HEAD_MARKERS = "This SMILES can only contain [*:1] connections";
 const ONLY_TAIL_MARKERS = "This SMILES can only contain [*:2] connections";
+const ONLY_HEAD_AND_TAIL_MARKERS = "This SMILES can only contain [*:1] and [*:2] connections";
 
 /** SPEC §5: the rule of every SMILES field of linear and dendrimer blocks. */
 export const CONNECTION_RULES = {
   dendrimerCentralUnit: {
     forbiddenLabel: { label: 1, message: ONLY_TAIL_MARKERS },
+    onlyMessage: ONLY_TAIL_MARKERS,
     countsAreValid: (c) => c[2] >= 1,
     countMessage: "This SMILES must contain one or more [*:2] connections",
   },
   dendrimerRepeatingUnit: {
+    onlyMessage: ONLY_HEAD_AND_TAIL_MARKERS,
     countsAreValid: (c) => c[1] === 1 && c[2] >= 1,
     countMessage: "This SMILES must contain exactly one [*:1] and one or more [*:2] connections",
   },
   linearRepeatingUnit: {
+    onlyMessage: ONLY_HEAD_AND_TAIL_MARKERS,
     countsAreValid: (c) => c[1] === 1 && c[2] === 1,
     countMessage: "This SMILES must contain exactly one [*:1] and exactly one [*:2] connection",
   },
   /** Head units (linear and dendrimer): start a chain, bond by their tail side. */
   headUnit: {
     forbiddenLabel: { label: 1, message: ONLY_TAIL_MARKERS },
+    onlyMessage: ONLY_TAIL_MARKERS,
     countsAreValid: (c) => c[2] === 1,
     countMessage: "This SMILES must contain exactly one [*:2] connection",
   },
   /** Tail units and the dendrimer's capping central unit: close a site, bond by their head side. */
   capUnit: {
     forbiddenLabel: { label: 2, message: ONLY_HEAD_MARKERS },
+    onlyMessage: ONLY_HEAD_MARKERS,
     countsAreValid: (c) => c[1] === 1,
     countMessage: "This SMILES must contain exactly one [*:1] connection",
   },
@@ -174,7 +183,7 @@ export function structureAtomCount(rdkit: RDKitModule, smiles: string): number |
 /**
  * Checks one SMILES field against its rule. Returns the first issue, checked in this order:
  * size (the text, before RDKit), format (RDKit), bare `*`, `[*]` without label, labels other than 1
- * and 2, forbidden label, counts. Throws RDKitFault when RDKit fails.
+ * and 2 (the field's own 'can only contain' message), forbidden label, counts. Throws RDKitFault when RDKit fails.
  */
 export function checkConnectionSmiles(rdkit: RDKitModule, smiles: string, rule: ConnectionRule): SmilesIssue | null {
   if (smilesAtomCount(smiles) > MAX_UNIT_ATOMS) {
@@ -193,14 +202,15 @@ export function checkConnectionSmiles(rdkit: RDKitModule, smiles: string, rule: 
   if (dummies.some((dummy) => dummy.labelText === undefined)) {
     return { code: BuildingBlockErrors.VALIDATE_SMILES_MISSING_LABEL, message: SMILES_FORMAT_MESSAGES.missingLabel };
   }
+  const invalidConnections = BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS;
   if (dummies.some((dummy) => !isMarkerLabel(dummy.labelText))) {
+    if (rule.onlyMessage) return { code: invalidConnections, message: rule.onlyMessage };
     return {
       code: BuildingBlockErrors.VALIDATE_SMILES_INVALID_LABEL_FORMAT,
       message: SMILES_FORMAT_MESSAGES.invalidLabelFormat,
     };
   }
   const labels = connectionLabels(smiles);
-  const invalidConnections = BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS;
   if (rule.forbiddenLabel && labels.includes(rule.forbiddenLabel.label)) {
     return { code: invalidConnections, message: rule.forbiddenLabel.message };
   }

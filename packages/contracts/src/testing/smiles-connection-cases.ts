@@ -16,7 +16,6 @@ export interface SmilesConnectionCase {
 const FORMAT = BuildingBlockErrors.VALIDATE_SMILES_INVALID_FORMAT;
 const BRACKETS = BuildingBlockErrors.VALIDATE_SMILES_MISSING_BRACKETS;
 const LABEL = BuildingBlockErrors.VALIDATE_SMILES_MISSING_LABEL;
-const LABEL_FORMAT = BuildingBlockErrors.VALIDATE_SMILES_INVALID_LABEL_FORMAT;
 const CONNECTIONS = BuildingBlockErrors.VALIDATE_SMILES_INVALID_CONNECTIONS;
 
 const invalidFormat = { code: FORMAT, message: "Invalid SMILES format" };
@@ -25,11 +24,11 @@ const missingBrackets = {
   message: "Connection points must be written in brackets with a label, e.g. [*:1]",
 };
 const missingLabel = { code: LABEL, message: "Connection points need a label: [*:1] or [*:2]" };
-const invalidLabel = { code: LABEL_FORMAT, message: "Connection point labels can only be 1 or 2: [*:1] or [*:2]" };
 const connections = (message: string) => ({ code: CONNECTIONS, message });
 
 const ONLY_2 = "This SMILES can only contain [*:2] connections";
 const ONLY_1 = "This SMILES can only contain [*:1] connections";
+const ONLY_1_AND_2 = "This SMILES can only contain [*:1] and [*:2] connections";
 const CENTRAL_COUNT = "This SMILES must contain one or more [*:2] connections";
 const DENDRIMER_REPEATING_COUNT = "This SMILES must contain exactly one [*:1] and one or more [*:2] connections";
 const LINEAR_REPEATING_COUNT = "This SMILES must contain exactly one [*:1] and exactly one [*:2] connection";
@@ -47,9 +46,13 @@ export const SMILES_CONNECTION_CASES: SmilesConnectionCase[] = [
   { rule: "headUnit", smiles: "*[H]", expected: missingBrackets },
   { rule: "linearRepeatingUnit", smiles: "[*]CC[*:2]", expected: missingLabel },
   { rule: "capUnit", smiles: "[*][H]", expected: missingLabel },
-  { rule: "linearRepeatingUnit", smiles: "[*:3]CC[*:2]", expected: invalidLabel },
-  { rule: "linearRepeatingUnit", smiles: "[*:0]CC[*:2]", expected: invalidLabel },
-  { rule: "dendrimerCentralUnit", smiles: "C([*:12])[*:2]", expected: invalidLabel },
+  // A label other than 1 and 2: the field's own SPEC §5 'can only contain' message.
+  { rule: "linearRepeatingUnit", smiles: "[*:3]CC[*:2]", expected: connections(ONLY_1_AND_2) },
+  { rule: "linearRepeatingUnit", smiles: "[*:0]CC[*:2]", expected: connections(ONLY_1_AND_2) },
+  { rule: "dendrimerRepeatingUnit", smiles: "[*:1]CCN([*:2])[*:3]", expected: connections(ONLY_1_AND_2) },
+  { rule: "dendrimerCentralUnit", smiles: "C([*:12])[*:2]", expected: connections(ONLY_2) },
+  { rule: "headUnit", smiles: "[*:3][H]", expected: connections(ONLY_2) },
+  { rule: "capUnit", smiles: "[*:3][H]", expected: connections(ONLY_1) },
   // Linear repeating unit: exactly one [*:1] and exactly one [*:2].
   { rule: "linearRepeatingUnit", smiles: "[*:1]CC[*:2]", expected: null },
   { rule: "linearRepeatingUnit", smiles: "[*:1]CC(c1ccccc1)[*:2]", expected: null },

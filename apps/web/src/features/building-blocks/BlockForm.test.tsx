@@ -44,7 +44,7 @@ describe("BlockForm", () => {
 
     await user.clear(repeatingUnit);
     await user.type(repeatingUnit, "[[*:1]CC[[*:3]");
-    expect(await screen.findByText("Connection point labels can only be 1 or 2: [*:1] or [*:2]")).toBeInTheDocument();
+    expect(await screen.findByText("This SMILES can only contain [*:1] and [*:2] connections")).toBeInTheDocument();
 
     await user.clear(repeatingUnit);
     await user.type(repeatingUnit, "[[*:1]CC[[*:2]");

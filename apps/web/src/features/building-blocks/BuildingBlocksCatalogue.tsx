@@ -16,6 +16,7 @@ import {
   useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
+import { toastClearance } from "../../components/toastClearance";
 import { formatDate } from "../../lib/formatting/date";
 import { useArchiveBlock } from "./api/archiveBlock";
 import { type BlockListParams, useBlocks } from "./api/getBlocks";
@@ -88,7 +89,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
   return (
     <Stack gap="lg">
       <CatalogueHeader />
-      <Group justify="space-between">
+      <Group justify="space-between" {...toastClearance}>
         <SegmentedControl
           value={filter}
           data={filterOptions}

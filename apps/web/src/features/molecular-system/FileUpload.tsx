@@ -167,6 +167,13 @@ type DropZoneProps = {
 function DropZone({ kind, label, locked, onChoose }: DropZoneProps) {
   const { t } = useTranslation("molecularSystems");
   const [dragging, setDragging] = useState(false);
+  // The input forgets each choice at once: after a cancel, a failure or a refusal the same file
+  // chosen again must still reach onChoose (a file input fires no change for an unchanged value).
+  const resetInput = useRef<() => void>(null);
+  function onPicked(file: File | null) {
+    onChoose(file);
+    resetInput.current?.();
+  }
   function onDrop(event: DragEvent<HTMLDivElement>) {
     event.preventDefault();
     setDragging(false);
@@ -196,7 +203,7 @@ function DropZone({ kind, label, locked, onChoose }: DropZoneProps) {
         <Text size="sm" c="dimmed">
           {t("file.hint", { max: kind.maxMegabytes })}
         </Text>
-        <FileButton onChange={onChoose} accept={kind.extensions.join(",")} disabled={locked}>
+        <FileButton onChange={onPicked} resetRef={resetInput} accept={kind.extensions.join(",")} disabled={locked}>
           {(props) => (
             <Button {...props} variant="light" disabled={locked}>
               {t("file.choose")}

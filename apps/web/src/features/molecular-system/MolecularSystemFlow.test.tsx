@@ -130,6 +130,23 @@ describe("add molecular system: from file", () => {
     expect(calls.filter((c) => c.path.includes("/upload"))).toEqual([]);
   });
 
+  it("takes the same file again after refusing it (the input forgets each choice)", async () => {
+    const { calls, input } = await openFileStep();
+    const melt = new File(["x".repeat(35)], "melt.gro");
+    Object.defineProperty(melt, "size", { value: 2000 * MB + 1, configurable: true });
+    await userEvent.upload(input, melt);
+    expect(await screen.findByRole("alert")).toHaveTextContent(fileTooLargeMessage(2000));
+    expect(input.value).toBe("");
+
+    // The same file, trimmed on disk, chosen again: checked again and sent.
+    Object.defineProperty(melt, "size", { value: 35 });
+    await userEvent.upload(input, melt);
+    await waitFor(() =>
+      expect(calls.map((c) => `${c.method} ${c.path}`)).toContain(`POST /systems/${SYSTEM_ID}/upload/begin`),
+    );
+    expect(screen.getByText(/melt\.gro \(35 bytes\)/)).toBeInTheDocument();
+  });
+
   /** The file step of melt.pdb, found invalid by the engine at `line` with `message`. */
   const openInvalidFile = (message: string, line: number) =>
     openFileStep({
@@ -252,6 +269,54 @@ describe("add molecular system: from structure", () => {
     await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument());
   });
 
+  it("refuses a building block's connection points in the dialog and at Save, before the server sees them", async () => {
+    const calls = await openStructureStep();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Enter SMILES" }));
+    const dialog = await screen.findByRole("dialog", { name: "Enter SMILES" });
+    await user.click(within(dialog).getByLabelText("SMILES"));
+    await user.paste("[*:1]CC[*:2]");
+    await user.click(within(dialog).getByRole("button", { name: "Draw structure" }));
+    expect(await within(dialog).findByText(/remove its connection points/)).toBeInTheDocument();
+    expect(editor.smiles).toBe("");
+    await user.keyboard("{Escape}");
+
+    // Drawn in the editor itself (Ketcher's R1 and R2 read back as [*:1] and [*:2]).
+    editor.smiles = "[*:1]CC[*:2]";
+    await user.click(screen.getByRole("button", { name: "Save structure" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent(/remove its connection points/);
+    expect(calls.filter((c) => c.path.endsWith("/smiles"))).toEqual([]);
+  });
+
+  it("opens the dialog on the structure already drawn, and saves it untouched without a warning", async () => {
+    const calls = await openStructureStep();
+    editor.smiles = "CC(=O)O";
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Enter SMILES" }));
+    const dialog = await screen.findByRole("dialog", { name: "Enter SMILES" });
+    expect(within(dialog).getByLabelText("SMILES")).toHaveValue("CC(=O)O");
+    await user.keyboard("{Escape}");
+    await user.click(screen.getByRole("button", { name: "Save structure" }));
+    await waitFor(() =>
+      expect(calls.filter((c) => c.path.endsWith("/smiles"))).toEqual([
+        { method: "POST", path: `/systems/${SYSTEM_ID}/smiles`, body: { smiles: "CC(=O)O" } },
+      ]),
+    );
+  });
+
+  it("shows the catalogue's message for the server's code, not only the generic title", async () => {
+    await openStructureStep();
+    const served = fetchMock.getMockImplementation()!;
+    fetchMock.mockImplementation(async (input, init) =>
+      String(input).endsWith("/smiles")
+        ? jsonResponse(400, { errors: [{ error_code: "SYSTEM.CREATE_DRAWN_SYSTEM.INVALID_SMILES" }] })
+        : served(input, init),
+    );
+    editor.smiles = "CCO";
+    await userEvent.click(screen.getByRole("button", { name: "Save structure" }));
+    expect(await screen.findByText("Invalid SMILES format")).toBeInTheDocument();
+  });
+
   it("warns instead of saving an empty editor or a SMILES not yet drawn", async () => {
     const calls = await openStructureStep();
     const user = userEvent.setup();
@@ -347,6 +412,10 @@ describe("add molecular system: reading the system again", () => {
   signedInWithFetch(fetchMock);
   beforeAll(async () => {
     await loadRDKit();
+  });
+  // An empty editor: the dialog opens on what the editor holds.
+  beforeEach(() => {
+    editor.smiles = "";
   });
 
   /** The structure step with a SMILES typed in the dialog; then each GET of the system answers `status`,

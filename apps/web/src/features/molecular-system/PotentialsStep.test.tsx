@@ -214,9 +214,12 @@ describe("potentials: one draft at a time", () => {
 describe("potentials: statuses and results", () => {
   signedInWithFetch(fetchMock);
 
-  it("shows a queued generation read-only, with its status and Cancel", async () => {
-    const calls = serve([potential("generate")], (call) =>
-      call.method === "DELETE" && call.path.endsWith("/process/cancel") ? jsonResponse(200, {}) : undefined,
+  it("shows a queued generation read-only, with its status and Cancel, and takes the cancel's answer", async () => {
+    const queued = potential("generate");
+    const cancelled = { ...queued, potential_execution: { ...queued.potential_execution!, status: "cancelled" } };
+    // The list keeps answering the generation as queued: the tag must come from the cancel's answer.
+    const calls = serve([queued], (call) =>
+      call.method === "DELETE" && call.path.endsWith("/process/cancel") ? jsonResponse(200, cancelled) : undefined,
     );
     renderStep();
     const card = await screen.findByLabelText("Ethanol GAFF2");
@@ -231,6 +234,7 @@ describe("potentials: statuses and results", () => {
         body: undefined,
       }),
     );
+    expect(await within(card).findByText("Cancelled")).toBeInTheDocument();
   });
 
   it("shows a completed generation's atom types and charges per molecule, total charge, energy and the zip", async () => {

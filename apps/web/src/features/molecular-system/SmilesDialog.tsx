@@ -1,7 +1,7 @@
 import { Button, Group, Modal, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { INVALID_SMILES_MESSAGE, SMILES_MAX_LENGTH, smilesBody } from "@polyforge/contracts/molecular-systems";
-import { isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
+import { dummyAtoms, isParsableSmiles } from "@polyforge/contracts/smiles/connection-rules";
 import type { RDKitModule } from "@polyforge/contracts/smiles/rdkit";
 import { zod4Resolver } from "mantine-form-zod-resolver";
 import { useState } from "react";
@@ -14,17 +14,21 @@ export interface SmilesDialogProps {
   value: string;
   onChange: (value: string) => void;
   onClose: () => void;
-  /** Called with a SMILES RDKit reads; the dialog closes once it is drawn. */
+  /** Called with a SMILES RDKit reads, without connection points; the dialog closes once it is drawn. */
   onDraw: (smiles: string) => Promise<void>;
 }
 
-/** The SMILES body's rule ('Required field'), then a structure RDKit reads ('Invalid SMILES format'). */
-const drawableSmiles = (rdkit: RDKitModule | undefined) =>
+/** True when a SMILES has connection points (`*`, `[*:1]`; Ketcher's R1, R2): a building block's, not
+ * a whole molecule's, and the server refuses them. */
+export const hasConnectionPoints = (smiles: string): boolean => dummyAtoms(smiles).length > 0;
+
+/** The SMILES body's rule ('Required field'), then a structure RDKit reads ('Invalid SMILES format'),
+ * then a whole molecule, without a building block's connection points. */
+const drawableSmiles = (rdkit: RDKitModule | undefined, connectionPointsMessage: string) =>
   z.object({
-    smiles: smilesBody.shape.smiles.refine(
-      (smiles) => rdkit !== undefined && isParsableSmiles(rdkit, smiles),
-      INVALID_SMILES_MESSAGE,
-    ),
+    smiles: smilesBody.shape.smiles
+      .refine((smiles) => rdkit !== undefined && isParsableSmiles(rdkit, smiles), INVALID_SMILES_MESSAGE)
+      .refine((smiles) => !hasConnectionPoints(smiles), connectionPointsMessage),
   });
 
 /** SPEC §5 SMILES entry: required and a valid structure ('Invalid SMILES format'), then drawn. */
@@ -46,7 +50,8 @@ function SmilesForm({ value, onChange, onDraw }: Pick<SmilesDialogProps, "value"
     mode: "controlled",
     initialValues: { smiles: value },
     // Checked on Draw; a message goes as soon as the SMILES is changed.
-    validate: (values) => zod4Resolver(drawableSmiles(rdkit.data), { errorPriority: "first" })(values),
+    validate: (values) =>
+      zod4Resolver(drawableSmiles(rdkit.data, t("messages.connectionPoints")), { errorPriority: "first" })(values),
     onValuesChange: (values) => onChange(values.smiles),
   });
 

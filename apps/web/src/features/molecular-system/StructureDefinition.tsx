@@ -9,7 +9,7 @@ import { errorMessage } from "../../lib/api/productError";
 import { SYSTEMS_QUERY_KEY } from "../../lib/api/systems";
 import type { MolecularSystem } from "./api/getMolecularSystem";
 import { saveSmiles } from "./api/saveSmiles";
-import { SmilesDialog } from "./SmilesDialog";
+import { hasConnectionPoints, SmilesDialog } from "./SmilesDialog";
 import { StatusBadge, useStatusBadgeText } from "./StatusBadge";
 
 const KetcherEditor = lazy(() => import("./KetcherEditor"));
@@ -75,6 +75,13 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
 
   const { save, saving, savedAt } = useStructureSave(system.id, ketcherRef, smilesDraft, setWarning, setRendererError);
 
+  // The dialog opens on the structure the editor holds, so it can be read and corrected as text.
+  async function openDialog() {
+    const drawn = ketcherRef.current ? await ketcherRef.current.getSmiles().catch(() => "") : "";
+    if (!smilesDraft.trim() && drawn.trim()) setSmilesDraft(drawn.trim());
+    setDialogOpen(true);
+  }
+
   // Disabled while saving, after a save (until that save's conversion fails), and while converting
   // or once converted (SPEC §4).
   const saveDisabled = saving || (savedAt !== null && !failed) || !canSaveStructure(status);
@@ -84,7 +91,7 @@ export function StructureDefinition({ system }: { system: MolecularSystem }) {
     <Stack gap="md">
       <Group justify="space-between">
         <Group gap="sm">
-          <Button variant="light" onClick={() => setDialogOpen(true)} disabled={!canSaveStructure(status)}>
+          <Button variant="light" onClick={() => void openDialog()} disabled={!canSaveStructure(status)}>
             {t("structure.enterSmiles")}
           </Button>
           {badge ? <StatusBadge status={status} label={badge} /> : null}
@@ -135,11 +142,6 @@ function useStructureSave(
   async function save() {
     if (savingRef.current) return;
     setWarning(null);
-    // A SMILES typed in the dialog but not drawn is not what the editor holds.
-    if (smilesDraft.trim()) {
-      setWarning(t("messages.finishSmiles"));
-      return;
-    }
     savingRef.current = true;
     setSaving(true);
     try {
@@ -149,8 +151,9 @@ function useStructureSave(
         return;
       }
       const smiles = (await ketcher.getSmiles()).trim();
-      if (!smiles) {
-        setWarning(t("messages.provideStructure"));
+      const refusal = structureRefusal(smiles, smilesDraft.trim());
+      if (refusal) {
+        setWarning(t(refusal));
         return;
       }
       await saveSmiles(systemId, smiles);
@@ -168,6 +171,15 @@ function useStructureSave(
     }
   }
   return { save, saving, savedAt };
+}
+
+/** Why the editor's structure cannot be saved (the key of its message), or null: a SMILES typed in the
+ * dialog but not drawn (not what the editor holds), an empty editor, or connection points. */
+function structureRefusal(smiles: string, draft: string): string | null {
+  if (draft && draft !== smiles) return "messages.finishSmiles";
+  if (!smiles) return "messages.provideStructure";
+  if (hasConnectionPoints(smiles)) return "messages.connectionPoints";
+  return null;
 }
 
 /** What the user should know: a warning about the save, the editor's error, the conversion's

@@ -4,7 +4,7 @@ import { uploadPotentialForm } from "@polyforge/contracts/potentials";
 import { TOPOLOGY_FILE } from "@polyforge/contracts/uploads";
 import { IconFileUpload } from "@tabler/icons-react";
 import { zod4Resolver } from "mantine-form-zod-resolver";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { formatFileSize } from "../../lib/formatting/fileSize";
 import { useFileRefusal } from "./fileRefusal";
@@ -38,7 +38,11 @@ export function UploadPotentialForm({ submitting, onSubmit, onDiscard }: UploadP
   const [fileError, setFileError] = useState<string | null>(null);
   const refusal = useFileRefusal(TOPOLOGY_FILE);
 
+  // Forget each choice in the input itself, so a refused file chosen again is checked again.
+  const resetInput = useRef<() => void>(null);
+
   function choose(chosen: File | null) {
+    resetInput.current?.();
     if (!chosen) return;
     const reason = refusal(chosen);
     if (reason) {
@@ -72,7 +76,7 @@ export function UploadPotentialForm({ submitting, onSubmit, onDiscard }: UploadP
         error={fileError}
       >
         <Group mt={4}>
-          <FileButton onChange={choose} accept={TOPOLOGY_FILE.extensions.join(",")}>
+          <FileButton onChange={choose} resetRef={resetInput} accept={TOPOLOGY_FILE.extensions.join(",")}>
             {(props) => (
               <Button {...props} variant="light" leftSection={<IconFileUpload size={16} />}>
                 {t("potentials.chooseTopology")}

@@ -90,10 +90,10 @@ describe("system setup: the atom ceiling at the chains field", () => {
     const user = userEvent.setup();
     renderWithProviders(<SystemSetupStep />);
     // 2 × 50 ethylene units of 2 carbons: 200 heavy atoms a chain; 10 chains.
-    expect(await screen.findByText("≈ 200 heavy atoms per chain")).toBeInTheDocument();
+    expect(await screen.findByText("200 heavy atoms per chain")).toBeInTheDocument();
     expect(
       await screen.findByText(
-        "The system: about 2,000 heavy atoms (hydrogens not counted); this server builds at most 1,000,000.",
+        "The system: up to 2,000 heavy atoms (hydrogens not counted); this server builds at most 1,000,000.",
       ),
     ).toBeInTheDocument();
 
@@ -102,7 +102,7 @@ describe("system setup: the atom ceiling at the chains field", () => {
     await user.type(chains, "5001");
     expect(
       await screen.findByText(
-        "The system would have about 1,000,200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000. Use fewer or shorter chains.",
+        "The system would have up to 1,000,200 heavy atoms (hydrogens not counted); this server builds at most 1,000,000. Use fewer or shorter chains.",
       ),
     ).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Save system setup" })).toBeDisabled();
@@ -110,10 +110,46 @@ describe("system setup: the atom ceiling at the chains field", () => {
     await user.clear(chains);
     await user.type(chains, "5000");
     await waitFor(() => expect(screen.getByRole("button", { name: "Save system setup" })).toBeEnabled());
-    expect(screen.getByText(/about 1,000,000 heavy atoms/)).toBeInTheDocument();
+    expect(screen.getByText(/up to 1,000,000 heavy atoms/)).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Save system setup" }));
     await waitFor(() => expect(patches).toHaveLength(1));
     expect(patches[0]).toMatchObject({ polymers: [{ polymer_id: "p", order: 1, occurrence: 5000 }] });
+  });
+});
+
+describe("system setup: what the cell implies", () => {
+  signedInWithFetch(fetchMock);
+
+  it("shows the density of sides and the edge of a density as they are typed, and refuses a cell too small", async () => {
+    const patches = serveDraft();
+    const user = userEvent.setup();
+    renderWithProviders(<SystemSetupStep />);
+    // 10 chains of PE-100: 200 C and 402 H each, 28,074.16 g/mol in all. At 0.8 g/cm³ the cube's
+    // edge is (28,074.16 × 1.66054 / 0.8)^(1/3) = 38.77 Å.
+    expect(await screen.findByText("This density makes a cube of 38.8 Å a side")).toBeInTheDocument();
+
+    await user.click(screen.getByText("Cell sides", { exact: true }));
+    // 100 Å sides: 28,074.16 × 1.66054 / 10⁶ = 0.0466 g/cm³.
+    expect(await screen.findByText("These sides make a density of 0.0466 g/cm³")).toBeInTheDocument();
+    for (const axis of ["X", "Y", "Z"]) {
+      const side = screen.getByLabelText(`${axis} (Å)`);
+      await user.clear(side);
+      await user.type(side, "20");
+    }
+    // 8,000 Å³ for 6,020 atoms, below the engine's 2.388 Å³ an atom: its own message, before any save.
+    expect(await screen.findByText("These sides make a density of 5.83 g/cm³")).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent(
+      "The cell (20.0 × 20.0 × 20.0 Å) is too small to hold 6020 atoms at 1.5 Å from each other (5.83 g/cm³). " +
+        "Lower the density or enlarge the cell.",
+    );
+    expect(screen.getByRole("button", { name: "Save system setup" })).toBeDisabled();
+
+    const x = screen.getByLabelText("X (Å)");
+    await user.clear(x);
+    await user.type(x, "40");
+    await waitFor(() => expect(screen.queryByRole("alert")).not.toBeInTheDocument());
+    await user.click(screen.getByRole("button", { name: "Save system setup" }));
+    await waitFor(() => expect(patches).toHaveLength(1));
   });
 });
 
@@ -127,7 +163,7 @@ describe("system setup: this deployment's atom ceiling", () => {
     renderWithProviders(<SystemSetupStep />, undefined, { jobLimits: { ...DEFAULT_JOB_LIMITS, maxAtoms: 5000 } });
     expect(
       await screen.findByText(
-        "The system: about 2,000 heavy atoms (hydrogens not counted); this server builds at most 5,000.",
+        "The system: up to 2,000 heavy atoms (hydrogens not counted); this server builds at most 5,000.",
       ),
     ).toBeInTheDocument();
     const chains = screen.getByLabelText("Occurrence PE-100");
@@ -135,7 +171,7 @@ describe("system setup: this deployment's atom ceiling", () => {
     await user.type(chains, "26");
     expect(
       await screen.findByText(
-        "The system would have about 5,200 heavy atoms (hydrogens not counted); this server builds at most 5,000. Use fewer or shorter chains.",
+        "The system would have up to 5,200 heavy atoms (hydrogens not counted); this server builds at most 5,000. Use fewer or shorter chains.",
       ),
     ).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Save system setup" })).toBeDisabled();

@@ -60,4 +60,29 @@ describe("polymer-builder summary", () => {
     expect(screen.getByText("Tacticity as drawn")).toBeInTheDocument();
     expect(screen.queryByText(/meso fraction 0.5/)).not.toBeInTheDocument();
   });
+
+  it("spells each force field as the polymer form's select does (SPEC §5), whichever spelling is stored", () => {
+    const polymer = (name: string, forceField: string) => ({
+      id: name,
+      name,
+      occurrence: 1,
+      force_field: forceField,
+      segments: [],
+    });
+    renderWithProviders(
+      <PolymerBuilderSummary
+        data={{
+          polymers: [
+            polymer("Cellulose", "glycam_06j"),
+            polymer("Chitin", "extended_glycam_06j"),
+            polymer("PE", "gaff2"),
+          ],
+        }}
+      />,
+    );
+    expect(screen.getByText("Force field glycam06j")).toBeInTheDocument();
+    expect(screen.getByText("Force field extended glycam06j")).toBeInTheDocument();
+    expect(screen.getByText("Force field gaff2")).toBeInTheDocument();
+    expect(screen.queryByText(/glycam_06j/)).not.toBeInTheDocument();
+  });
 });

@@ -1,4 +1,5 @@
 import { Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { polymerForceFieldLabel } from "@polyforge/contracts/polymers";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 
@@ -133,7 +134,7 @@ function PolymerEntry({ polymer }: { polymer: SummaryPolymer }) {
           {t("detail.copies", { count: polymer.occurrence })}
         </Text>
         <Text c="dimmed" size="sm">
-          {t("detail.forceField", { forceField: polymer.force_field })}
+          {t("detail.forceField", { forceField: polymerForceFieldLabel(polymer.force_field) })}
         </Text>
         {chosenTacticity(polymer.tacticity) ? (
           <Text c="dimmed" size="sm">

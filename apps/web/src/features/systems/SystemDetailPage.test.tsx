@@ -135,12 +135,47 @@ describe("system detail", () => {
     fetchMock.mockImplementation(async () => json(200, current));
     const { queryClient } = renderApp(`/systems/${SYSTEM_ID}`);
     expect(await screen.findByTestId("execution-dynamics-progress")).toHaveTextContent(
-      "Simulated 0.050 of 2.000 ns · estimating the time left",
+      "Simulated 0.050 of 2.000 ns · estimating…",
     );
     // The next progress the server pushes (a notification refreshes the system).
     current = runningAt(1.28, 95);
     await queryClient.invalidateQueries();
     expect(await screen.findByText("Simulated 1.280 of 2.000 ns · about 1 min 35 s left")).toBeInTheDocument();
+  });
+
+  it("holds the time left while the simulated time does not move, instead of extrapolating from a stale point", async () => {
+    const runningAt = (simulated: number, remaining: number | null): SystemWithExecutions => ({
+      ...failedSystem,
+      system_executions: [
+        {
+          ...failedSystem.system_executions[0]!,
+          status: "running",
+          progress: 2,
+          stage: "dynamics",
+          error_code: null,
+          error_message: null,
+          simulated_ns: simulated,
+          total_ns: 0.01,
+          remaining_seconds: remaining,
+        },
+      ],
+    });
+    let current = runningAt(0.0002, 780);
+    fetchMock.mockImplementation(async () => json(200, current));
+    const { queryClient } = renderApp(`/systems/${SYSTEM_ID}`);
+    const progress = await screen.findByTestId("execution-dynamics-progress");
+    expect(progress).toHaveTextContent("Simulated 0.20 of 10.00 ps · about 13 min left");
+
+    // 30 s later the engine sends the same point again with its clock run on: 35 min.
+    current = runningAt(0.0002, 2100);
+    await queryClient.invalidateQueries();
+    await vi.waitFor(() => expect(queryClient.isFetching()).toBe(0));
+    expect(progress).toHaveTextContent("Simulated 0.20 of 10.00 ps · about 13 min left");
+
+    // The simulation moves: the estimate at the new point is taken.
+    current = runningAt(0.0004, 700);
+    await queryClient.invalidateQueries();
+    expect(await screen.findByText("Simulated 0.40 of 10.00 ps · about 11 min 40 s left")).toBeInTheDocument();
   });
 
   it("stays on the page while the server cannot be reached (a restart), and leaves when the system is gone", async () => {

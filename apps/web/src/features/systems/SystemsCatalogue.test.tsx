@@ -1,3 +1,4 @@
+import type { PotentialResponse } from "@polyforge/contracts/potentials";
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
@@ -36,6 +37,32 @@ const done = system("Done melt", {
   system_executions: [execution({ result_files: [{ name: "done_melt_files.zip", size: 10 }] })],
   potentials: [{ id: "p-1", name: "GAFF2 water", system_type: "system" }],
 });
+/** The potential of Done melt as its system's potentials list answers it: a generation at 40 %. */
+const generatedPotential: PotentialResponse = {
+  id: "p-1",
+  system_id: done.id,
+  name: "GAFF2 water",
+  description: "",
+  origin: "generate",
+  system_type: "system",
+  is_draft: false,
+  antechamber_potential: { force_field: "GAFF2", charge: 0, minimization_steps: 5 },
+  potential_execution: {
+    status: "running",
+    progress: 40,
+    stage: null,
+    error_code: null,
+    error_message: null,
+    scheduler_reason: null,
+    result_files: [],
+    result: null,
+    started_at: null,
+    finished_at: null,
+  },
+  uploaded_potential: null,
+  created_at: "2026-11-25T10:00:00Z",
+  updated_at: "2026-11-25T10:00:00Z",
+};
 const failed = system("Failed melt", {
   system_executions: [
     execution({ status: "error", error_code: "CELL_TOO_SMALL", error_message: "The cell is too small." }),
@@ -55,6 +82,7 @@ function serve(startStatus = 201) {
     if (path.startsWith("/api/v2/systems?")) {
       return json(200, { data: [done, failed, fresh], metadata: { page_num: 1, page_size: 10, num_records: 12 } });
     }
+    if (path === `/api/v2/systems/${done.id}/potentials/`) return json(200, { data: [generatedPotential] });
     return json(404, { errors: [{ error_code: "COMMON.ROUTE.NOT_FOUND" }] });
   });
 }
@@ -91,6 +119,20 @@ describe("systems catalogue", () => {
     await userEvent.setup().click(screen.getByRole("button", { name: "Show the potentials of Done melt" }));
     const potentialRow = screen.getByRole("row", { name: /Potential - GAFF2 water/ });
     expect(within(potentialRow).getByText("System")).toBeInTheDocument();
+    // Its status tag, as the potential's own generation has it.
+    expect(await within(potentialRow).findByText("Running 40%")).toBeInTheDocument();
+  });
+
+  it("keeps the expander's place on rows without potentials, so every name starts at the same x", async () => {
+    serve();
+    renderApp("/systems?type=system");
+    await screen.findByText("Done melt");
+    const slots = ["Done melt", "Failed melt", "Fresh melt"].map(
+      (name) => screen.getByText(name).closest("td")!.querySelector<HTMLElement>("[data-expander-slot]")!,
+    );
+    expect(slots.every((slot) => slot !== null)).toBe(true);
+    expect(new Set(slots.map((slot) => slot.style.width)).size).toBe(1);
+    expect(within(slots[2]!).queryByRole("button")).not.toBeInTheDocument();
   });
 
   it("starts processing with a toast and refetches; a refused start shows the spec's message", async () => {

@@ -1,7 +1,9 @@
-import { ActionIcon, Anchor, Group, SegmentedControl, Stack, Table, Title } from "@mantine/core";
+import { ActionIcon, Anchor, Box, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { SYSTEM_TYPES, type SystemType } from "@polyforge/contracts/enums";
+import { potentialStatus } from "@polyforge/contracts/potentials";
 import type { SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { IconChevronDown, IconChevronRight } from "@tabler/icons-react";
+import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { Fragment, type ReactNode, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -14,6 +16,8 @@ import {
   useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
+import { toastClearance } from "../../components/toastClearance";
+import { potentialsQueryOptions } from "../../lib/api/potentials";
 import { formatDate } from "../../lib/formatting/date";
 import { type SystemListParams, useSystems } from "./api/getSystems";
 import { ExecutionStatusTag } from "./ExecutionStatusTag";
@@ -57,7 +61,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
   return (
     <Stack gap="lg">
       <Title order={2}>{t("catalogue.title")}</Title>
-      <Group justify="space-between">
+      <Group justify="space-between" {...toastClearance}>
         <SegmentedControl
           value={type}
           data={SYSTEM_TYPES.map((value) => ({ value, label: t(`types.${value}`) }))}
@@ -113,11 +117,14 @@ function SystemRow({ system, extraActions }: { system: SystemWithExecutions; ext
       <Table.Tr data-system-id={system.id}>
         <Table.Td>
           <Group gap="xs" wrap="nowrap">
-            {hasPotentials ? (
-              <ActionIcon variant="subtle" size="sm" aria-label={toggleLabel} onClick={() => setExpanded(!expanded)}>
-                {expanded ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
-              </ActionIcon>
-            ) : null}
+            {/* The expander's place is kept on every row, so all names start at the same x. */}
+            <Box w={EXPANDER_WIDTH} style={{ flexShrink: 0 }} data-expander-slot>
+              {hasPotentials ? (
+                <ActionIcon variant="subtle" size="sm" aria-label={toggleLabel} onClick={() => setExpanded(!expanded)}>
+                  {expanded ? <IconChevronDown size={16} /> : <IconChevronRight size={16} />}
+                </ActionIcon>
+              ) : null}
+            </Box>
             <Anchor
               renderRoot={(props) => <Link {...props} to="/systems/$systemId" params={{ systemId: system.id }} />}
             >
@@ -143,16 +150,42 @@ function SystemRow({ system, extraActions }: { system: SystemWithExecutions; ext
           </Group>
         </Table.Td>
       </Table.Tr>
-      {expanded
-        ? system.potentials.map((potential) => (
-            <Table.Tr key={potential.id} data-potential-id={potential.id}>
-              <Table.Td pl={48}>{t("catalogue.potential", { name: potential.name })}</Table.Td>
-              <Table.Td colSpan={4}>
-                <SystemTypeBadge type={potential.system_type as SystemType} />
-              </Table.Td>
-            </Table.Tr>
-          ))
-        : null}
+      {expanded ? <PotentialRows system={system} /> : null}
     </Fragment>
   );
+}
+
+/** The width of the expander (Mantine's ActionIcon size sm). */
+const EXPANDER_WIDTH = 22;
+
+/** A system's 'Potential - {name}' rows, each with its type and its status tag. The statuses are read
+ * when the rows are opened (the systems list names the potentials only). */
+function PotentialRows({ system }: { system: SystemWithExecutions }) {
+  const { t } = useTranslation("systems");
+  const potentials = useQuery(potentialsQueryOptions(system.id));
+  const byId = new Map(potentials.data?.data.map((potential) => [potential.id, potential]));
+  return system.potentials.map((summary) => {
+    const potential = byId.get(summary.id);
+    return (
+      <Table.Tr key={summary.id} data-potential-id={summary.id}>
+        <Table.Td pl={48}>{t("catalogue.potential", { name: summary.name })}</Table.Td>
+        <Table.Td>
+          <SystemTypeBadge type={summary.system_type as SystemType} />
+        </Table.Td>
+        <Table.Td colSpan={3}>
+          {potential ? (
+            <ExecutionStatusTag
+              status={potentialStatus(potential)}
+              progress={potential.potential_execution?.progress}
+              error={potential.potential_execution?.error_message}
+            />
+          ) : potentials.isError ? (
+            <Text size="sm" c="dimmed">
+              {t("catalogue.potentialStatusFailed")}
+            </Text>
+          ) : null}
+        </Table.Td>
+      </Table.Tr>
+    );
+  });
 }

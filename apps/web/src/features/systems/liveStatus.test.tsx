@@ -1,5 +1,6 @@
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { act, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { startLiveUpdates } from "../../lib/notifications/liveUpdates";
 import { openedSocket, withFakeWebSocket } from "../../test/fakeWebSocket";
 import { builtSystem, runningExecution } from "../../test/fixtures";
@@ -75,6 +76,27 @@ describe("live status from the notifications socket", () => {
     answer(json(200, melt(running(64, "equilibration stage 2 of 21: NVT at 600 K"))));
     expect(await screen.findByText("Stage: equilibration stage 2 of 21: NVT at 600 K")).toBeInTheDocument();
     expect(requests()).toHaveLength(before + 1);
+    stop();
+  });
+
+  it("takes the cancel's own answer at once, and no stale progress message brings the run back", async () => {
+    const page = (execution: SystemExecution) =>
+      json(200, { data: [melt(execution)], metadata: { page_num: 1, page_size: 10, num_records: 1 } });
+    const cancelled = runningExecution({ status: "cancelled", finished_at: "2026-11-21T10:01:00Z" });
+    // The list keeps answering the run as running (a slow replica, a refetch begun before the cancel).
+    fetchMock.mockImplementation(async (_url, init) =>
+      init?.method === "DELETE" ? json(200, cancelled) : page(running(10, "dynamics")),
+    );
+    const { socket, stop } = await liveAt("/systems?type=system", "PE melt");
+    const row = screen.getByText("PE melt").closest("tr")!;
+
+    await userEvent.click(within(row).getByRole("button", { name: "Cancel processing PE melt" }));
+
+    expect(await within(row).findByText("Cancelled")).toBeInTheDocument();
+    act(() => socket.push(progressMessage(12)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(within(row).getByText("Cancelled")).toBeInTheDocument();
+    expect(within(row).queryByText(/Running/)).not.toBeInTheDocument();
     stop();
   });
 });

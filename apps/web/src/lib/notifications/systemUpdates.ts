@@ -57,12 +57,37 @@ export function applySystemNotification(queryClient: QueryClient, message: Notif
  * was, or undefined when no cached system holds that run. */
 function writeExecution(queryClient: QueryClient, message: ExecutionStatusMessage): SystemExecution | undefined {
   const { system_id: systemId, execution_id: executionId } = message;
-  const fields = executionFields.parse(message);
+  return patchExecution(queryClient, systemId, executionId, executionFields.parse(message));
+}
+
+/** Takes an execution as the server has just answered it (a cancel's own answer) into every cached
+ * copy of that run, without waiting for a refetch. */
+export function storeExecution(queryClient: QueryClient, systemId: string, execution: SystemExecution): void {
+  patchExecution(queryClient, systemId, execution.id, execution);
+}
+
+/** A run that has ended (cancelled, failed, completed) never becomes active again: a progress message
+ * sent before the end but read after it is stale and must not bring back its status. */
+const staleRevival = (current: SystemExecution, fields: Partial<SystemExecution>): boolean =>
+  fields.status !== undefined &&
+  CANCELLABLE_STATUSES.includes(fields.status) &&
+  !CANCELLABLE_STATUSES.includes(current.status) &&
+  current.status !== "not_submitted";
+
+/** Writes fields into every cached copy of one run (none for a stale revival of an ended run);
+ * answers the run as it was, or undefined when no cached system holds it. */
+function patchExecution(
+  queryClient: QueryClient,
+  systemId: string,
+  executionId: string,
+  fields: Partial<SystemExecution>,
+): SystemExecution | undefined {
   let before: SystemExecution | undefined;
   const update = (system: SystemWithExecutions): SystemWithExecutions => {
     const current = system.id === systemId ? system.system_executions.find(({ id }) => id === executionId) : undefined;
     if (!current) return system;
     before ??= current;
+    if (staleRevival(current, fields)) return system;
     const executions = system.system_executions.map((run) => (run === current ? { ...run, ...fields } : run));
     return { ...system, system_executions: executions };
   };

@@ -93,8 +93,10 @@ function createS3Uppy(options: MultipartUploadOptions, state: UploadState) {
       return { method: "PUT", url };
     },
     async uploadPartBytes({ signature, body, size, onProgress, onComplete, signal }) {
-      const { etag } = await putPart({ url: signature.url, body: body as Blob, signal, headers: signature.headers });
-      onProgress?.({ loaded: size ?? (body as Blob).size, lengthComputable: true });
+      const reportSent = (loaded: number) => onProgress?.({ loaded, lengthComputable: true });
+      const part = { url: signature.url, body: body as Blob, signal, headers: signature.headers };
+      const { etag } = await putPart({ ...part, onProgress: reportSent });
+      reportSent(size ?? (body as Blob).size);
       onComplete?.(etag);
       return { ETag: etag };
     },

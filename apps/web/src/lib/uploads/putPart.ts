@@ -20,23 +20,53 @@ export interface PutPartOptions {
   body: Blob;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** The bytes of this part sent so far, as the browser sends them. */
+  onProgress?: (sentBytes: number) => void;
 }
 
 /**
- * One part sent by a direct PUT to its signed URL. The part's ETag response header is what complete
- * needs; an answer without one is a failure (SPEC §7), never a part silently missing later.
+ * One part sent by a direct PUT to its signed URL. XMLHttpRequest, not fetch: only it reports the
+ * bytes of a request body as they leave, so the bar moves within a part (a file under 5 MB is one
+ * part). The part's ETag response header is what complete needs; an answer without one is a failure
+ * (SPEC §7), never a part silently missing later.
  */
-export async function putPart({ url, body, signal, headers }: PutPartOptions): Promise<{ etag: string }> {
-  let response: Response;
-  try {
-    response = await fetch(browserReachableUrl(url), { method: "PUT", body, signal, headers });
-  } catch (error) {
-    if (signal?.aborted) throw error;
+export function putPart({ url, body, signal, headers, onProgress }: PutPartOptions): Promise<{ etag: string }> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const request = new XMLHttpRequest();
+    const abort = () => request.abort();
+    const settle = (outcome: () => void) => {
+      signal?.removeEventListener("abort", abort);
+      outcome();
+    };
+    request.open("PUT", browserReachableUrl(url));
+    for (const [name, value] of Object.entries(headers ?? {})) request.setRequestHeader(name, value);
+    request.upload.addEventListener("progress", (event) => onProgress?.(event.loaded));
+    request.addEventListener("abort", () =>
+      settle(() => reject(signal?.reason ?? new DOMException("Aborted", "AbortError"))),
+    );
     // Status 0: Uppy waits and tries the part again, as for a 5xx.
-    throw new PartUploadError("The part could not be sent", 0);
+    request.addEventListener("error", () => settle(() => reject(new PartUploadError("The part could not be sent", 0))));
+    request.addEventListener("load", () => settle(() => answered(request, resolve, reject)));
+    signal?.addEventListener("abort", abort);
+    request.send(body);
+  });
+}
+
+/** The part's outcome from its answer: its ETag, or why it failed. */
+function answered(
+  request: XMLHttpRequest,
+  resolve: (part: { etag: string }) => void,
+  reject: (error: PartUploadError) => void,
+): void {
+  if (request.status < 200 || request.status >= 300) {
+    reject(new PartUploadError(`The part was refused (HTTP ${request.status})`, request.status));
+    return;
   }
-  if (!response.ok) throw new PartUploadError(`The part was refused (HTTP ${response.status})`, response.status);
-  const etag = response.headers.get("ETag");
-  if (!etag) throw new PartUploadError("The part's answer has no ETag header");
-  return { etag };
+  const etag = request.getResponseHeader("ETag");
+  if (etag) resolve({ etag });
+  else reject(new PartUploadError("The part's answer has no ETag header"));
 }

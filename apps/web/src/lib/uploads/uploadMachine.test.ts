@@ -1,5 +1,6 @@
 import { MB, UPLOAD_FAILED_MESSAGE, UPLOAD_PART_SIZE } from "@polyforge/contracts/uploads";
 import { createActor, waitFor } from "xstate";
+import { FakePartRequest } from "../../test/fakePartRequest";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
 import { shownProgress, type UploadMachineState, uploadMachine } from "./uploadMachine";
 import { uploadTargetAt } from "./uploadTarget";
@@ -95,6 +96,17 @@ const settled = (actor: ReturnType<typeof startActor>["actor"]) =>
 
 describe("upload machine", () => {
   signedInWithFetch(fetchMock);
+  beforeEach(() => vi.stubGlobal("XMLHttpRequest", FakePartRequest));
+
+  it("counts the bytes sent, not the parts finished: a file of one part moves before its part ends", async () => {
+    const { putSeen } = storeHangingOnPut();
+    const { actor, shown } = startActor();
+    actor.send({ type: "START", file: fileOf(MB) });
+    await putSeen;
+    // Half the only part has left: half the bar, though no part has finished.
+    await vi.waitFor(() => expect(shown.at(-1)).toBe(50));
+    expect(actor.getSnapshot().value).toBe("uploading");
+  });
 
   it("sends a file in 5 MB parts and completes with each part's ETag, never showing 100 before complete", async () => {
     const store = fakeStore();

@@ -2,8 +2,8 @@ import type { CreatePotentialInput, PotentialResponse } from "@polyforge/contrac
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { potentialsPath } from "../../../lib/api/potentials";
 import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { potentialsPath } from "./getPotentials";
 
 export const createPotential = (systemId: string, body: CreatePotentialInput) =>
   api.post<PotentialResponse>(`${potentialsPath(systemId)}/`, body);

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { potentialPath } from "../../../lib/api/potentials";
 import { SYSTEMS_QUERY_KEY } from "../../../lib/api/systems";
-import { potentialPath } from "./getPotentials";
 
 export const deletePotential = (systemId: string, potentialId: string) =>
   api.delete<null>(potentialPath(systemId, potentialId));

@@ -1,8 +1,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { api } from "../../../lib/api/client";
 import type { MutationConfig } from "../../../lib/api/mutationConfig";
+import { potentialPath } from "../../../lib/api/potentials";
 import { saveBlob } from "../../../lib/files/saveBlob";
-import { potentialPath } from "./getPotentials";
 
 /** Downloads a completed generated potential's files as one zip, or an uploaded potential's .top. */
 export async function downloadPotentialFiles(systemId: string, potentialId: string, fileName: string) {

@@ -1,5 +1,5 @@
+import { potentialPath } from "../../../lib/api/potentials";
 import { type UploadTarget, uploadTargetAt } from "../../../lib/uploads/uploadTarget";
-import { potentialPath } from "./getPotentials";
 
 /** The upload calls of a potential's .top (SPEC §7), the same protocol as a system's structure file. */
 export const potentialUploadTarget = (systemId: string, potentialId: string): UploadTarget =>

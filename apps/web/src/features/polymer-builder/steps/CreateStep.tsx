@@ -1,6 +1,7 @@
 import { Alert, Anchor, Button, Card, Loader, Modal, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
+import { polymerForceFieldLabel } from "@polyforge/contracts/polymers";
 import { createSystemForm } from "@polyforge/contracts/systems";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
@@ -122,7 +123,7 @@ function Review() {
         {polymers.data?.data.map((polymer) => (
           <Stack key={polymer.id} gap={2} mt="xs">
             <Text fw={600}>
-              {polymer.name} ({polymer.force_field})
+              {polymer.name} ({polymerForceFieldLabel(polymer.force_field)})
             </Text>
             {polymer.segments.map((link) => {
               const segment = segmentById.get(link.segment_id);

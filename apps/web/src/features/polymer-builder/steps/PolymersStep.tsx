@@ -6,6 +6,7 @@ import {
   DEFAULT_TACTICITY,
   linearPolymerForm,
   type PolymerResponse,
+  polymerForceFieldLabel,
   polymerForceFieldOptions,
 } from "@polyforge/contracts/polymers";
 import { DEFAULT_OCCURRENCE, parseWholeNumber } from "@polyforge/contracts/segments";
@@ -268,7 +269,7 @@ export function PolymersStep() {
               <Text size="sm">
                 {polymer.name}{" "}
                 <Text span c="dimmed">
-                  ({polymer.force_field}
+                  ({polymerForceFieldLabel(polymer.force_field)}
                   {tacticityNote(polymer, t)})
                 </Text>
               </Text>

@@ -1,5 +1,12 @@
-import { Button, Group, Radio, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Group, Radio, Stack, Switch, Text, TextInput, Title } from "@mantine/core";
 import { type UseFormReturnType, useForm } from "@mantine/form";
+import {
+  type CellContents,
+  type CellSides,
+  cellTooSmallMessage,
+  impliedCubeEdge,
+  impliedDensity,
+} from "@polyforge/contracts/cell-packing";
 import {
   densityFromText,
   INPUT_PATTERNS,
@@ -38,6 +45,39 @@ function estimatedSystemAtoms(items: OrderedItem[], compositions: Map<string, Po
     total += parseWholeNumber(item.value) * composition.estimatedHeavyAtoms;
   }
   return total;
+}
+
+/** Every atom (hydrogens included) and the mass of the chains typed so far, as RDKit measures their
+ * units; undefined until every polymer's chain is measured. */
+function cellContents(items: OrderedItem[], compositions: Map<string, PolymerComposition>): CellContents | undefined {
+  let atoms = 0;
+  let mass = 0;
+  for (const item of items) {
+    const chain = compositions.get(item.id)?.chain;
+    if (!chain) return undefined;
+    const chains = parseWholeNumber(item.value);
+    atoms += chains * chain.atoms;
+    mass += chains * chain.mass;
+  }
+  return items.length > 0 ? { atoms, mass } : undefined;
+}
+
+/** A positive finite number typed in a field, else undefined. */
+function typedPositive(text: string): number | undefined {
+  const value = Number(text.trim());
+  return text.trim() !== "" && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** The cell the engine would build from the values typed: the sides, or the cube of the density. */
+function typedCell(values: SetupValues, contents: CellContents | undefined): CellSides | undefined {
+  if (values.cell_dimension_selector === "cell_sides") {
+    const sides = values.cell_sides.map(typedPositive);
+    return sides.every((side) => side !== undefined) ? (sides as unknown as CellSides) : undefined;
+  }
+  const density = typedPositive(values.density);
+  if (density === undefined || contents === undefined) return undefined;
+  const edge = impliedCubeEdge(contents.mass, density);
+  return [edge, edge, edge];
 }
 
 /** Step 4: cell (density or sides), hard walls, construction order and the polymers with copies. */
@@ -137,6 +177,10 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
   const compositions = useDraftComposition().byPolymer;
   const systemAtoms = estimatedSystemAtoms(items, compositions);
   const tooManyAtoms = systemAtoms !== undefined && systemAtoms > limits.maxAtoms;
+  // The engine's own refusal of a cell too small for its atoms, said before anything is saved.
+  const contents = cellContents(items, compositions);
+  const cell = typedCell(form.values, contents);
+  const cellTooSmall = contents && cell ? cellTooSmallMessage(contents, cell) : null;
   const save = useSaveSetup(setup.id, {
     onSuccess: () => {
       toast.success(t("setup.saved"));
@@ -144,13 +188,19 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
     onError: (error) => toast.error(t("setup.saveFailed"), { description: error.message }),
   });
   const submit = form.onSubmit((v) => {
-    if (!tooManyAtoms) save.mutate(setupRequest(v));
+    if (!tooManyAtoms && !cellTooSmall) save.mutate(setupRequest(v));
   });
 
   return (
     <form noValidate onSubmit={submit} style={{ display: "contents" }}>
       <Title order={3}>{t("setup.heading")}</Title>
       <CellFields form={form} />
+      <ImpliedCell selector={form.values.cell_dimension_selector} contents={contents} cell={cell} />
+      {cellTooSmall ? (
+        <Alert color="red" role="alert">
+          {cellTooSmall}
+        </Alert>
+      ) : null}
       <Switch
         label={t("setup.hardWalls")}
         description={t("setup.hardWallsHelp")}
@@ -171,7 +221,12 @@ function SetupForm({ setup }: { setup: SystemSetupResponse }) {
           })}
         </Text>
       ) : null}
-      <Button type="submit" loading={save.isPending} disabled={items.length === 0 || tooManyAtoms} w="fit-content">
+      <Button
+        type="submit"
+        loading={save.isPending}
+        disabled={items.length === 0 || tooManyAtoms || cellTooSmall !== null}
+        w="fit-content"
+      >
         {t("setup.save")}
       </Button>
     </form>
@@ -217,6 +272,30 @@ function CellFields({ form }: { form: SetupForm }) {
   );
 }
 
+/** What the cell typed implies, as it is typed: the density of the chains in the sides given, or the
+ * edge of the cube a density gives them. Nothing until every chain is measured. */
+function ImpliedCell({
+  selector,
+  contents,
+  cell,
+}: {
+  selector: CellDimensionSelector;
+  contents: CellContents | undefined;
+  cell: CellSides | undefined;
+}) {
+  const { t } = useTranslation("polymerBuilder");
+  if (!contents || !cell) return null;
+  const text =
+    selector === "cell_sides"
+      ? t("setup.impliedDensity", { density: impliedDensity(contents.mass, cell).toPrecision(3) })
+      : t("setup.impliedEdge", { edge: cell[0].toFixed(1) });
+  return (
+    <Text size="sm" c="dimmed" data-testid="implied-cell">
+      {text}
+    </Text>
+  );
+}
+
 /** The draft's polymers to pick from, and the picked ones with their chain counts and atoms per chain. */
 function SetupPolymers({ list, compositions }: { list: PolymerList; compositions: Map<string, PolymerComposition> }) {
   const { t } = useTranslation("polymerBuilder");
@@ -250,11 +329,16 @@ function SetupPolymers({ list, compositions }: { list: PolymerList; compositions
         emptyText={t("setup.noPolymers")}
         extra={(index) => {
           const composition = compositions.get(items[index]?.id ?? "");
-          return composition ? (
+          if (!composition) return null;
+          // Counted once RDKit has measured the units; until then the estimate, an upper bound.
+          const counted = composition.chain?.heavyAtoms;
+          return (
             <Text span size="sm" c="dimmed">
-              {t("setup.chainAtoms", { atoms: formatCount(composition.estimatedHeavyAtoms) })}
+              {counted === undefined
+                ? t("setup.chainAtomsUpTo", { atoms: formatCount(composition.estimatedHeavyAtoms) })
+                : t("setup.chainAtoms", { atoms: formatCount(counted) })}
             </Text>
-          ) : null;
+          );
         }}
       />
     </>
