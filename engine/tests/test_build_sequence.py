@@ -27,7 +27,6 @@ from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 
-
 TEMPLATES: dict[str, UnitTemplate] = {}
 
 
