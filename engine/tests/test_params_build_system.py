@@ -77,6 +77,19 @@ def test_pdb_files_carry_a_chain_per_molecule_and_every_bond(built: tuple[Path, 
         assert pair in (["C", "C"], ["C", "H"])
 
 
+def test_report_says_how_the_dynamics_ran_on_the_engine_that_ran_them(built: tuple[Path, list[dict[str, Any]]]) -> None:
+    """The NVT stage's integrator and thermostat are those of the engine the run records, in the
+    README's words (the web page shows the report's)."""
+    workdir, _ = built
+    report = json.loads((workdir / "report.json").read_text())
+    [stage] = report["dynamics_stages"]
+    engine = report["performance"]["engine"]
+    expected = "GROMACS sd (Langevin) integrator" if engine.startswith("GROMACS") else "Langevin middle integrator"
+    assert stage["method"].startswith(expected)
+    with zipfile.ZipFile(workdir / "test_system_files.zip") as archive:
+        assert stage["method"] in archive.read("README.md").decode()
+
+
 def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path, list[dict[str, Any]]]) -> None:
     workdir, _ = built
     with zipfile.ZipFile(workdir / "test_system_files.zip") as archive:
