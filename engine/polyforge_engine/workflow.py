@@ -18,7 +18,7 @@ import numpy as np
 
 from polyforge_engine import events
 from polyforge_engine.bundle.lammps import LammpsUnsupported, write_lammps_files
-from polyforge_engine.bundle.writer import BundleFile, write_bundle, write_final_structures, write_start_structures
+from polyforge_engine.bundle.writer import BundleFile, integrator_text, write_bundle, write_final_structures, write_start_structures
 from polyforge_engine.parametrise.assemble import ParametrisedSystem, SystemModel, parametrise_system
 from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
@@ -162,6 +162,7 @@ def _summary(
     target: SimulatedSystem, md_protocol: Protocol, output: BundleOutput, parametrised: ParametrisedSystem, report: SimulationReport, parametrisation_s: float
 ) -> dict[str, Any]:
     """report.json's content: what was simulated, with what, how it ended and how long each stage took."""
+    ran_on_gromacs = str((report.performance or {}).get("engine") or "").startswith("GROMACS")
     summary: dict[str, Any] = {
         "seed": md_protocol.seed,
         "force_field": target.atom_types.upper(),
@@ -175,7 +176,9 @@ def _summary(
         },
         "final_temperature_k": report.final_temperature_k,
         "protocol": asdict(md_protocol),
-        "dynamics_stages": [asdict(stage) | {"number": number} for number, stage in enumerate(report.stages, 1)],
+        "dynamics_stages": [
+            asdict(stage) | {"number": number, "method": integrator_text(md_protocol, stage, ran_on_gromacs)} for number, stage in enumerate(report.stages, 1)
+        ],
         "timestep_fs": report.timestep_fs,
         "platform": report.platform,
         **({"platform_note": report.platform_note} if report.platform_note else {}),

@@ -27,17 +27,18 @@ from polyforge_engine.job import parse_build_job
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
 
+TEMPLATES: dict[str, UnitTemplate] = {}
+
+
+def template(smiles: str, where: str) -> UnitTemplate:
+    if smiles not in TEMPLATES:
+        TEMPLATES[smiles] = build_template(smiles, where)
+    return TEMPLATES[smiles]
+
 
 def assembled(raw: dict[str, Any], seed: int = 1) -> list[AssembledPolymer]:
-    templates: dict[str, UnitTemplate] = {}
-
-    def template(smiles: str, where: str) -> UnitTemplate:
-        if smiles not in templates:
-            templates[smiles] = build_template(smiles, where)
-        return templates[smiles]
-
-    plans = plan_polymers(parse_build_job(raw), template, np.random.default_rng(seed))
-    return [assemble(plan, templates) for plan in plans.values()]
+    chains = plan_polymers(parse_build_job(raw), template, np.random.default_rng(seed))
+    return [assemble(plan, TEMPLATES) for polymer in chains.values() for plan in polymer.plans]
 
 
 def residue_of(mol: Chem.Mol, atom: int) -> int:
@@ -105,6 +106,67 @@ def test_random_copolymer_exact_composition_seeded_order() -> None:
     assert assembled(raw, seed=11)[0].plan.sequence == kind.plan.sequence
     others = {assembled(raw, seed=s)[0].plan.sequence for s in (12, 13, 14)}
     assert others - {kind.plan.sequence}
+
+
+def copy_sequences(raw: dict[str, Any], seed: int) -> list[tuple[str, ...]]:
+    """The residue sequence of every copy of the job's single polymer, in setup order."""
+    chains = plan_polymers(parse_build_job(raw), template, np.random.default_rng(seed))
+    [polymer_chains] = chains.values()
+    return [polymer_chains.plans[plan].sequence for plan in polymer_chains.copy_plans]
+
+
+def test_random_segment_is_drawn_for_every_chain() -> None:
+    ethylene, styrene = linear_block("Ethylene", ETHYLENE), linear_block("Styrene", STYRENE)
+    seg = segment("linear_random", [(ethylene, 3), (styrene, 1)], total=40)
+    poly = polymer("random", [seg])
+    raw = job([ethylene, styrene], [seg], [(poly, 4)])
+    sequences = copy_sequences(raw, seed=11)
+    assert len(sequences) == 4
+    for sequence in sequences:
+        assert Counter(sequence) == {"ETH": 30, "STY": 10}
+    # 40!/(30! 10!) orders: four identical draws would be a bug, not chance.
+    assert len(set(sequences)) == 4
+    assert copy_sequences(raw, seed=11) == sequences
+    assert copy_sequences(raw, seed=12) != sequences
+
+
+def test_every_use_of_a_random_segment_in_a_chain_is_drawn_anew() -> None:
+    ethylene, styrene = linear_block("Ethylene", ETHYLENE), linear_block("Styrene", STYRENE)
+    seg = segment("linear_random", [(ethylene, 1), (styrene, 1)], total=20)
+    poly = polymer("random", [seg])
+    poly["segments"][0]["occurrence"] = 2
+    [sequence] = copy_sequences(job([ethylene, styrene], [seg], [(poly, 1)]), seed=4)
+    first, second = sequence[:20], sequence[20:]
+    assert Counter(first) == Counter(second) == {"ETH": 10, "STY": 10}
+    assert first != second
+
+
+def test_copies_without_random_segments_share_one_plan() -> None:
+    raw = homopolymer_job(ETHYLENE, 5, 3)
+    chains = plan_polymers(parse_build_job(raw), template, np.random.default_rng(1))
+    [polymer_chains] = chains.values()
+    assert len(polymer_chains.plans) == 1 and polymer_chains.copy_plans == (0, 0, 0)
+
+
+def test_residue_names_are_unique_and_never_standard() -> None:
+    """Blocks whose names start like a standard residue (MET, PHE, SOL, CYT, ALA, HOH) take other names,
+    a real phenylalanine keeps PHE, and no two blocks share a name."""
+    named = {
+        name: linear_block(name, ETHYLENE)
+        for name in ("Methyl methacrylate", "Methacrylic acid", "Phenyl acrylate", "Solketal acrylate", "Cytosine ester", "Alanine-like", "HOH-ol")
+    }
+    blocks = [*named.values(), aminoacid_block("F")]
+    seg = segment("linear_block", [(block, 1) for block in blocks])
+    poly = polymer("mixed", [seg])
+    [kind] = assembled(job(blocks, [seg], [(poly, 1)]))
+    by_block = dict(zip([block["name"] for block in blocks], kind.plan.sequence, strict=True))
+    assert by_block["Phe"] == "PHE"
+    standard = {"MET", "PHE", "ALA", "SOL", "WAT", "HOH", "CYT", "GUA", "ADE", "URA", "THY", "NA", "CL", "SOD", "CLA", "K"}
+    chosen = [by_block[name] for name in named]
+    assert not set(chosen) & standard
+    assert len(set(by_block.values())) == len(blocks)
+    assert all(len(name) == 3 for name in by_block.values())
+    assert by_block["Methyl methacrylate"].startswith("ME")
 
 
 def test_random_segment_total_must_be_a_multiple_of_the_ratios() -> None:

@@ -266,13 +266,24 @@ def test_random_copolymer_system_in_random_order(tmp_path: Path) -> None:
     raw = job([ethylene, styrene], [seg, pe_seg], [(copolymer, 3), (pe, 3)], density=0.5, order="random", seed=3)
     result = build(raw, tmp_path)
     assert_sound(result, 0.5)
-    assert Counter(result.molecule_kinds) == {0: 3, 1: 3}
-    assert result.molecule_kinds != [0, 0, 0, 1, 1, 1]  # seed 3 shuffles the construction order
-    # The written files follow the construction order.
-    pdb_residues = [line[17:20] for line in (tmp_path / "system.pdb").read_text().splitlines() if line.startswith("ATOM")]
-    first_molecule = pdb_residues[: result.kinds[result.molecule_kinds[0]].atom_count]
-    assert ("STY" in first_molecule) == (result.molecule_kinds[0] == 0)
-    assert Counter(result.report["polymers"][0]["sequence"]) == {"ETH": 15, "STY": 15}
+    # Each copolymer chain drew its own sequence (kinds 0-2); the three PE chains share kind 3.
+    assert Counter(result.molecule_kinds) == {0: 1, 1: 1, 2: 1, 3: 3}
+    assert sorted(result.molecule_kinds) != result.molecule_kinds  # seed 3 shuffles the construction order
+    # The written files follow the construction order, one chain per molecule.
+    atoms = [(line[17:20], line[22:26]) for line in (tmp_path / "system.pdb").read_text().splitlines() if line.startswith(("ATOM", "HETATM"))]
+    for molecule, kind in enumerate(result.molecule_kinds):
+        start = int(result.molecule_offsets[molecule])
+        residues = dict.fromkeys(atoms[start : start + result.kinds[kind].atom_count])
+        assert tuple(name for name, _ in residues) == result.kinds[kind].plan.sequence
+    copolymers = [report for report in result.report["polymers"] if report["polymer_id"] == copolymer["id"]]
+    assert len(copolymers) == 3 and all(report["copies"] == 1 for report in copolymers)
+    sequences = [tuple(report["sequence"]) for report in copolymers]
+    assert len(set(sequences)) == 3
+    assert all(Counter(sequence) == {"ETH": 15, "STY": 15} for sequence in sequences)
+    again = build(raw, tmp_path / "again")
+    assert again.molecule_kinds == result.molecule_kinds
+    assert [report["sequence"] for report in again.report["polymers"]] == [report["sequence"] for report in result.report["polymers"]]
+    assert np.array_equal(again.positions, result.positions)
 
 
 def test_peptide_system(tmp_path: Path) -> None:

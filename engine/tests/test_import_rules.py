@@ -52,7 +52,7 @@ def test_the_package_as_it_is_keeps_every_rule(copy: Path) -> None:
 
 
 E1 = (
-    "E1 engine floors: cli -> commands -> workflow -> bundle | potential -> simulate | parametrise | construct | structures -> job | runtime -> "
+    "E1 engine floors: cli -> commands -> workflow -> bundle | potential -> simulate | parametrise | construct | structures -> job | runtime | residues -> "
     "versions -> events"
 )
 E1_BUNDLE = "E1 the bundle reads simulate.protocol and simulate.mdp only"

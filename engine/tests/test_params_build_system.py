@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from rdkit import Chem
 from test_params_structures import run_engine
 
 
@@ -56,6 +57,37 @@ def test_result_names_the_bundle_and_the_drawn_seed(built: tuple[Path, list[dict
     assert result["summary"]["protocol"]["seed"] == result["seed"]
     assert (workdir / "test_system_files.zip").is_file()
     assert not list(workdir.glob("*.partial"))
+
+
+@pytest.mark.parametrize("relative", ["build/system.pdb", "topology/system.pdb", "simulation/minimized.pdb", "simulation/final.pdb"])
+def test_pdb_files_carry_a_chain_per_molecule_and_every_bond(built: tuple[Path, list[dict[str, Any]]], relative: str) -> None:
+    """Read back by RDKit from CONECT alone (no bonds guessed from distances): four PE-10 chains,
+    C20H42 each, so 62 atoms and 61 bonds per molecule, each molecule one chain of its own."""
+    workdir, _ = built
+    mol = Chem.MolFromPDBFile(str(workdir / relative), removeHs=False, sanitize=False, proximityBonding=False)
+    assert mol is not None and mol.GetNumAtoms() == 4 * 62
+    assert mol.GetNumBonds() == 4 * 61
+    molecules = Chem.GetMolFrags(mol)
+    assert sorted(len(atoms) for atoms in molecules) == [62] * 4
+    chains = [{mol.GetAtomWithIdx(atom).GetPDBResidueInfo().GetChainId() for atom in atoms} for atoms in molecules]
+    assert all(len(ids) == 1 and ids != {" "} and ids != {""} for ids in chains)
+    assert len(set().union(*chains)) == 4
+    for bond in mol.GetBonds():
+        pair = sorted(bond.GetBeginAtom().GetSymbol() + bond.GetEndAtom().GetSymbol())
+        assert pair in (["C", "C"], ["C", "H"])
+
+
+def test_report_says_how_the_dynamics_ran_on_the_engine_that_ran_them(built: tuple[Path, list[dict[str, Any]]]) -> None:
+    """The NVT stage's integrator and thermostat are those of the engine the run records, in the
+    README's words (the web page shows the report's)."""
+    workdir, _ = built
+    report = json.loads((workdir / "report.json").read_text())
+    [stage] = report["dynamics_stages"]
+    engine = report["performance"]["engine"]
+    expected = "GROMACS sd (Langevin) integrator" if engine.startswith("GROMACS") else "Langevin middle integrator"
+    assert stage["method"].startswith(expected)
+    with zipfile.ZipFile(workdir / "test_system_files.zip") as archive:
+        assert stage["method"] in archive.read("README.md").decode()
 
 
 def test_bundle_holds_every_file_and_a_readme_explaining_them(built: tuple[Path, list[dict[str, Any]]]) -> None:

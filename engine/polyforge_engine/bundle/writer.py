@@ -281,7 +281,9 @@ def _reproducibility(performance: dict[str, object]) -> str:
     )
 
 
-def _integrator_text(protocol: Protocol, stage: Stage, gromacs: bool) -> str:
+def integrator_text(protocol: Protocol, stage: Stage, gromacs: bool) -> str:
+    """How a dynamics stage ran: integrator, thermostat and barostat of the engine that ran it (the
+    README's words, and the result's, which the web page shows)."""
     if gromacs:  # md.mdp's mapping (mdp.py dynamics_mdp)
         return {
             "NVE": "GROMACS leap-frog md, velocities drawn at the temperature",
@@ -300,7 +302,7 @@ def _protocol_text(protocol: Protocol, stages: list[Stage], periodic: bool, perf
         dynamics = "Dynamics: none."
     elif len(stages) == 1:
         stage = stages[0]
-        integrator = _integrator_text(protocol, stage, str(performance.get("engine") or "").startswith("GROMACS"))
+        integrator = integrator_text(protocol, stage, str(performance.get("engine") or "").startswith("GROMACS"))
         dynamics = f"Dynamics: {stage.steps} steps, {stage.describe()} ({integrator})."
     else:
         table = "\n".join(

@@ -18,6 +18,7 @@ import numpy as np
 from polyforge_engine.construct.templates import UnitTemplate
 from polyforge_engine.events import EngineError
 from polyforge_engine.job import AminoacidBlock, BuildJob, DendrimerBlock, LinearBlock, Polymer, Segment
+from polyforge_engine.residues import STANDARD_RESIDUES
 
 # Caps of peptide chains with `synthetic` capping: free amine (H on N) and free acid (OH on C).
 PEPTIDE_HEAD_CAP = "[*:2][H]"
@@ -51,29 +52,33 @@ class PolymerPlan:
     meso_fraction: float = 0.5
 
 
+def _name_candidates(wanted: str) -> list[str]:
+    """`wanted`, then its first two characters and a digit, then its first and two digits."""
+    return [wanted] + [wanted[:2] + str(d) for d in range(10)] + [wanted[:1] + f"{d:02d}" for d in range(100)]
+
+
 def residue_names(job: BuildJob) -> dict[tuple[str, str], str]:
-    """A stable three-character residue name per (block id, role): an aminoacid's three-letter code,
-    otherwise drawn from the block's name; clashes get digits."""
+    """A three-character residue name per (block id, role), unique in the system: an aminoacid's
+    three-letter code, otherwise drawn from the block's name; a clash, or a name that other programs
+    read as a standard residue (MET for methyl methacrylate), gets digits."""
     names: dict[tuple[str, str], str] = {}
     taken: set[str] = set()
 
-    def claim(key: tuple[str, str], wanted: str) -> None:
-        candidates = [wanted] + [wanted[:2] + str(d) for d in range(10)]
-        candidates += [wanted[:1] + f"{d:02d}" for d in range(100)]
-        name = next(c for c in candidates if c not in taken)
+    def claim(key: tuple[str, str], wanted: str, reserved: frozenset[str]) -> None:
+        name = next(c for c in _name_candidates(wanted) if c not in taken and c not in reserved)
         taken.add(name)
         names[key] = name
 
     for block in job.blocks:
         if isinstance(block, AminoacidBlock):
-            claim((block.id, "unit"), block.data.three_letter_code.upper())
+            claim((block.id, "unit"), block.data.three_letter_code.upper(), frozenset())
     for block in job.blocks:
         letters = re.sub(r"[^A-Za-z0-9]", "", block.name).upper() or "UNK"
         if isinstance(block, LinearBlock):
-            claim((block.id, "unit"), (letters + "XXX")[:3])
+            claim((block.id, "unit"), (letters + "XXX")[:3], STANDARD_RESIDUES)
         elif isinstance(block, DendrimerBlock):
-            claim((block.id, "central"), (letters + "XX")[:2] + "C")
-            claim((block.id, "repeating"), (letters + "XX")[:2] + "R")
+            claim((block.id, "central"), (letters + "XX")[:2] + "C", STANDARD_RESIDUES)
+            claim((block.id, "repeating"), (letters + "XX")[:2] + "R", STANDARD_RESIDUES)
     return names
 
 
@@ -255,19 +260,55 @@ def _with_tacticity(plan: PolymerPlan, polymer: Polymer) -> PolymerPlan:
     return replace(plan, tacticity=polymer.tacticity.kind, meso_fraction=polymer.tacticity.meso_fraction)
 
 
-def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Generator) -> dict[str, PolymerPlan]:
-    """A plan for every polymer the system setup uses, keyed by polymer id."""
+@dataclass(frozen=True)
+class PolymerChains:
+    """The chains one polymer contributes: a single plan all its copies share, or, when a random
+    segment draws every chain's sequence separately, one plan per distinct sequence drawn."""
+
+    plans: tuple[PolymerPlan, ...]
+    copy_plans: tuple[int, ...]  # the plan of each copy, in the order the setup lists the copies
+
+
+def _copies_in_setup(job: BuildJob) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for ref in job.system_setup.polymers:
+        counts[ref.polymer_id] = counts.get(ref.polymer_id, 0) + ref.occurrence
+    return counts
+
+
+def _distinct(plans: list[PolymerPlan]) -> PolymerChains:
+    """Copies that drew the same sequence share one plan (and so one molecule kind)."""
+    index: dict[tuple[str, ...], int] = {}
+    distinct: list[PolymerPlan] = []
+    copy_plans: list[int] = []
+    for plan in plans:
+        key = tuple(unit.smiles for unit in plan.units)
+        if key not in index:
+            index[key] = len(distinct)
+            distinct.append(plan)
+        copy_plans.append(index[key])
+    return PolymerChains(tuple(distinct), tuple(copy_plans))
+
+
+def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Generator) -> dict[str, PolymerChains]:
+    """The chains of every polymer the system setup uses, keyed by polymer id.
+
+    A random segment's order is drawn from `rng` (the job's seeded generator) for every chain and every
+    use of the segment in it, so the copies of a statistical copolymer differ; each draw holds every
+    block exactly ratio × multiplier times. Other polymers are one plan all copies share.
+    """
     blocks = {block.id: block for block in job.blocks}
     segments = {segment.id: segment for segment in job.segments}
     polymers = {polymer.id: polymer for polymer in job.polymers}
     names = residue_names(job)
+    copies = _copies_in_setup(job)
     expanded: dict[str, list[LinearEntry]] = {}
-    plans: dict[str, PolymerPlan] = {}
+    chains: dict[str, PolymerChains] = {}
     for ref in sorted(job.system_setup.polymers, key=lambda p: p.order):
         polymer = polymers.get(ref.polymer_id)
         if polymer is None:
             raise EngineError("INVALID_INPUT", "The system setup uses a polymer that is not in the job.")
-        if polymer.id in plans:
+        if polymer.id in chains:
             continue
         refs = sorted(polymer.segments, key=lambda s: s.order)
         used = []
@@ -286,14 +327,20 @@ def plan_polymers(job: BuildJob, templates: TemplateSource, rng: np.random.Gener
             block = blocks.get(segment.blocks[0].building_block_id)
             if len(segment.blocks) != 1 or not isinstance(block, DendrimerBlock):
                 raise EngineError("INVALID_INPUT", f"Dendrimer segment '{segment.name}' must use exactly one dendrimer building block.")
-            plans[polymer.id] = _with_tacticity(_plan_dendrimer(polymer, segment, block, names, templates), polymer)
+            plan = _with_tacticity(_plan_dendrimer(polymer, segment, block, names, templates), polymer)
+            chains[polymer.id] = PolymerChains((plan,), (0,) * copies[polymer.id])
             continue
-        entries: list[LinearEntry] = []
-        for segment, occurrence in used:
-            if segment.id not in expanded:
-                expanded[segment.id] = _linear_segment_blocks(segment, blocks, rng)
-            if not expanded[segment.id]:
-                raise EngineError("EMPTY_SEGMENT", f"Segment '{segment.name}' has no building blocks, so there is nothing to build.")
-            entries += expanded[segment.id] * occurrence
-        plans[polymer.id] = _with_tacticity(_plan_linear(polymer, entries, names, templates), polymer)
-    return plans
+        random = any(segment.type == "linear_random" for segment, _ in used)
+        plans = []
+        for _ in range(copies[polymer.id] if random else 1):
+            entries: list[LinearEntry] = []
+            for segment, occurrence in used:
+                for _ in range(occurrence):
+                    if segment.type == "linear_random" or segment.id not in expanded:
+                        expanded[segment.id] = _linear_segment_blocks(segment, blocks, rng)
+                    if not expanded[segment.id]:
+                        raise EngineError("EMPTY_SEGMENT", f"Segment '{segment.name}' has no building blocks, so there is nothing to build.")
+                    entries += expanded[segment.id]
+            plans.append(_with_tacticity(_plan_linear(polymer, entries, names, templates), polymer))
+        chains[polymer.id] = _distinct(plans) if random else PolymerChains((plans[0],), (0,) * copies[polymer.id])
+    return chains

@@ -78,7 +78,7 @@ MIN_VOLUME_PER_ATOM = (np.pi / 6) * 1.5**3 / 0.74
 
 @dataclass(frozen=True)
 class BuildResult:
-    kinds: list[AssembledPolymer]  # one per distinct polymer; kinds[k].mol is its RDKit molecule
+    kinds: list[AssembledPolymer]  # one per distinct chain (a polymer's, or each random chain's); kinds[k].mol is its RDKit molecule
     molecule_kinds: list[int]  # kind index of every molecule, in file order
     molecule_offsets: np.ndarray  # first atom of every molecule
     positions: np.ndarray  # (atoms, 3) Å
@@ -179,11 +179,13 @@ Attempt = tuple[float, float, bool, int | None]
 
 def _assemble_kinds(
     job: BuildJob, rng: np.random.Generator, progress: ProgressCallback
-) -> tuple[dict[str, UnitTemplate], list[AssembledPolymer], dict[str, int]]:
-    """Expands the job's sequences and assembles one molecule per polymer kind.
+) -> tuple[dict[str, UnitTemplate], list[AssembledPolymer], dict[str, list[int]]]:
+    """Expands the job's sequences and assembles one molecule per kind: per polymer, or per distinct
+    chain of a polymer whose random segments are drawn chain by chain.
 
     Returns:
-        The unit templates by SMILES (built once each), the kinds, and each polymer id's kind index.
+        The unit templates by SMILES (built once each), the kinds, and each polymer id's kind index
+        per copy, in the order the setup lists the copies.
     """
     progress("expanding sequences", 0)
     templates: dict[str, UnitTemplate] = {}
@@ -193,18 +195,25 @@ def _assemble_kinds(
             templates[smiles] = build_template(smiles, where)
         return templates[smiles]
 
-    plans = plan_polymers(job, template, rng)
+    chains = plan_polymers(job, template, rng)
     progress("assembling molecules", 10)
-    kind_index = {polymer_id: index for index, polymer_id in enumerate(plans)}
-    kinds = [assemble(plan, templates) for plan in plans.values()]
-    return templates, kinds, kind_index
+    kinds: list[AssembledPolymer] = []
+    copy_kinds: dict[str, list[int]] = {}
+    for polymer_id, polymer_chains in chains.items():
+        first = len(kinds)
+        kinds += [assemble(plan, templates) for plan in polymer_chains.plans]
+        copy_kinds[polymer_id] = [first + plan for plan in polymer_chains.copy_plans]
+    return templates, kinds, copy_kinds
 
 
-def _molecule_order(job: BuildJob, kind_index: dict[str, int], rng: np.random.Generator) -> list[int]:
+def _molecule_order(job: BuildJob, copy_kinds: dict[str, list[int]], rng: np.random.Generator) -> list[int]:
     """The kind of every molecule in construction (and file) order: by the setup's order, or shuffled."""
     order: list[int] = []
+    taken = dict.fromkeys(copy_kinds, 0)
     for ref in sorted(job.system_setup.polymers, key=lambda p: p.order):
-        order += [kind_index[ref.polymer_id]] * ref.occurrence
+        start = taken[ref.polymer_id]
+        order += copy_kinds[ref.polymer_id][start : start + ref.occurrence]
+        taken[ref.polymer_id] = start + ref.occurrence
     if job.system_setup.construction_order == "random":
         order = [order[i] for i in rng.permutation(len(order))]
     return order
@@ -386,8 +395,8 @@ def build_structure(
     seed = draw_seed(job.simulation_protocol.random_seed)
     rng = np.random.default_rng(seed)
 
-    templates, kinds, kind_index = _assemble_kinds(job, rng, progress)
-    order = _molecule_order(job, kind_index, rng)
+    templates, kinds, copy_kinds = _assemble_kinds(job, rng, progress)
+    order = _molecule_order(job, copy_kinds, rng)
     box, total_atoms = _checked_cell(job, kinds, order, tolerances)
     packed = _pack(job, kinds, templates, order, box, total_atoms, rng, tolerances, progress)
     walls = job.system_setup.potential_wall_z

@@ -10,14 +10,12 @@ molecule is written by a single `%` formatting of its numbers and coordinates.
 
 from __future__ import annotations
 
-import string
 from pathlib import Path
 
 import numpy as np
 
 from polyforge_engine.construct.assembly import AssembledPolymer
-
-CHAINS = string.ascii_uppercase
+from polyforge_engine.residues import CHAIN_IDS
 
 
 def _hexadecimal_value(number: int | np.ndarray, width: int) -> int | np.ndarray:
@@ -108,7 +106,7 @@ def write_pdb(path: Path, kinds: list[AssembledPolymer], molecule_kinds: list[in
         out.write(f"CRYST1{box[0]:9.3f}{box[1]:9.3f}{box[2]:9.3f}{90.0:7.2f}{90.0:7.2f}{90.0:7.2f} P 1           1\n")
         first = 0
         for molecule, k in enumerate(molecule_kinds):
-            template, chain = templates[k], CHAINS[molecule % len(CHAINS)]
+            template, chain = templates[k], CHAIN_IDS[molecule % len(CHAIN_IDS)]
             count = kinds[k].atom_count
             serial, serials = _pdb_numbers(np.arange(first + 1, first + count + 1), 5)
             x, y, z = positions[first : first + count].T.tolist()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import parmed
+from openmm import Vec3, app, unit
 from rdkit import Chem
 
 from polyforge_engine.events import EngineError
@@ -27,6 +28,7 @@ from polyforge_engine.parametrise.force_fields import AtomTypeSet
 from polyforge_engine.parametrise.fragments import residue_groups
 from polyforge_engine.parametrise.prmtop import write_replicated_prmtop
 from polyforge_engine.parametrise.siloxanes import SILOXANE_LEAPRC, check_no_guessed_silicon_terms, has_silicon_types, parmchk2_arguments
+from polyforge_engine.residues import CHAIN_IDS
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.runtime.tools import run_tool
 
@@ -184,7 +186,7 @@ def parametrise_system(
         replicated.title = structure.title
         return replicated
 
-    files = write_topology(structure, workdir, molecule_type_names(system, kind_structures, labels), template, whole)
+    files = write_topology(structure, workdir, molecule_type_names(system, kind_structures, labels), template, whole, molecule_chains(system, kind_structures))
     summary = _charges_summary(system, charged_kinds, labels, cache, structure)
     return ParametrisedSystem(structure, files, summary)
 
@@ -422,6 +424,7 @@ def write_topology(
     molecule_names: list[str] | None = None,
     template: Template | None = None,
     whole: Callable[[], parmed.Structure] | None = None,
+    pdb_topology: app.Topology | None = None,
 ) -> TopologyFiles:
     """The topology and coordinate files of `structure`; with a template, `whole` gives the system
     with its valence terms should a template writer decline."""
@@ -455,8 +458,36 @@ def write_topology(
     if structure.box is not None:
         restart.box = structure.box
     restart.write(str(files.amber_inpcrd))
-    structure.save(str(files.pdb), overwrite=True)
+    if pdb_topology is not None:
+        write_pdb(pdb_topology, structure, files.pdb)
+    else:
+        structure.save(str(files.pdb), overwrite=True)
     return files
+
+
+def molecule_chains(system: SystemModel, kind_structures: list[parmed.Structure]) -> app.Topology:
+    """The system's atoms, residues and bonds with one chain per molecule, as the PDB files carry them."""
+    kind_topologies = [structure.topology for structure in kind_structures]
+    topology = app.Topology()
+    for index, copy in enumerate(system.copies):
+        chain = topology.addChain(CHAIN_IDS[index % len(CHAIN_IDS)])
+        atoms = []
+        for residue in kind_topologies[copy.kind].residues():
+            added = topology.addResidue(residue.name, chain)
+            atoms += [topology.addAtom(atom.name, atom.element, added) for atom in residue.atoms()]
+        for bond in kind_topologies[copy.kind].bonds():
+            topology.addBond(atoms[bond[0].index], atoms[bond[1].index], bond.type, bond.order)
+    return topology
+
+
+def write_pdb(topology: app.Topology, structure: parmed.Structure, path: Path) -> None:
+    """OpenMM's PDB writer: a chain (and TER) per molecule, and CONECT for every bond a reader cannot
+    take from the standard residues' templates (all of a polymer's, whose residue names are never
+    standard)."""
+    if structure.box is not None:
+        topology.setUnitCellDimensions(Vec3(*(float(side) for side in structure.box[:3])) * unit.angstrom)
+    with path.open("w") as handle:
+        app.PDBFile.writeFile(topology, np.asarray(structure.coordinates) * unit.angstrom, handle)
 
 
 def _write_gromacs_topology(structure: parmed.Structure, title: str, files: TopologyFiles, copy_kinds: list[int] | None = None) -> bool:

@@ -210,12 +210,13 @@ def _with_bond_orders_of(template: Chem.Mol, fragment: Chem.Mol) -> Chem.Mol:
 
 def kind_labels(kinds: list[Chem.Mol]) -> list[str]:
     """Names that say what each kind is: its residue name when it has one residue (HOH, NA, a
-    ligand's code), else its formula; repeated names get a number."""
+    ligand's code), else its formula counted from its atoms (the charge is reported apart);
+    repeated names get a number."""
     labels: list[str] = []
     for mol in kinds:
         residues = {atom.GetPDBResidueInfo().GetResidueName().strip() for atom in mol.GetAtoms() if atom.GetPDBResidueInfo()}
         generic = not residues or len(residues) > 1 or residues & {"MOL", "UNL", "LIG", ""}
-        label = CalcMolFormula(mol).rstrip("+-0123456789") if generic else residues.pop()
+        label = hill_formula(Counter(atom.GetSymbol() for atom in Chem.AddHs(mol).GetAtoms())) if generic else residues.pop()
         labels.append(label if label not in labels else f"{label}_{len(labels) + 1}")
     return labels
 

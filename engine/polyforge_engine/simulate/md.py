@@ -22,8 +22,11 @@ from typing import TextIO
 import numpy as np
 import openmm
 from openmm import app, unit
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from polyforge_engine.events import EngineError
+from polyforge_engine.residues import CHAIN_IDS
 from polyforge_engine.runtime.cancellation import raise_if_cancelled
 from polyforge_engine.simulate.minimise import MinimisationResult, minimise
 from polyforge_engine.simulate.protocol import (
@@ -55,7 +58,34 @@ _MOLAR_GAS_CONSTANT = 0.00831446261815324  # kJ/(mol K)
 
 
 def read_amber(prmtop: Path, inpcrd: Path) -> tuple[app.AmberPrmtopFile, app.AmberInpcrdFile]:
-    return app.AmberPrmtopFile(str(prmtop)), app.AmberInpcrdFile(str(inpcrd))
+    """The topology read with one chain per molecule: a prmtop has none, and the PDB files written
+    from it (minimized.pdb, final.pdb) must say which atoms form one molecule."""
+    topology_file = app.AmberPrmtopFile(str(prmtop))
+    topology_file.topology = chain_per_molecule(topology_file.topology)
+    return topology_file, app.AmberInpcrdFile(str(inpcrd))
+
+
+def chain_per_molecule(topology: app.Topology) -> app.Topology:
+    """The same atoms, residues and bonds in the same order, a new chain wherever a residue is not
+    bonded to the molecule before it (the copies of a system are contiguous)."""
+    bonds = np.array([(a.index, b.index) for a, b in topology.bonds()], dtype=np.int64).reshape(-1, 2)
+    count = topology.getNumAtoms()
+    graph = coo_matrix((np.ones(len(bonds)), (bonds[:, 0], bonds[:, 1])), shape=(count, count))
+    _, molecule_of_atom = connected_components(graph, directed=False)
+    chained = app.Topology()
+    chained.setPeriodicBoxVectors(topology.getPeriodicBoxVectors())
+    atoms: list[app.topology.Atom] = []
+    chain, molecule = None, -1
+    for residue in topology.residues():
+        first = next(iter(residue.atoms())).index
+        if chain is None or molecule_of_atom[first] != molecule:
+            molecule = molecule_of_atom[first]
+            chain = chained.addChain(CHAIN_IDS[chained.getNumChains() % len(CHAIN_IDS)])
+        added = chained.addResidue(residue.name, chain, residue.id, residue.insertionCode)
+        atoms += [chained.addAtom(atom.name, atom.element, added, atom.id) for atom in residue.atoms()]
+    for bond in topology.bonds():
+        chained.addBond(atoms[bond[0].index], atoms[bond[1].index], bond.type, bond.order)
+    return chained
 
 
 def create_system(topology_file: app.AmberPrmtopFile, box_nm: tuple[float, float, float] | None, walls: bool) -> openmm.System:

@@ -23,6 +23,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 from scipy.spatial import cKDTree
 
+from polyforge_engine.residues import WATERS
 from polyforge_engine.structures.readers import MAX_BONDS_PER_ATOM, StructureAtoms, StructureError, bond_counts, overbonded_atom
 
 COVALENT_RADII = {
@@ -353,7 +354,6 @@ def molecule_kinds(atoms: StructureAtoms, bonds: np.ndarray, labels: np.ndarray)
 
 
 _WATER = Counter({"O": 1, "H": 2})
-_WATER_RESIDUES = {"HOH", "WAT", "SOL", "TIP3", "TIP4", "TIP5", "SPC", "T3P", "T4P", "H2O"}
 
 
 def _describe(atoms: StructureAtoms, members: np.ndarray, count: int) -> Kind:
@@ -369,7 +369,7 @@ def _describe(atoms: StructureAtoms, members: np.ndarray, count: int) -> Kind:
     only = next(iter(symbols)) if len(members) == 1 else None
     if only in ION_CHARGES:
         charge: int | None = ION_CHARGES[only] if not given[0] else int(declared[0])
-    elif Counter({k: v for k, v in symbols.items() if k != "X"}) == _WATER or (len(residues) == 1 and residues[0].upper() in _WATER_RESIDUES):
+    elif Counter({k: v for k, v in symbols.items() if k != "X"}) == _WATER or (len(residues) == 1 and residues[0].upper() in WATERS):
         charge = 0
     elif given.any():
         charge = int(declared[given].astype(np.int64).sum())

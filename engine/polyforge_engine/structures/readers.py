@@ -40,6 +40,7 @@ from typing import Literal
 import numpy as np
 
 from polyforge_engine.events import EngineError
+from polyforge_engine.residues import AMINO_ACIDS, ION_RESIDUES, NUCLEOTIDES, TERMINAL_CAPS, WATERS
 from polyforge_engine.structures import columns
 
 INVALID_STRUCTURE = "INVALID_STRUCTURE"
@@ -55,24 +56,8 @@ MAX_BONDS_PER_ATOM = 16
 # both of its atoms, some repeat a pair for a double or triple bond (2-6 a atom in real files).
 MAX_CONECT_PAIRS_PER_ATOM = 16
 
-# Residue names of monatomic ions (AMBER, CHARMM, GROMACS and PDB spellings) -> element.
-ION_RESIDUES = {
-    "NA": "Na", "NA+": "Na", "SOD": "Na", "NIO": "Na",
-    "K": "K", "K+": "K", "POT": "K", "KIO": "K",
-    "LI": "Li", "LI+": "Li", "LIT": "Li",
-    "RB": "Rb", "RB+": "Rb", "CS": "Cs", "CS+": "Cs", "CES": "Cs",
-    "CL": "Cl", "CL-": "Cl", "CLA": "Cl", "CIO": "Cl",
-    "BR": "Br", "BR-": "Br", "IOD": "I", "I-": "I", "F": "F", "F-": "F",
-    "MG": "Mg", "MG2": "Mg", "MG+": "Mg", "CA": "Ca", "CAL": "Ca", "CA2": "Ca",
-    "ZN": "Zn", "ZN2": "Zn", "FE": "Fe", "FE2": "Fe", "CU": "Cu", "MN": "Mn", "CO": "Co", "NI": "Ni", "CD": "Cd",
-}  # fmt: skip
 # Residues whose atom names never start with a two-letter element (CA is carbon there).
-STANDARD_RESIDUES = {
-    "ALA", "ARG", "ASN", "ASP", "ASH", "CYS", "CYX", "CYM", "GLN", "GLU", "GLH", "GLY", "HIS", "HID", "HIE",
-    "HIP", "HSD", "HSE", "HSP", "ILE", "LEU", "LYS", "LYN", "MET", "PHE", "PRO", "SER", "THR", "TRP", "TYR",
-    "VAL", "ACE", "NME", "NMA", "NH2", "DA", "DC", "DG", "DT", "DU", "A", "C", "G", "U", "T", "ADE", "CYT",
-    "GUA", "THY", "URA", "HOH", "WAT", "SOL", "TIP3", "TIP4", "TIP5", "SPC", "T3P", "T4P",
-}  # fmt: skip
+NAMED_LIKE_PROTEINS = AMINO_ACIDS | TERMINAL_CAPS | NUCLEOTIDES | WATERS
 TWO_LETTER_ELEMENTS = {
     "He", "Li", "Be", "Ne", "Na", "Mg", "Al", "Si", "Cl", "Ar", "Ca", "Sc", "Ti", "Cr", "Mn", "Fe", "Co", "Ni",
     "Cu", "Zn", "Ga", "Ge", "As", "Se", "Br", "Kr", "Rb", "Sr", "Zr", "Mo", "Ru", "Rh", "Pd", "Ag", "Cd", "In",
@@ -262,7 +247,7 @@ def element_of(name: str, residue: str, element_field: str = "", starts_in_13: b
     ion = ION_RESIDUES.get(residue_key)
     if ion is not None and (letters == residue_key.rstrip("+-2") or letters in ION_RESIDUES) and len(name) <= 4:
         return ion
-    standard = residue_key in STANDARD_RESIDUES
+    standard = residue_key in NAMED_LIKE_PROTEINS
     if not standard and len(letters) >= 2:
         two = letters[0] + letters[1].lower()
         if starts_in_13 and two in TWO_LETTER_ELEMENTS and not (letters[0] == "H" and len(name.strip()) == 4):

@@ -59,8 +59,10 @@ function tailSites(smiles: string): number {
 }
 
 function unitSmiles(block: CompositionBlock): { unit: string; head: string; tail: string } {
+  // The API gives an aminoacid's residue as `repeating_unit` (AminoacidBlockData); only the engine's
+  // job renames it `smiles`.
   if (block.type === "aminoacid")
-    return { unit: text(block.data, "smiles"), head: PEPTIDE_HEAD_CAP, tail: PEPTIDE_TAIL_CAP };
+    return { unit: text(block.data, "repeating_unit"), head: PEPTIDE_HEAD_CAP, tail: PEPTIDE_TAIL_CAP };
   return {
     unit: text(block.data, "repeating_unit"),
     head: text(block.data, "head_repeating_unit"),

@@ -22,7 +22,12 @@ const PS: CompositionBlock = {
   type: "linear",
   data: { repeating_unit: "[*:1]CC(c1ccccc1)[*:2]", head_repeating_unit: "[*:2]C", tail_repeating_unit: "[*:1][H]" },
 };
-const GLY: CompositionBlock = { id: "gly", name: "Glycine", type: "aminoacid", data: { smiles: "[*:1]NCC(=O)[*:2]" } };
+const GLY: CompositionBlock = {
+  id: "gly",
+  name: "Glycine",
+  type: "aminoacid",
+  data: { one_letter_code: "G", three_letter_code: "Gly", repeating_unit: "[*:1]NCC(=O)[*:2]" },
+};
 const DENDRON: CompositionBlock = {
   id: "den",
   name: "Dendron",

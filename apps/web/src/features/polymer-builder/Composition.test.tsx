@@ -1,3 +1,4 @@
+import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import { DEFAULT_JOB_LIMITS } from "@polyforge/contracts/job-limits";
 import { CELL_SIDE_MESSAGE } from "@polyforge/contracts/polymer-builder";
 import { loadRDKit } from "@polyforge/contracts/smiles/rdkit";
@@ -231,5 +232,68 @@ describe("review: the composition", () => {
     expect(screen.getByTestId("system-totals")).toHaveTextContent(
       "The whole system: 10 chains, 6,020 atoms (2,000 without hydrogens), 28,074.2 g/mol",
     );
+  });
+});
+
+describe("review: a peptide chain's composition", () => {
+  signedInWithFetch(fetchMock);
+
+  // The API's aminoacid blocks carry their residue as `repeating_unit` (not the engine job's `smiles`).
+  const aminoacid = (id: string, name: string, one: string, three: string, residue: string) =>
+    ({
+      id,
+      name,
+      type: "aminoacid",
+      description: null,
+      version: 0,
+      draft: false,
+      archived: false,
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z",
+      data: { one_letter_code: one, three_letter_code: three, repeating_unit: residue },
+    }) as unknown as BuildingBlock;
+  const gly = aminoacid("gly", "Glycine", "G", "Gly", "[*:1]NCC(=O)[*:2]");
+  const ala = aminoacid("ala", "Alanine", "A", "Ala", "[*:1]N[C@@H](C)C(=O)[*:2]");
+  const sequence = ["gly", "ala", "gly", "ala", "gly", "ala", "gly", "ala", "gly"];
+  const peptideSegment = {
+    id: "pep",
+    name: "GAGAGAGAG",
+    type: "linear_peptide",
+    data: { total_building_blocks: 9, capping_type: "synthetic", sequence: "GAGAGAGAG", sequence_naming: "one_letter" },
+    blocks: sequence.map((id, order) => ({
+      building_block_id: id,
+      order: order + 1,
+      occurrence: 1,
+      ratio: null,
+      building_block: { id, name: id === "gly" ? "Glycine" : "Alanine", type: "aminoacid" },
+    })),
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+  };
+  const peptide = {
+    ...polymer,
+    id: "pp",
+    name: "GAGAGAGAG",
+    segments: [
+      { segment_id: "pep", occurrence: 1, order: 1, segment: { id: "pep", name: "GAGAGAGAG", type: "linear_peptide" } },
+    ],
+  };
+  const peptideSetup = { ...setup, polymers: [{ polymer_id: "pp", name: "GAGAGAGAG", order: 1, occurrence: 2 }] };
+
+  it("counts every residue's atoms and mass, with a free amine and a free acid", async () => {
+    fetchMock.mockImplementation(async (input, init) => {
+      const url = new URL(String(input), "http://localhost");
+      const key = `${init?.method ?? "GET"} ${url.pathname}`;
+      if (key === "GET /api/v2/polymers/draft") return json(list([peptide]));
+      if (key === "GET /api/v2/segments/draft") return json(list([peptideSegment]));
+      if (key === "GET /api/v2/building_blocks/gly") return json(gly);
+      if (key === "GET /api/v2/building_blocks/ala") return json(ala);
+      throw new Error(`unexpected call ${key}`);
+    });
+    renderWithProviders(<ReviewComposition setup={peptideSetup} />);
+    await screen.findByRole("table", { name: "GAGAGAGAG" }, { timeout: 20_000 });
+    // H-(Gly-Ala)4-Gly-OH: 5 × Gly (C2H3NO, 7 atoms, 57.052 g/mol) + 4 × Ala (C3H5NO, 10 atoms,
+    // 71.079 g/mol) + H2O (3 atoms, 18.015 g/mol) = C22H37N9O10: 78 atoms, 587.59 g/mol.
+    expect(await screen.findByText("One chain: 78 atoms, 587.6 g/mol")).toBeInTheDocument();
   });
 });

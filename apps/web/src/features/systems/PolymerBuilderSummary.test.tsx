@@ -28,7 +28,7 @@ describe("polymer-builder summary", () => {
     );
     expect(screen.getByText("As listed")).toBeInTheDocument();
     expect(screen.getByText("Cell sides")).toBeInTheDocument();
-    expect(screen.getByText("NVT (Langevin thermostat)")).toBeInTheDocument();
+    expect(screen.getByText("NVT (constant temperature)")).toBeInTheDocument();
     expect(screen.getByText("40 × 50 × 60")).toBeInTheDocument();
     expect(screen.queryByText(/as_listed_in_components|cell_sides/)).not.toBeInTheDocument();
   });

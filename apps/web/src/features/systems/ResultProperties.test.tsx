@@ -53,12 +53,15 @@ describe("measured properties", () => {
     renderWithProviders(<ResultProperties report={{ data: JSON.stringify(report), isError: false }} />);
     const table = screen.getByTestId("measured-properties");
     const row = (label: string) => within(table).getByText(label).closest("tr") as HTMLElement;
-    expect(row("Density (g/cm³)")).toHaveTextContent("0.851 ± 0.004 over stage 21 (the last); drift -0.012 per ns");
+    expect(row("Density (g/cm³)")).toHaveTextContent(
+      "0.851 ± 0.004 over stage 21 (the last); drift -0.012 g/cm³ per ns",
+    );
     expect(row("Density (g/cm³)")).toHaveTextContent("0.85–0.86 (polyethylene)");
     expect(row("C∞ (fit of C(m))")).toHaveTextContent("7.12 ± 0.31");
     expect(row("C∞ (fit of C(m))")).not.toHaveTextContent("few or short chains");
     expect(row("C∞ (fit of C(m))")).toHaveTextContent("6.7–8.3");
     expect(row("End-to-end distance, RMS (Å)")).toHaveTextContent("52.40");
+    expect(row("Radius of gyration (Å)")).toHaveTextContent("21.30 ± 3.10");
     expect(within(table).getByText("C-C-C-C: 60 % / 20 % / 20 %")).toBeInTheDocument();
     expect(row("Consecutive g+g− pairs")).toHaveTextContent("2 %");
     expect(screen.getByText("Sources: Fetters et al. 1994; Mark 2007")).toBeInTheDocument();
@@ -78,6 +81,17 @@ describe("measured properties", () => {
     // Only the chain that has centres says it.
     expect(rows).toHaveLength(1);
     expect(rows[0]!.closest("tr")).toHaveTextContent("0.98 (1980)");
+  });
+
+  it("gives one chain's radius of gyration without a spread it cannot have", () => {
+    const chain = report.properties.chains[0]!;
+    const single = { ...chain, copies: 1, radius_of_gyration_a: { mean: 21.3, std: 0, min: 21.3, max: 21.3 } };
+    const withSingle = { ...report, properties: { ...report.properties, chains: [single] } };
+    renderWithProviders(<ResultProperties report={{ data: JSON.stringify(withSingle), isError: false }} />);
+    const table = screen.getByTestId("measured-properties");
+    const cells = within(table).getByText("Radius of gyration (Å)").closest("tr") as HTMLElement;
+    expect(cells).toHaveTextContent("21.30");
+    expect(cells).not.toHaveTextContent("±");
   });
 
   it("says when C∞ is too uncertain to read from few or short chains", () => {
@@ -116,7 +130,7 @@ describe("measured properties", () => {
       },
     };
     renderWithProviders(<ResultProperties report={{ data: JSON.stringify(still), isError: false }} />);
-    expect(row()).toHaveTextContent("0.851 ± 0.000 over stage 21 (the last); drift 0.000 per ns");
+    expect(row()).toHaveTextContent("0.851 ± 0.000 over stage 21 (the last); drift 0.000 g/cm³ per ns");
   });
 
   it("says when a result has no properties or a broken report", () => {

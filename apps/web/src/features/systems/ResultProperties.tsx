@@ -148,7 +148,10 @@ function ChainRows({ chain }: { chain: ChainProperties }) {
       </Table.Tr>
       {row(
         t("detail.radiusOfGyration"),
-        `${fixed(chain.radius_of_gyration_a.mean)} ± ${fixed(chain.radius_of_gyration_a.std)}`,
+        // A spread over copies only when there are copies to spread over.
+        chain.copies > 1
+          ? `${fixed(chain.radius_of_gyration_a.mean)} ± ${fixed(chain.radius_of_gyration_a.std)}`
+          : fixed(chain.radius_of_gyration_a.mean),
       )}
       {chain.end_to_end_distance_a
         ? row(t("detail.endToEnd"), fixed(chain.end_to_end_distance_a.root_mean_square))

@@ -35,6 +35,27 @@ describe("run performance", () => {
     expect(rowOf("Speed of the dynamics")).toHaveTextContent("17.41 ns/day");
   });
 
+  it("says how the dynamics ran as the run recorded it, not as the protocol asked", () => {
+    // A melt protocol's stages as the engine's report lists them, run on GROMACS.
+    const method = (ensemble: string) =>
+      ensemble === "NPT"
+        ? "GROMACS sd integrator, tau-t 1.0 ps, C-rescale barostat, tau-p 5.0 ps"
+        : "GROMACS sd (Langevin) integrator, tau-t 1.0 ps = 1/friction";
+    const dynamics_stages = ["NVT", "NPT", "NVT", "NPT"].map((ensemble, index) => ({
+      number: index + 1,
+      ensemble,
+      temperature_k: 600,
+      pressure_bar: ensemble === "NPT" ? 1000 : null,
+      steps: 1000,
+      method: method(ensemble),
+    }));
+    renderWithProviders(<RunPerformance report={{ data: JSON.stringify({ performance, dynamics_stages }) }} />);
+    expect(rowOf("How the dynamics ran")).toHaveTextContent(
+      "NVT: GROMACS sd (Langevin) integrator, tau-t 1.0 ps = 1/friction; NPT: GROMACS sd integrator, tau-t 1.0 ps, C-rescale barostat, tau-p 5.0 ps",
+    );
+    expect(screen.queryByText(/Monte Carlo/)).toBeNull();
+  });
+
   it("leaves out what the report does not hold or holds in another shape", () => {
     const partial = {
       parametrisation_s: 1.5,

@@ -1,7 +1,7 @@
 import { Table } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import { ReportCard } from "./ReportCard";
-import { parseRunPerformance, RUN_STAGES, stageTime } from "./runPerformance";
+import { dynamicsMethods, parseRunPerformance, RUN_STAGES, stageTime } from "./runPerformance";
 
 const STAGE_LABELS = {
   build_s: "detail.stageBuild",
@@ -10,12 +10,14 @@ const STAGE_LABELS = {
   dynamics_s: "detail.stageDynamics",
 } as const;
 
-/** The time each stage of the run took, the engine and platform it ran on and the dynamics'
- * speed, from report.json; nothing when the report holds none of it (or is still loading). */
+/** The time each stage of the run took, the engine and platform it ran on, how its dynamics ran
+ * (integrator, thermostat, barostat as the run recorded them) and their speed, from report.json;
+ * nothing when the report holds none of it (or is still loading). */
 export function RunPerformance({ report }: { report: { data?: string } }) {
   const { t } = useTranslation("systems");
   const performance = report.data === undefined ? null : parseRunPerformance(report.data);
   if (!performance) return null;
+  const methods = report.data === undefined ? [] : dynamicsMethods(report.data);
   const stages = RUN_STAGES.filter((stage) => performance[stage] !== undefined);
   const engine = [
     performance.engine,
@@ -37,6 +39,7 @@ export function RunPerformance({ report }: { report: { data?: string } }) {
           {performance.minimisation_engine && performance.minimisation_engine !== performance.engine
             ? row(t("detail.minimisationEngine"), performance.minimisation_engine)
             : null}
+          {methods.length ? row(t("detail.dynamicsMethod"), methods.join("; ")) : null}
           {performance.ns_per_day !== undefined
             ? row(t("detail.speed"), t("detail.nsPerDay", { value: performance.ns_per_day.toFixed(2) }))
             : null}

@@ -3,6 +3,7 @@ import { RESULT_VIEWER_FILES, type SystemExecution } from "@polyforge/contracts/
 import { lazy, Suspense } from "react";
 import { useTranslation } from "react-i18next";
 import { useResultText } from "./api/getResultText";
+import { ChainSequences } from "./ChainSequences";
 import { parseEnergies } from "./energies";
 import { ResultProperties } from "./ResultProperties";
 import { RunPerformance } from "./RunPerformance";
@@ -68,6 +69,7 @@ export function SystemResults({ systemId, execution }: { systemId: string; execu
       </SimpleGrid>
       {names.has(ENERGIES) ? <EnergiesCard systemId={systemId} execution={execution} /> : null}
       {names.has(REPORT) ? <PropertiesCard systemId={systemId} execution={execution} /> : null}
+      {names.has(REPORT) ? <SequencesCard systemId={systemId} execution={execution} /> : null}
       {names.has(REPORT) ? <RunCard systemId={systemId} execution={execution} /> : null}
     </Stack>
   );
@@ -106,6 +108,12 @@ function PropertiesCard({ systemId, execution }: { systemId: string; execution: 
 function RunCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
   const report = useResultText(systemId, execution.id, REPORT);
   return <RunPerformance report={report} />;
+}
+
+/** The same report.json again: the sequences of chains drawn one by one. */
+function SequencesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {
+  const report = useResultText(systemId, execution.id, REPORT);
+  return <ChainSequences report={report} />;
 }
 
 function EnergiesCard({ systemId, execution }: { systemId: string; execution: SystemExecution }) {

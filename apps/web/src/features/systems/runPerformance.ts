@@ -39,6 +39,26 @@ export function parseRunPerformance(reportJson: string): RunPerformance | null {
   return Object.values(performance).some((value) => value !== undefined) ? performance : null;
 }
 
+/** How the dynamics ran, stage by stage: report.json's `dynamics_stages`, each with the integrator,
+ * thermostat and barostat of the engine that ran it (`method`, the bundle README's words). The
+ * distinct ones in order, "NPT: …"; empty for a report without them (no dynamics, or older). */
+export function dynamicsMethods(reportJson: string): string[] {
+  let report: unknown;
+  try {
+    report = JSON.parse(reportJson);
+  } catch {
+    return [];
+  }
+  const stages = (report as { dynamics_stages?: unknown } | null)?.dynamics_stages;
+  if (!Array.isArray(stages)) return [];
+  const methods = stages.flatMap((stage: { ensemble?: unknown; method?: unknown } | null) =>
+    typeof stage?.method === "string" && typeof stage.ensemble === "string"
+      ? [`${stage.ensemble}: ${stage.method}`]
+      : [],
+  );
+  return [...new Set(methods)];
+}
+
 /** Seconds as a stage's time: "0.4 s", "12.3 s", then minutes and seconds ("2 min 5 s"). */
 export function stageTime(value: number): string {
   if (value < 60) return `${value.toFixed(1)} s`;
