@@ -57,7 +57,7 @@ E1 = (
 )
 E1_BUNDLE = "E1 the bundle reads simulate.protocol and simulate.mdp only"
 E2 = (
-    "E2 simulate floors: run | properties -> md | gromacs | gromacs_minimise -> gromacs_run -> equilibration | mdp | minimise | gromacs_files | "
+    "E2 simulate floors: run | properties -> md | gromacs | gromacs_minimise -> gromacs_run -> engine_probe | equilibration | mdp | minimise | gromacs_files | "
     "trajectory | references -> protocol"
 )
 E3 = "E3 imports at the top, no private names or modules across packages"
