@@ -12,6 +12,7 @@ import pytest
 from conftest import homopolymer_job
 from polyforge_engine.construct import structure
 from polyforge_engine.construct.growth import SystemGrower, Tolerances
+from polyforge_engine.construct.relaxed_torsions import fragment_atoms
 from polyforge_engine.construct.templates import MAX_BACKBONE_CONFORMERS, _state_combinations, build_template
 from polyforge_engine.job import parse_build_job
 from rdkit import Chem
@@ -100,3 +101,16 @@ def test_dilute_chains_that_jam_themselves_are_placed_phantom() -> None:
     assert attempts[0] == (1.0, 1.0, False, None)
     assert [phantom for _, _, phantom, _ in attempts[1 : 1 + structure.PHANTOM_TRIES]] == [True] * structure.PHANTOM_TRIES
     assert not any(phantom for _, _, phantom, _ in attempts[1 + structure.PHANTOM_TRIES :])
+
+
+def test_a_fragment_across_fused_rings_takes_the_whole_ring_system() -> None:
+    """The relaxation fragment about the bond from a naphthalene to its ester (poly(ethylene
+    2,6-naphthalate)) takes both fused rings, as one system. Ring by ring, the ring on the bond was
+    taken and the other dropped, their shared atoms in turn for ever: PEN ran past 15 minutes."""
+    mol = Chem.AddHs(Chem.MolFromSmiles("CCOC(=O)c1ccc2cc(C(=O)OCC)ccc2c1"))
+    path = list(Chem.GetShortestPath(mol, 0, 15))
+    carbonyl, aromatic = path[3], path[4]
+    assert mol.GetAtomWithIdx(aromatic).GetIsAromatic() and not mol.GetAtomWithIdx(carbonyl).GetIsAromatic()
+    atoms = set(fragment_atoms(mol, (carbonyl, aromatic), set(path)))
+    naphthalene = {atom.GetIdx() for atom in mol.GetAtoms() if atom.GetIsAromatic()}
+    assert len(naphthalene) == 10 and naphthalene <= atoms
