@@ -82,14 +82,16 @@ def run_engine(command: str, raw: dict[str, Any], workdir: Path, timeout: float)
     if final["event"] == "error":
         return {"status": "failed", "code": final["code"], "message": final["message"], "seconds": seconds}
     report = json.loads((workdir / "report.json").read_text())
+    built = report["build"] if command == "build-system" else report  # build-system nests the build's report
     return {
         "status": "parametrised" if command == "build-system" else "built",
         "seconds": seconds,
-        "atoms": report["atoms"],
-        "ms_per_atom": 1000.0 * seconds / report["atoms"],
-        "density": report["density"],
-        "min_inter": report["min_intermolecular_distance"],
-        "min_intra": report["min_intramolecular_nonbonded_distance"],
+        "atoms": built["atoms"],
+        "ms_per_atom": 1000.0 * seconds / built["atoms"],
+        "density": built["density"],
+        "min_inter": built["min_intermolecular_distance"],
+        "min_intra": built["min_intramolecular_nonbonded_distance"],
+        **({"build_s": report["performance"]["build_s"], "parametrisation_s": report["performance"]["parametrisation_s"]} if command == "build-system" else {}),
     }
 
 
