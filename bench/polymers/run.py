@@ -121,22 +121,31 @@ def build(args: argparse.Namespace) -> None:
 
 
 def table(args: argparse.Namespace) -> None:
-    """The summary for bench/README.md: counts per density, then one row per failure and the slowest."""
+    """The summary for bench/README.md per density: counts, time per atom, every failure with its
+    reason, the slowest builds, and the median time per family."""
     results = json.loads((Path(args.out) / "results.json").read_text())
     for which in sorted({r["target"].split(":")[0] for r in results}):
         rows = [r for r in results if r["target"].split(":")[0] == which]
         ok = [r for r in rows if r["status"] != "failed"]
-        per_atom = sorted(r["ms_per_atom"] for r in ok)
         heading = "experimental density" if which == "experimental" else f"{which} g/cm³"
-        print(f"\n### {heading}: {len(ok)} of {len(rows)} built")
-        if per_atom:
-            print(f"time per atom: median {per_atom[len(per_atom) // 2]:.2f} ms, largest {per_atom[-1]:.2f} ms")
-            slowest = max(ok, key=lambda r: r["seconds"])
-            print(f"slowest: {slowest['name']} {slowest['seconds']:.1f} s ({slowest['atoms']} atoms)")
-        print("\n| polymer | target | result | s | ms/atom |\n|---|---|---|---|---|")
-        for r in sorted(rows, key=lambda r: -r["seconds"]):
-            result = r["status"] if r["status"] != "failed" else f"failed: {r['code']} {r['message'][:90]}"
-            print(f"| {r['name']} | {r['target'].split(':')[1]} | {result} | {r['seconds']:.1f} | {r.get('ms_per_atom', float('nan')):.2f} |")
+        print(f"\n**{heading}**: {len(ok)} of {len(rows)} {'parametrised' if ok and ok[0]['status'] == 'parametrised' else 'built'}.")
+        for r in rows:
+            if r["status"] == "failed":
+                print(f"- failed: {r['name']} ({r['target'].split(':')[1]} g/cm³): {r['code']}, {r['message']}")
+        if not ok:
+            continue
+        per_atom = sorted(r["ms_per_atom"] for r in ok)
+        print(f"\nWall time per atom: median {per_atom[len(per_atom) // 2]:.1f} ms, largest {per_atom[-1]:.1f} ms.\n")
+        print("| slowest | g/cm³ | atoms | s | ms/atom |\n|---|---:|---:|---:|---:|")
+        for r in sorted(ok, key=lambda r: -r["seconds"])[:8]:
+            print(f"| {r['name']} | {r['target'].split(':')[1]} | {r['atoms']} | {r['seconds']:.1f} | {r['ms_per_atom']:.1f} |")
+        print("\n| family | built | median s | median ms/atom |\n|---|---:|---:|---:|")
+        for family in sorted({r["family"] for r in rows}):
+            of = [r for r in ok if r["family"] == family]
+            if of:
+                seconds = sorted(r["seconds"] for r in of)[len(of) // 2]
+                ms = sorted(r["ms_per_atom"] for r in of)[len(of) // 2]
+                print(f"| {family} | {len(of)} of {sum(r['family'] == family for r in rows)} | {seconds:.1f} | {ms:.1f} |")
 
 
 def main() -> None:
