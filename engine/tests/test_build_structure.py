@@ -63,7 +63,7 @@ def brute_force_contacts(result: BuildResult) -> tuple[float, float]:
     return float(inter), float(intra)
 
 
-def assert_sound(result: BuildResult, target_density: float | None) -> None:
+def assert_sound(result: BuildResult, target_density: float | None, bond_tolerance: float = 0.1) -> None:
     inter, intra = brute_force_contacts(result)
     assert inter >= 2.0, f"atoms of different molecules {inter:.3f} Å apart"
     assert intra >= 1.5, f"non-bonded atoms of one molecule {intra:.3f} Å apart"
@@ -92,7 +92,7 @@ def assert_sound(result: BuildResult, target_density: float | None) -> None:
         for label in np.unique(labels):
             of_label = lengths[:, labels == label]
             deviation = np.abs(of_label / np.median(of_label) - 1.0).max()
-            assert deviation < 0.1, f"a {label} bond {deviation:.0%} off the median {np.median(of_label):.3f} Å"
+            assert deviation < bond_tolerance, f"a {label} bond {deviation:.0%} off the median {np.median(of_label):.3f} Å"
     assert report["atoms"] == len(result.positions)
     assert report["molecules"] == len(result.molecule_kinds)
 

@@ -281,6 +281,39 @@ def _unit_geometries(kind: AssembledPolymer, templates: dict[str, UnitTemplate])
     return geometries
 
 
+def _clear_states(kind: AssembledPolymer, units: list[_UnitGeometry], intra: float) -> list[np.ndarray | None]:
+    """Per unit, (states,) whether the state's conformer keeps the unit's own atoms that are more than
+    three bonds apart in the molecule at least `intra` apart, or None when every state does.
+
+    Growth checks a candidate against the atoms already in place, never a unit's atoms against one
+    another, and a unit whose own backbone has several bonds takes every combination of their states
+    (templates.py), set rigidly: in a long unit some (g+ next to g-, as in poly(ethylene adipate))
+    bring hydrogens of one unit within 1.4 Å of each other, which growth would accept and the
+    build's measurement then refuses. Such states are taken out of the chain's statistics.
+    Raises PLACEMENT_FAILED when a unit has no such state at all."""
+    out: list[np.ndarray | None] = []
+    for unit in units:
+        size = unit.template.atom_count
+        first, second = np.triu_indices(size, k=1)
+        keys = (unit.offset + first) * kind.atom_count + (unit.offset + second)
+        far = ~np.isin(keys, kind.close_pairs)
+        if not far.any():
+            out.append(None)
+            continue
+        distances = np.linalg.norm(unit.centred[:, first[far]] - unit.centred[:, second[far]], axis=2)
+        conformer_clear = distances.min(axis=1) >= intra
+        if conformer_clear.all():
+            out.append(None)
+            continue
+        if not conformer_clear.any():
+            raise EngineError(
+                "PLACEMENT_FAILED",
+                f"No conformation of the unit '{unit.template.smiles}' of polymer '{kind.plan.name}' keeps its own atoms {intra:.2f} Å apart.",
+            )
+        out.append(conformer_clear[unit.spun_conformers] if unit.parent >= 0 else conformer_clear)
+    return out
+
+
 @dataclass(frozen=True)
 class _KindTables:
     """Per unit of one polymer kind, what a growth step gathers for many chains at once."""
@@ -360,6 +393,7 @@ class SystemGrower:
         self.second_looks = limit_scale == 1.0
         self.window = window
         self._unit_of_atom = {id(kind): np.ascontiguousarray(kind.residue_of_atom, dtype=np.int32) for kind in kinds}
+        self._clear = [_clear_states(kind, units, self.intra) for kind, units in zip(kinds, self.geometries, strict=True)]
         self.backoffs_per_unit = backoffs_per_unit
         if walls and self.box[2] <= 2 * tolerances.wall:
             raise EngineError("INVALID_INPUT", "The cell is too thin in z to keep atoms inside the walls.")
@@ -438,6 +472,9 @@ class SystemGrower:
         score = table[self._rows[self._unit_base[chains] + parent]] if parent >= 0 else np.broadcast_to(table[0], (len(chains), table.shape[1]))
         members = self._member[chains]
         score = score + self._forward[kind_index][unit][members if self._forward[kind_index][unit].shape[0] > 1 else 0]
+        clear = self._clear[kind_index][unit]
+        if clear is not None:
+            score = np.where(clear[None, :], score, -np.inf)
         hands = statistics.state_hands[unit]
         column = self._hand_column[kind_index].get(unit)
         if hands is not None and column is not None:
@@ -707,6 +744,9 @@ class SystemGrower:
             masks: list[np.ndarray | None] = [None] * len(statistics.tables)
             for column, unit in enumerate(controlled):
                 masks[unit] = statistics.state_hands[unit][None, :] == hands[:, column][:, None]
+            for unit, clear in enumerate(self._clear[kind_index]):
+                if clear is not None:
+                    masks[unit] = clear[None, :] if masks[unit] is None else masks[unit] & clear[None, :]
             self._forward.append(statistics.log_forward(masks, max(len(molecules), 1)))
 
     def centre_molecules(self) -> None:

@@ -50,6 +50,7 @@ from rdkit.Chem import rdDistGeom, rdForceFieldHelpers, rdMolTransforms
 
 from polyforge_engine.construct.disk_cache import cache_directory, write_atomically
 from polyforge_engine.construct.mmff_terms import ELECTROSTATIC_14, rigid_energies
+from polyforge_engine.construct.rings import ring_systems
 from polyforge_engine.runtime.ahead import MISSING, Ahead, Send
 from polyforge_engine.runtime.openmm_cpu import engine_threads
 
@@ -119,17 +120,14 @@ def fragment_atoms(mol: Chem.Mol, bond: tuple[int, int], backbone: set[int]) -> 
     chosen |= set(side)
     # Whole ring systems of rings touched on the bond's side (a phenyl on the bond's atom), none
     # through another backbone atom (the next unit's phenyl stays out: its atom becomes a CH2).
-    rings = [set(r) for r in mol.GetRingInfo().AtomRings()]
-    merged = True
-    while merged:
-        merged = False
-        for ring in rings:
-            if ring & chosen and not ring <= chosen:
-                if ring & set(side) or ring & set(bond):
-                    chosen |= ring
-                    merged = True
-                else:
-                    chosen -= ring
+    # Fused rings are one system: taken ring by ring, a naphthalene whose one ring was taken and the
+    # other dropped took and dropped their shared atoms in turn for ever (PEN never got built).
+    for system in ring_systems(mol):
+        if system & chosen and not system <= chosen:
+            if system & set(side) or system & set(bond):
+                chosen |= system
+            else:
+                chosen -= system
     return sorted(chosen)
 
 

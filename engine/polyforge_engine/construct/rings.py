@@ -25,9 +25,8 @@ def kind_rings(kind: AssembledPolymer) -> list[np.ndarray]:
     return [np.array(ring, dtype=np.int64) for ring in kind.mol.GetRingInfo().AtomRings()]
 
 
-def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each ring system of `mol` (fused or spiro rings as one): (its ring atoms, whose mean is its centre;
-    the ring atoms and the hydrogens on them, shrunk together about that centre)."""
+def ring_systems(mol: Chem.Mol) -> list[set[int]]:
+    """The atoms of each ring system of `mol` (fused or spiro rings as one)."""
     systems: list[set[int]] = []
     for ring in mol.GetRingInfo().AtomRings():
         system = set(ring)
@@ -35,8 +34,14 @@ def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
             systems.remove(joined)
             system |= joined
         systems.append(system)
+    return systems
+
+
+def ring_groups(mol: Chem.Mol) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each ring system of `mol` (fused or spiro rings as one): (its ring atoms, whose mean is its centre;
+    the ring atoms and the hydrogens on them, shrunk together about that centre)."""
     groups = []
-    for system in systems:
+    for system in ring_systems(mol):
         hydrogens = {n.GetIdx() for a in system for n in mol.GetAtomWithIdx(a).GetNeighbors() if n.GetAtomicNum() == 1}
         groups.append((np.array(sorted(system), dtype=np.int64), np.array(sorted(system | hydrogens), dtype=np.int64)))
     return groups

@@ -245,20 +245,28 @@ def _growth_attempts(box: np.ndarray, total_atoms: int, compressible: np.ndarray
     first = (GROWABLE_VOLUME_PER_ATOM / volume_per_atom) ** (1 / compressible.sum())
     first = first if first > 1.1 else 1.0  # nearly growable: try the cell itself first
     attempts: list[Attempt] = [(first * factor, 1.0, False, None) for factor in RETRY_EXPANSIONS]
+    linear = all(kinds[k].plan.is_linear for k in set(order))
+    rings = any(kinds[k].mol.GetRingInfo().NumRings() for k in set(order))
+    # Melts as the field's references build them (Auhl et al., J. Chem. Phys. 2003, 119, 12718):
+    # chains with their unperturbed local statistics, placed in the cell without seeing one another,
+    # then their overlaps pushed off slowly. Growth that avoids other chains (the attempts after it)
+    # squeezes chains in a crowded cell (PMMA at 1.17 g/cm³ to 40 % of its unperturbed size).
+    # Each chain keeps the intramolecular limit within PHANTOM_WINDOW units; molecules with rings
+    # at the full limit (aPS C∞ 9.98 so, 9.5-10 in the literature; at the softer one 8.1), and their
+    # rings are shrunk through the push-off, which would not undo bonds run through them.
+    # Branched molecules (dendrimers) are not: they crowd themselves and have no chain statistics.
+    phantom: Attempt = (1.0, 1.0 if rings else SOFT_LIMIT_SCALE, True, PHANTOM_WINDOW)
     if first > 1.0:
         attempts.insert(0, (1.0, SOFT_LIMIT_SCALE, False, None))
-        # Melts as the field's references build them (Auhl et al., J. Chem. Phys. 2003, 119, 12718):
-        # chains with their unperturbed local statistics, placed in the cell without seeing one another,
-        # then their overlaps pushed off slowly. Growth that avoids other chains (the attempts after it)
-        # squeezes chains in a crowded cell (PMMA at 1.17 g/cm³ to 40 % of its unperturbed size).
-        # Each chain keeps the intramolecular limit within PHANTOM_WINDOW units; molecules with rings
-        # at the full limit (aPS C∞ 9.98 so, 9.5-10 in the literature; at the softer one 8.1), and their
-        # rings are shrunk through the push-off, which would not undo bonds run through them.
-        # Branched molecules (dendrimers) are not: they crowd themselves and have no chain statistics.
-        if all(kinds[k].plan.is_linear for k in set(order)):
-            rings = any(kinds[k].mol.GetRingInfo().NumRings() for k in set(order))
-            phantom: Attempt = (1.0, 1.0 if rings else SOFT_LIMIT_SCALE, True, PHANTOM_WINDOW)
+        if linear:
             attempts[0:0] = [phantom] * PHANTOM_TRIES
+    elif linear:
+        # A dilute cell whose growth jams at the full limits is jammed by the chains themselves, not
+        # by crowding, which a larger cell does not relieve: a bulky side group held in one
+        # conformation (poly(1,3-dimethylbutyl methacrylate)) finds no room beside its neighbours for
+        # some sequences of hands, and each chain keeps its hands through its restarts. Such chains
+        # are then placed as melts are, and their overlaps pushed off.
+        attempts[1:1] = [phantom] * PHANTOM_TRIES
     return attempts
 
 

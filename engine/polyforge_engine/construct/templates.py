@@ -256,11 +256,32 @@ def _bond_states(mol: Chem.Mol, conformer_id: int, dihedral: tuple[int, int, int
     return grid[kept[np.argsort(energies[kept])][:STATES_PER_BOND]].tolist()
 
 
+def _state_combinations(states: list[list[float]]) -> list[tuple[float, ...]]:
+    """Combinations of the bonds' states, at most MAX_BACKBONE_CONFORMERS: all of them when they are
+    that few; otherwise those with the fewest bonds away from their first state (the lowest-energy
+    one, trans between sp3 atoms) first. Taking the product in order instead turned only the last two
+    or three bonds of a long unit (the methylene run of poly(ethylene adipate)), every other one held
+    in its first state whatever its energy."""
+    if int(np.prod([len(options) for options in states])) <= MAX_BACKBONE_CONFORMERS:
+        return list(itertools.product(*states))
+    out: list[tuple[float, ...]] = []
+    for changed in range(len(states) + 1):
+        for bonds in itertools.combinations(range(len(states)), changed):
+            for others in itertools.product(*(states[bond][1:] for bond in bonds)):
+                combination = [options[0] for options in states]
+                for bond, angle in zip(bonds, others, strict=True):
+                    combination[bond] = angle
+                out.append(tuple(combination))
+                if len(out) == MAX_BACKBONE_CONFORMERS:
+                    return out
+    return out
+
+
 def _backbone_conformers(mol: Chem.Mol, conformer_id: int, dihedrals: list[tuple[int, int, int, int]]) -> np.ndarray:
-    """(n, atoms, 3): the conformer with its backbone bonds set to every combination of their states."""
+    """(n, atoms, 3): the conformer with its backbone bonds set to combinations of their states (_state_combinations)."""
     states = [_bond_states(mol, conformer_id, dihedral) for dihedral in dihedrals]
     out = []
-    for combination in itertools.islice(itertools.product(*states), MAX_BACKBONE_CONFORMERS):
+    for combination in _state_combinations(states):
         conformer = Chem.Conformer(mol.GetConformer(conformer_id))
         for dihedral, angle in zip(dihedrals, combination, strict=True):
             rdMolTransforms.SetDihedralDeg(conformer, *dihedral, float(angle))
