@@ -16,7 +16,6 @@ import {
   useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
-import { toastClearance } from "../../components/toastClearance";
 import { formatDate } from "../../lib/formatting/date";
 import { useArchiveBlock } from "./api/archiveBlock";
 import { type BlockListParams, useBlocks } from "./api/getBlocks";
@@ -89,7 +88,7 @@ export function BuildingBlocksCatalogue({ search, onSearchChange }: BuildingBloc
   return (
     <Stack gap="lg">
       <CatalogueHeader />
-      <Group justify="space-between" {...toastClearance}>
+      <Group justify="space-between">
         <SegmentedControl
           value={filter}
           data={filterOptions}

@@ -3,7 +3,6 @@ import { useNavigate } from "@tanstack/react-router";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { toast } from "sonner";
-import { toastClearance } from "../../components/toastClearance";
 import { useClearDraft } from "./api/clearDraft";
 import { useDraft } from "./api/getDraft";
 import { BuilderStepper } from "./components/BuilderStepper";
@@ -72,7 +71,7 @@ function Wizard({ draftId, filing }: { draftId: string; filing?: SystemFiling })
   const next = (step + 1) as Step;
   return (
     <Stack gap="lg">
-      <Group justify="space-between" align="flex-start" wrap="nowrap" {...toastClearance}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
         <BuilderStepper active={step} completion={completion} onSelect={setStep} />
         <Button variant="outline" color="red" onClick={() => setConfirmingClear(true)} style={{ flexShrink: 0 }}>
           {t("clearDraft")}

@@ -16,7 +16,6 @@ import {
   useCatalogueSearch,
   useKeepPageInRange,
 } from "../../components/CatalogueTable";
-import { toastClearance } from "../../components/toastClearance";
 import { potentialsQueryOptions } from "../../lib/api/potentials";
 import { formatDate } from "../../lib/formatting/date";
 import { type SystemListParams, useSystems } from "./api/getSystems";
@@ -61,7 +60,7 @@ export function SystemsCatalogue({ type, onTypeChange, projectId, projectFilter,
   return (
     <Stack gap="lg">
       <Title order={2}>{t("catalogue.title")}</Title>
-      <Group justify="space-between" {...toastClearance}>
+      <Group justify="space-between">
         <SegmentedControl
           value={type}
           data={SYSTEM_TYPES.map((value) => ({ value, label: t(`types.${value}`) }))}
