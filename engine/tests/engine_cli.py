@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -28,3 +29,19 @@ def run_engine(command: str, job: dict[str, Any], workdir: Path) -> tuple[int, l
         timeout=600,
     )
     return process.returncode, [json.loads(line) for line in process.stdout.splitlines()]
+
+
+def build_unpacked_bundle(job: dict[str, Any], work: Path) -> tuple[Path, Path, dict[str, Any]]:
+    """Runs `build-system` on `job` in `work`/out and unpacks its results bundle into `work`/unpacked.
+
+    Returns:
+        The unpacked bundle, the job's work directory and the engine's result event.
+    """
+    workdir = work / "out"
+    code, events = run_engine("build-system", job, workdir)
+    result = events[-1]
+    assert code == 0 and result["event"] == "result", result
+    unpacked = work / "unpacked"
+    with zipfile.ZipFile(workdir / result["files"]["bundle"]) as archive:
+        archive.extractall(unpacked)
+    return unpacked, workdir, result

@@ -11,13 +11,13 @@ import re
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import openmm
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from engine_cli import build_unpacked_bundle
 from openmm import app, unit
 from restart_files import final_state_temperature_k
 
@@ -31,19 +31,7 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     job = homopolymer_job(ETHYLENE, 10, 6, density=0.3)
     job["system"]["name"] = "PE melt for GROMACS"
     job["simulation_protocol"].update(dynamics=True, dynamics_steps=STEPS, temperature=300, ensemble="NVT")
-    (work / "job.json").write_text(json.dumps(job))
-    run = subprocess.run(
-        [sys.executable, "-m", "polyforge_engine", "build-system", "--input", "job.json", "--workdir", "out"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ENGINE_DIR)},
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result["event"] == "result", result
-    unpacked = work / "unpacked"
-    with zipfile.ZipFile(work / "out" / result["files"]["bundle"]) as archive:
-        archive.extractall(unpacked)
+    unpacked, _, result = build_unpacked_bundle(job, work)
     return unpacked, result
 
 

@@ -6,7 +6,6 @@ directory. Also what the README says of NVE and the pair-list skins, from the wr
 from __future__ import annotations
 
 import getpass
-import json
 import os
 import re
 import socket
@@ -19,6 +18,7 @@ import numpy as np
 import parmed
 import pytest
 from conftest import ETHYLENE, homopolymer_job
+from engine_cli import build_unpacked_bundle
 from polyforge_engine.bundle.writer import amber_skins, write_bundle
 from polyforge_engine.simulate.equilibration import dynamics_stages
 from polyforge_engine.simulate.protocol import Protocol, Stage
@@ -37,20 +37,8 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
     job = homopolymer_job(ETHYLENE, 10, 12, density=0.4, seed=SEED)
     job["system"]["name"] = "PE staged"
     job["simulation_protocol"].update(dynamics=True, dynamics_steps=420, temperature=300, ensemble="NPT", equilibration="melt_21_step")
-    (work / "job.json").write_text(json.dumps(job))
-    run = subprocess.run(
-        [sys.executable, "-m", "polyforge_engine", "build-system", "--input", "job.json", "--workdir", "out"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ENGINE_DIR)},
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    assert result["event"] == "result", result
-    unpacked = work / "unpacked"
-    with zipfile.ZipFile(work / "out" / result["files"]["bundle"]) as archive:
-        archive.extractall(unpacked)
-    return unpacked, work / "out", result
+    unpacked, workdir, result = build_unpacked_bundle(job, work)
+    return unpacked, workdir, result
 
 
 def _sander(where: Path, inp: str, start: str, name: str) -> subprocess.CompletedProcess:
