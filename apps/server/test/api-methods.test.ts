@@ -1,6 +1,6 @@
 import { CommonErrors } from "@polyforge/contracts/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "./support/app";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestApp } from "./support/app";
 import { databaseKinds } from "./support/database";
 import { userClaims } from "./support/tokens";
 
@@ -9,13 +9,11 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 /** Methods a path is not served with answered 404 (PUT on a list, POST on /users/account), and a
  * refused sign-in could be kept by a browser or proxy. */
 describe.each(databaseKinds())("methods and refusals of the API on %s", (kind) => {
-  let t: TestApp;
+  const t = useTestApp(kind);
   let token: string;
   beforeAll(async () => {
-    t = await startTestApp(kind);
     token = await t.issuer.sign(userClaims());
   });
-  afterAll(() => t?.close());
 
   it("answers 405 with Allow for every method a documented path does not serve", async () => {
     const doc = (await t.app.inject({ method: "GET", url: "/api/docs/openapi.json" })).json();

@@ -6,7 +6,7 @@ import { CommonErrors } from "@polyforge/contracts/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, buildApp } from "../src/app";
 import { loadConfig } from "../src/platform/config";
-import { startTestApp, type TestApp } from "./support/app";
+import { useTestApp } from "./support/app";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "./support/database";
 import { userClaims } from "./support/tokens";
 
@@ -17,13 +17,11 @@ const nested = (depth: number, fields = '"description":"More please"') =>
 /** Deeply nested JSON used to answer 500 (the NUL-character walk recursed until the stack ran out)
  * or hold the event loop for seconds; it is refused before it is parsed. */
 describe.each(databaseKinds())("deeply nested JSON on %s", (kind) => {
-  let t: TestApp;
+  const t = useTestApp(kind);
   let token: string;
   beforeAll(async () => {
-    t = await startTestApp(kind);
     token = await t.issuer.sign(userClaims());
   });
-  afterAll(() => t?.close());
 
   const send = (method: string, url: string, payload: string) =>
     t.app.inject({
