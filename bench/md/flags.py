@@ -25,16 +25,14 @@ import re
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "engine"))
 sys.path.insert(0, str(REPO / "engine" / "tests"))
 
-from conftest import ETHYLENE, homopolymer_job  # noqa: E402
-from engine_cli import run_engine  # noqa: E402
 from polyforge_engine.runtime.allocation import THREADS_ENV, CpuAllocation, JobView, job_cpus  # noqa: E402
+from run_bench import build_bundle  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 VARIANTS = ("before", "now", "nt", "ntomp1", "openmm")
@@ -44,18 +42,6 @@ def allocation() -> CpuAllocation:
     """The job's CPUs as the product reads them with no runner setting (the tests' conftest sets one)."""
     this = JobView.of_this_process()
     return job_cpus(JobView({key: value for key, value in this.environ.items() if key != THREADS_ENV}, this.affinity, this.online_cpus))
-
-
-def build_bundle(workdir: Path) -> Path:
-    job = homopolymer_job(ETHYLENE, 100, 6, density=0.8, seed=1)
-    job["simulation_protocol"].update(minimization_steps=200, dynamics=True, dynamics_steps=100, temperature=300, ensemble="NVT")
-    code, events = run_engine("build-system", job, workdir)
-    if code != 0:
-        raise SystemExit(f"build-system failed: {events[-1]}")
-    bundle = workdir / "bundle"
-    with zipfile.ZipFile(workdir / events[-1]["files"]["bundle"]) as archive:
-        archive.extractall(bundle)
-    return bundle
 
 
 def mdrun_flags(variant: str, threads: int) -> tuple[list[str], dict[str, str]]:
@@ -121,7 +107,7 @@ def main() -> None:
     args = parser.parse_args()
     work = OUT / "flags_work"
     work.mkdir(parents=True, exist_ok=True)
-    bundle = work / "bundle" if (work / "bundle" / "md.mdp").exists() else build_bundle(work)
+    bundle = work / "bundle" if (work / "bundle" / "md.mdp").exists() else build_bundle(work, chains=6)
     tpr = work / "md.tpr"
     subprocess.run(
         ["gmx", "-quiet", "grompp", "-f", bundle / "md.mdp", "-c", bundle / "minimized.gro", "-p", bundle / "system.top", "-o", tpr,

@@ -45,8 +45,9 @@ from engine_cli import run_engine  # noqa: E402
 OUT = Path(__file__).resolve().parent / "out"
 
 
-def build_bundle(workdir: Path) -> Path:
-    job = homopolymer_job(ETHYLENE, 100, 16, density=0.8, seed=1)
+def build_bundle(workdir: Path, chains: int = 16) -> Path:
+    """A PE-100 melt of `chains` chains at 0.8 g/cm³, built and unpacked in `workdir`/bundle."""
+    job = homopolymer_job(ETHYLENE, 100, chains, density=0.8, seed=1)
     job["simulation_protocol"].update(minimization_steps=200, dynamics=True, dynamics_steps=100, temperature=300, ensemble="NVT")
     code, events = run_engine("build-system", job, workdir)
     if code != 0:
