@@ -1,5 +1,6 @@
 import type { BuildingBlock } from "@polyforge/contracts/building-blocks";
 import type { MolecularSystemData } from "@polyforge/contracts/molecular-systems";
+import type { PotentialResponse } from "@polyforge/contracts/potentials";
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 
 /** A linear building block as the API answers it: ethylene with hydrogen ends, published
@@ -85,5 +86,27 @@ export function molecularSystem(
       problem: null,
       ...data,
     },
+  };
+}
+
+type PotentialGeneration = NonNullable<PotentialResponse["potential_execution"]>;
+
+/** A potential's generation job as the API answers it, at `status` and `progress`: no stage, error,
+ * files or times unless `overrides` give them. */
+export function potentialGeneration(
+  fields: Pick<PotentialGeneration, "status" | "progress">,
+  overrides: Partial<PotentialGeneration> = {},
+): PotentialGeneration {
+  return {
+    ...fields,
+    stage: null,
+    error_code: null,
+    error_message: null,
+    scheduler_reason: null,
+    result_files: [],
+    result: null,
+    started_at: null,
+    finished_at: null,
+    ...overrides,
   };
 }

@@ -5,7 +5,7 @@ import { unsupportedFileTypeMessage } from "@polyforge/contracts/uploads";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { identityFromClaims } from "../../lib/auth/identity";
-import { molecularSystem } from "../../test/fixtures";
+import { molecularSystem, potentialGeneration } from "../../test/fixtures";
 import { growthbookWith, TEST_CLAIMS } from "../../test/renderApp";
 import { renderWithProviders } from "../../test/renderWithProviders";
 import { jsonResponse, signedInWithFetch } from "../../test/signedInFetch";
@@ -34,20 +34,7 @@ function potential(origin: "generate" | "upload", overrides: Partial<PotentialRe
     is_draft: false,
     antechamber_potential: origin === "generate" ? { force_field: "GAFF2", charge: 0, minimization_steps: 5 } : null,
     potential_execution:
-      origin === "generate"
-        ? {
-            status: "waiting_for_resources",
-            progress: 0,
-            stage: null,
-            error_code: null,
-            error_message: null,
-            scheduler_reason: null,
-            result_files: [],
-            result: null,
-            started_at: null,
-            finished_at: null,
-          }
-        : null,
+      origin === "generate" ? potentialGeneration({ status: "waiting_for_resources", progress: 0 }) : null,
     uploaded_potential:
       origin === "upload"
         ? { status: "pending_upload", file: null, file_size: null, upload_id: null, problem: null, topology: null }

@@ -2,7 +2,7 @@ import type { PotentialResponse } from "@polyforge/contracts/potentials";
 import type { SystemExecution, SystemWithExecutions } from "@polyforge/contracts/system-executions";
 import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { builtSystem } from "../../test/fixtures";
+import { builtSystem, potentialGeneration } from "../../test/fixtures";
 import { renderApp } from "../../test/renderApp";
 import { jsonResponse as json, signedInWithFetch } from "../../test/signedInFetch";
 
@@ -47,18 +47,7 @@ const generatedPotential: PotentialResponse = {
   system_type: "system",
   is_draft: false,
   antechamber_potential: { force_field: "GAFF2", charge: 0, minimization_steps: 5 },
-  potential_execution: {
-    status: "running",
-    progress: 40,
-    stage: null,
-    error_code: null,
-    error_message: null,
-    scheduler_reason: null,
-    result_files: [],
-    result: null,
-    started_at: null,
-    finished_at: null,
-  },
+  potential_execution: potentialGeneration({ status: "running", progress: 40 }),
   uploaded_potential: null,
   created_at: "2026-11-25T10:00:00Z",
   updated_at: "2026-11-25T10:00:00Z",
